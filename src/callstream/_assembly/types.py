@@ -1,0 +1,163 @@
+"""LangChain-shaped tool-call dicts, the signals providers send, and assembly events.
+
+The three ``TypedDict`` s have exactly the keys of LangChain's ``ToolCallChunk``,
+``ToolCall`` and ``InvalidToolCall``, so results drop into LangChain messages unchanged.
+
+Signals (:class:`CallEnd`, :class:`CallFailure`, :class:`StreamEnd`) are what provider
+translators produce besides chunks: an explicit end marker for one call, a provider-side
+failure, the end of the stream. Events (:class:`CallStarted`, :class:`ArgumentsDelta`,
+:class:`CallDone`, :class:`CallInvalid`, :class:`StreamFinished`) are what the assembler
+reports, in order per call: started, deltas, then done or invalid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from typing_extensions import NotRequired, TypedDict
+
+from callstream._json.changes import Change
+
+__all__ = (
+    "ArgumentsDelta",
+    "AssemblyEvent",
+    "CallDone",
+    "CallEnd",
+    "CallFailure",
+    "CallInvalid",
+    "CallStarted",
+    "InvalidToolCall",
+    "Signal",
+    "StreamEnd",
+    "StreamFinished",
+    "ToolCall",
+    "ToolCallChunk",
+)
+
+
+class ToolCallChunk(TypedDict):
+    """A fragment of a tool call, as streamed (LangChain's keys; any value may be None).
+
+    ``args`` is a text fragment of the JSON arguments; callstream also accepts a whole
+    ``dict`` (servers that send the arguments as an object).
+    """
+
+    name: str | None
+    args: str | dict[str, Any] | None
+    id: str | None
+    index: int | None
+    type: NotRequired[Literal["tool_call_chunk"]]
+
+
+class ToolCall(TypedDict):
+    """A tool call whose arguments are a JSON object (LangChain's keys)."""
+
+    name: str
+    args: dict[str, Any]
+    id: str | None
+    type: NotRequired[Literal["tool_call"]]
+
+
+class InvalidToolCall(TypedDict):
+    """A tool call that could not be completed, with the raw arguments and a reason."""
+
+    name: str | None
+    args: str | None
+    id: str | None
+    error: str | None
+    type: NotRequired[Literal["invalid_tool_call"]]
+
+
+# --- signals from providers -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallEnd:
+    """The provider marked the end of one call (``index`` as in its chunks, or ``id``).
+
+    ``args``, when given, is the provider's authoritative complete argument text (or
+    object); it replaces what was streamed if the two differ.
+    """
+
+    index: int | None = None
+    id: str | None = None
+    args: str | dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallFailure:
+    """The provider reported that a call failed; it becomes an invalid tool call.
+
+    ``index`` / ``id`` select an existing call when one matches; otherwise a new invalid
+    call is recorded with ``name`` and the raw ``args``.
+    """
+
+    error: str
+    index: int | None = None
+    id: str | None = None
+    name: str | None = None
+    args: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamEnd:
+    """The stream ended; ``reason`` is the provider's finish reason, normalized where
+    known (``"length"`` means the output was cut off by a token limit)."""
+
+    reason: str | None = None
+
+
+Signal: TypeAlias = ToolCallChunk | CallEnd | CallFailure | StreamEnd
+"""What a provider translator produces for one payload."""
+
+
+# --- events for consumers ---------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallStarted:
+    """A call has a name and is announced. ``index`` numbers calls in order of start
+    (0, 1, ...); ``key`` is the provider's index, when it gave one."""
+
+    index: int
+    key: int | None
+    id: str | None
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArgumentsDelta:
+    """Argument text arrived for call ``index``: the raw ``text`` and the parser's
+    ``changes`` (paths are relative to the arguments object)."""
+
+    index: int
+    text: str
+    changes: tuple[Change, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallDone:
+    """Call ``index`` is final and valid."""
+
+    index: int
+    tool_call: ToolCall
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallInvalid:
+    """Call ``index`` is final and invalid; ``invalid_tool_call["error"]`` says why."""
+
+    index: int
+    invalid_tool_call: InvalidToolCall
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamFinished:
+    """The stream finished (after every call's done or invalid event)."""
+
+    reason: str | None
+
+
+AssemblyEvent: TypeAlias = CallStarted | ArgumentsDelta | CallDone | CallInvalid | StreamFinished
+"""Any assembly event."""

@@ -1,0 +1,94 @@
+"""Exceptions raised by callstream.
+
+Two families hang off one base class, so ``except CallstreamError`` catches both:
+
+    CallstreamError                      anything callstream raises on purpose
+    ├── UsageError (RuntimeError)        you called the API in a way it does not allow
+    │   ├── ParserStateError             feed/close on a parser that has failed or closed
+    │   ├── AssemblerStateError          feed/finish on an assembler that has finished
+    │   ├── ChunkValidationError (+TypeError)
+    │   │                                a user-supplied chunk has a field of the wrong type
+    │   └── ConcurrentIterationError     two tasks iterating one stream at once
+    └── DataError (ValueError)           the model or provider sent bad data
+        ├── PartialJSONError             base of the JSON parser's verdicts (.position, .reason)
+        │   ├── IncompleteJSONError      the text ended before the value did
+        │   ├── MalformedJSONError       the text cannot be JSON, whatever follows
+        │   └── JSONLimitError           a limit was exceeded (depth, size, digits)
+        └── UnknownFormatError           a stream whose provider format cannot be recognized
+
+Data errors are what a provider may legitimately produce; the assembler turns them into
+invalid tool calls (data, not exceptions). Usage errors signal a bug in the caller.
+"""
+
+from __future__ import annotations
+
+__all__ = (
+    "AssemblerStateError",
+    "CallstreamError",
+    "ChunkValidationError",
+    "ConcurrentIterationError",
+    "DataError",
+    "IncompleteJSONError",
+    "JSONLimitError",
+    "MalformedJSONError",
+    "ParserStateError",
+    "PartialJSONError",
+    "UnknownFormatError",
+    "UsageError",
+)
+
+
+class CallstreamError(Exception):
+    """Base class of every exception callstream raises on purpose."""
+
+
+class UsageError(CallstreamError, RuntimeError):
+    """The API was used in a way it does not allow (a bug in the calling code)."""
+
+
+class ParserStateError(UsageError):
+    """A parser was fed or closed after it failed or was closed."""
+
+
+class AssemblerStateError(UsageError):
+    """An assembler was fed or finished after it finished."""
+
+
+class ChunkValidationError(UsageError, TypeError):
+    """A tool-call chunk given to the assembler has a field of the wrong type."""
+
+
+class ConcurrentIterationError(UsageError):
+    """Two consumers tried to iterate the same stream at the same time."""
+
+
+class DataError(CallstreamError, ValueError):
+    """The model or the provider sent data that cannot be used as it is."""
+
+
+class PartialJSONError(DataError):
+    """A JSON text was rejected; ``position`` is the offset in the whole text."""
+
+    def __init__(self, reason: str, position: int) -> None:
+        super().__init__(f"{reason} at position {position}")
+        self.reason = reason
+        self.position = position
+
+    def __reduce__(self) -> tuple[type[PartialJSONError], tuple[str, int]]:
+        return (type(self), (self.reason, self.position))
+
+
+class IncompleteJSONError(PartialJSONError):
+    """The JSON text ended before its value was complete (for example, cut off)."""
+
+
+class MalformedJSONError(PartialJSONError):
+    """The JSON text cannot become valid JSON, whatever text would follow."""
+
+
+class JSONLimitError(MalformedJSONError):
+    """The JSON text exceeds a configured limit (nesting depth, length, digits)."""
+
+
+class UnknownFormatError(DataError):
+    """A stream's payloads match none of the supported provider formats."""
