@@ -1,0 +1,203 @@
+"""Anthropic Messages streaming events -> assembler signals.
+
+Wire facts this translator is built on (all seen in real recordings):
+
+- Every content block has an ``index``; text, thinking, tool-use and tool-result blocks
+  share one numbering, so the block index is the call key.
+- A call starts with ``content_block_start`` whose ``content_block.type`` is ``tool_use``,
+  ``server_tool_use`` or ``mcp_tool_use`` (``id``, ``name``). Its ``input`` is usually an
+  empty ``{}`` placeholder; with programmatic tool calling it is the COMPLETE input and no
+  delta follows.
+- Argument text arrives as ``content_block_delta`` with ``delta.type ==
+  "input_json_delta"`` and a ``partial_json`` fragment; the first fragment is often ``""``.
+- ``content_block_stop`` ends the block; ``message_delta.delta.stop_reason`` (``tool_use``,
+  ``end_turn``, ``max_tokens``, ...) and ``message_stop`` end the message. With
+  ``max_tokens`` a tool block can still be open: it was cut off.
+- A mid-stream ``error`` event (``overloaded_error``, ...) aborts the message.
+- ``ping``, text/thinking deltas and ``*_tool_result`` blocks carry no call data.
+
+Payloads are plain dicts (decoded SSE ``data:``) or the SDK's event objects, read by duck
+typing; the SDK is never imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream.providers._base import get, get_int, get_str, is_record, to_plain
+
+__all__ = ("AnthropicTranslator", "detect")
+
+#: Content-block types that are calls the model makes (client, server and MCP tools).
+TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+
+#: Stop reasons meaning the output was cut off by a token limit.
+_LENGTH_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+_EVENT_TYPES = frozenset(
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    }
+)
+
+
+def detect(payload: Any) -> bool:
+    """Return True if ``payload`` looks like an Anthropic Messages streaming event.
+
+    Only the message/content-block event types count (``ping`` and ``error`` are too
+    generic to name a format). Cost: O(1).
+    """
+    return get_str(payload, "type") in _EVENT_TYPES
+
+
+class _Block:
+    """One open tool-use block: the start ``input`` and whether text deltas arrived."""
+
+    __slots__ = ("start_input", "streamed")
+
+    def __init__(self, start_input: dict[str, Any] | None) -> None:
+        self.start_input = start_input
+        self.streamed = False
+
+
+class AnthropicTranslator:
+    """Translate Anthropic Messages stream events into tool-call chunks and end signals.
+
+    Mapping (block ``index`` is the chunk ``index``):
+
+    - ``content_block_start`` with a tool block -> a chunk with ``name`` and ``id``;
+    - ``input_json_delta`` -> a chunk with the ``partial_json`` text (``""`` is skipped);
+    - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
+      block's ``input`` was a non-empty object, that object is the arguments
+      (``CallEnd(args=...)``), so programmatic calls keep their input;
+    - ``message_delta`` with a ``stop_reason`` -> ``StreamEnd`` (``max_tokens`` and
+      ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
+      open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
+      only if no stop reason was seen;
+    - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``.
+
+    At most one ``StreamEnd`` is produced per message (``message_start`` begins a new one).
+    Unknown events and malformed payloads give ``[]``. Cost: O(size of the payload) per
+    call; state is one small record per open tool block.
+    """
+
+    name = "anthropic"
+
+    def __init__(self) -> None:
+        self._open: dict[int, _Block] = {}
+        self._ended = False
+
+    def translate(self, payload: Any) -> list[Signal]:
+        """Return the signals carried by one streaming event (dict or SDK object)."""
+        kind = get_str(payload, "type")
+        if kind == "content_block_start":
+            return self._block_start(payload)
+        if kind == "content_block_delta":
+            return self._block_delta(payload)
+        if kind == "content_block_stop":
+            return self._block_stop(payload)
+        if kind == "message_delta":
+            reason = get_str(get(payload, "delta"), "stop_reason")
+            return self._end(reason) if reason is not None else []
+        if kind == "message_stop":
+            return self._end(None)
+        if kind == "message_start":
+            self._open.clear()
+            self._ended = False
+            return []
+        if kind == "error":
+            return self._error(get(payload, "error"))
+        return []
+
+    # --- events ------------------------------------------------------------------------
+
+    def _block_start(self, payload: Any) -> list[Signal]:
+        index = get_int(payload, "index")
+        block = get(payload, "content_block")
+        if index is None or get_str(block, "type") not in TOOL_BLOCK_TYPES:
+            return []
+        raw_input = get(block, "input")
+        start_input: dict[str, Any] | None = None
+        if raw_input is not None and not isinstance(raw_input, (str, list, tuple)):
+            plain = to_plain(raw_input)
+            if isinstance(plain, dict) and plain:
+                start_input = plain
+        self._open[index] = _Block(start_input)
+        chunk: ToolCallChunk = {
+            "name": get_str(block, "name"),
+            "args": None,
+            "id": get_str(block, "id"),
+            "index": index,
+            "type": "tool_call_chunk",
+        }
+        return [chunk]
+
+    def _block_delta(self, payload: Any) -> list[Signal]:
+        index = get_int(payload, "index")
+        delta = get(payload, "delta")
+        if index is None or get_str(delta, "type") != "input_json_delta":
+            return []
+        text = get_str(delta, "partial_json")
+        block = self._open.get(index)
+        if not text or block is None:
+            return []  # "" is a no-op; a delta for a block we never saw start is not a call
+        block.streamed = True
+        chunk: ToolCallChunk = {
+            "name": None,
+            "args": text,
+            "id": None,
+            "index": index,
+            "type": "tool_call_chunk",
+        }
+        return [chunk]
+
+    def _block_stop(self, payload: Any) -> list[Signal]:
+        index = get_int(payload, "index")
+        if index is None:
+            return []
+        block = self._open.pop(index, None)
+        if block is None:
+            return []
+        if not block.streamed and block.start_input:
+            return [CallEnd(index=index, args=block.start_input)]
+        return [CallEnd(index=index)]
+
+    def _end(self, reason: str | None) -> list[Signal]:
+        if self._ended:
+            return []
+        self._ended = True
+        if reason in _LENGTH_REASONS:
+            reason = "length"
+        return [StreamEnd(reason=reason)]
+
+    def _error(self, error: Any) -> list[Signal]:
+        message = _error_text(error)
+        out: list[Signal] = [
+            CallFailure(error=message, index=index) for index in sorted(self._open)
+        ]
+        self._open.clear()
+        if not self._ended:
+            self._ended = True
+            out.append(StreamEnd(reason="error"))
+        return out
+
+
+def _error_text(error: Any) -> str:
+    """A readable reason from an ``error`` event's ``error`` object (type: message)."""
+    if isinstance(error, str) and error:
+        return f"Anthropic stream error: {error}"
+    if not is_record(error):
+        return "Anthropic stream error"
+    kind = get_str(error, "type")
+    message = get_str(error, "message")
+    if kind and message:
+        return f"Anthropic stream error ({kind}): {message}"
+    if kind or message:
+        return f"Anthropic stream error: {kind or message}"
+    return "Anthropic stream error"

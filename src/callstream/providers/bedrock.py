@@ -1,0 +1,153 @@
+"""AWS Bedrock ConverseStream events -> assembler signals.
+
+Wire facts (from real recordings, in the shape boto3's ``converse_stream`` yields: one
+single-key dict per event, ``{"<event type>": {...}}``):
+
+- ``contentBlockStart`` opens a tool block: ``start.toolUse`` has ``name``, ``toolUseId``
+  and sometimes ``type`` (``"tool_use"`` or ``"server_tool_use"``, both are calls). Text
+  blocks have no start event at all; ``start.toolResult`` blocks are results, not calls.
+- ``contentBlockDelta.delta.toolUse.input`` is a string fragment of the JSON arguments
+  (often the whole input in one fragment).
+- ``contentBlockStop`` ends the block; ``messageStop.stopReason`` (``tool_use``,
+  ``end_turn``, ``max_tokens``, ...) ends the message; ``metadata`` carries usage.
+- Every event may carry a ``p`` padding field; it means nothing.
+- Errors arrive as ``internalServerException``, ``modelStreamErrorException``,
+  ``throttlingException``, ``validationException`` or ``serviceUnavailableException``
+  events when the client does not raise them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream.providers._base import get, get_int, get_str, is_record, to_plain
+
+__all__ = ("BedrockTranslator", "detect")
+
+_EVENT_TYPES = frozenset(
+    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop"}
+)
+
+_ERROR_EVENTS = (
+    "internalServerException",
+    "modelStreamErrorException",
+    "throttlingException",
+    "validationException",
+    "serviceUnavailableException",
+)
+
+#: Stop reasons meaning the output was cut off by a token limit.
+_LENGTH_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+def detect(payload: Any) -> bool:
+    """Return True if ``payload`` looks like one ConverseStream event (``{"messageStart":
+    ...}``, ``{"contentBlockDelta": ...}``, ...). ``metadata`` alone is too generic.
+    Cost: O(1)."""
+    return any(get(payload, key) is not None for key in _EVENT_TYPES)
+
+
+class BedrockTranslator:
+    """Translate Bedrock ConverseStream events into tool-call chunks and end signals.
+
+    Mapping (``contentBlockIndex`` is the chunk ``index``):
+
+    - ``contentBlockStart`` with ``start.toolUse`` -> a chunk with ``name`` and ``id``
+      (``toolUseId``);
+    - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
+      for a block that started as a tool block; text deltas are ignored);
+    - ``contentBlockStop`` of a tool block -> ``CallEnd``;
+    - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
+      ``model_context_window_exceeded`` become ``"length"``);
+    - an exception event -> ``CallFailure`` for every open tool block and
+      ``StreamEnd("error")``.
+
+    Unknown events and malformed payloads give ``[]``. Cost: O(size of the payload); state
+    is the set of open tool-block indexes.
+    """
+
+    name = "bedrock"
+
+    def __init__(self) -> None:
+        self._open: set[int] = set()
+        self._ended = False
+
+    def translate(self, payload: Any) -> list[Signal]:
+        """Return the signals carried by one ConverseStream event."""
+        event = get(payload, "contentBlockDelta")
+        if event is not None:
+            return self._delta(event)
+        event = get(payload, "contentBlockStart")
+        if event is not None:
+            return self._start(event)
+        event = get(payload, "contentBlockStop")
+        if event is not None:
+            return self._stop(event)
+        event = get(payload, "messageStop")
+        if event is not None:
+            reason = get_str(event, "stopReason")
+            return self._end("length" if reason in _LENGTH_REASONS else reason)
+        if get(payload, "messageStart") is not None:
+            self._open.clear()
+            self._ended = False
+            return []
+        for key in _ERROR_EVENTS:
+            event = get(payload, key)
+            if event is not None:
+                return self._error(key, event)
+        return []
+
+    def _start(self, event: Any) -> list[Signal]:
+        index = get_int(event, "contentBlockIndex")
+        tool = get(get(event, "start"), "toolUse")
+        if index is None or tool is None:
+            return []
+        self._open.add(index)
+        chunk: ToolCallChunk = {
+            "name": get_str(tool, "name"),
+            "args": None,
+            "id": get_str(tool, "toolUseId"),
+            "index": index,
+            "type": "tool_call_chunk",
+        }
+        return [chunk]
+
+    def _delta(self, event: Any) -> list[Signal]:
+        index = get_int(event, "contentBlockIndex")
+        raw = get(get(get(event, "delta"), "toolUse"), "input")
+        text: str | dict[str, Any] | None = raw if isinstance(raw, str) else None
+        if is_record(raw):  # some clients hand over the input already decoded
+            plain = to_plain(raw)
+            text = plain if isinstance(plain, dict) else None
+        if index is None or index not in self._open or not text:
+            return []
+        chunk: ToolCallChunk = {
+            "name": None,
+            "args": text,
+            "id": None,
+            "index": index,
+            "type": "tool_call_chunk",
+        }
+        return [chunk]
+
+    def _stop(self, event: Any) -> list[Signal]:
+        index = get_int(event, "contentBlockIndex")
+        if index is None or index not in self._open:
+            return []
+        self._open.discard(index)
+        return [CallEnd(index=index)]
+
+    def _end(self, reason: str | None) -> list[Signal]:
+        if self._ended:
+            return []
+        self._ended = True
+        return [StreamEnd(reason=reason)]
+
+    def _error(self, key: str, event: Any) -> list[Signal]:
+        message = get_str(event, "message")
+        error = f"Bedrock stream error ({key}): {message}" if message else f"Bedrock {key}"
+        out: list[Signal] = [CallFailure(error=error, index=i) for i in sorted(self._open)]
+        self._open.clear()
+        out.extend(self._end("error"))
+        return out

@@ -1,0 +1,153 @@
+"""Cohere v2 chat streaming events -> assembler signals.
+
+Wire facts (from real recordings of ``/v2/chat`` with ``stream: true``):
+
+- Events are typed by a hyphenated ``type``: ``message-start``, ``tool-plan-delta``,
+  ``tool-call-start``, ``tool-call-delta``, ``tool-call-end``, ``content-*``,
+  ``citation-*``, ``message-end``.
+- Tool-call events carry the call key as the event's ``index``.
+- In ``tool-call-start`` ``delta.message.tool_calls`` is ONE OBJECT, not a list, with
+  ``id``, ``function.name`` and ``function.arguments`` (often ``""``).
+- ``tool-call-delta`` carries ``delta.message.tool_calls.function.arguments`` text.
+- ``tool-call-end`` ends the call; ``message-end`` has ``delta.finish_reason``
+  (``TOOL_CALL``, ``COMPLETE``, ``MAX_TOKENS``, ``STOP_SEQUENCE``, ``ERROR``,
+  ``TIMEOUT``) and possibly ``delta.error``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream.providers._base import get, get_int, get_list, get_str, is_record, to_plain
+
+__all__ = ("CohereTranslator", "detect")
+
+_EVENT_TYPES = frozenset(
+    {
+        "message-start",
+        "content-start",
+        "content-delta",
+        "content-end",
+        "tool-plan-delta",
+        "tool-call-start",
+        "tool-call-delta",
+        "tool-call-end",
+        "citation-start",
+        "citation-end",
+        "message-end",
+    }
+)
+
+_LENGTH_REASONS = frozenset({"MAX_TOKENS", "max_tokens"})
+_FAILURE_REASONS = frozenset({"ERROR", "TIMEOUT", "ERROR_TOXIC", "ERROR_LIMIT"})
+
+
+def detect(payload: Any) -> bool:
+    """Return True if ``payload`` looks like a Cohere v2 chat streaming event (its
+    hyphenated ``type`` names the format). Cost: O(1)."""
+    return get_str(payload, "type") in _EVENT_TYPES
+
+
+class CohereTranslator:
+    """Translate Cohere v2 chat stream events into tool-call chunks and end signals.
+
+    Mapping (the event ``index`` is the chunk ``index``):
+
+    - ``tool-call-start`` -> a chunk with ``id``, ``function.name`` and any non-empty
+      ``function.arguments`` text (the ``tool_calls`` field is an object; a list is read
+      too, one chunk per item);
+    - ``tool-call-delta`` -> a chunk with the ``function.arguments`` text;
+    - ``tool-call-end`` -> ``CallEnd``;
+    - ``message-end`` -> ``StreamEnd`` with ``finish_reason`` (``MAX_TOKENS`` becomes
+      ``"length"``); with ``ERROR`` / ``TIMEOUT`` or a ``delta.error`` text, every call
+      still open first gets a ``CallFailure`` with that text.
+
+    Unknown events and malformed payloads give ``[]``. Cost: O(size of the payload); state
+    is the set of open call indexes.
+    """
+
+    name = "cohere"
+
+    def __init__(self) -> None:
+        self._open: set[int | None] = set()
+        self._ended = False
+
+    def translate(self, payload: Any) -> list[Signal]:
+        """Return the signals carried by one streaming event (dict or SDK object)."""
+        kind = get_str(payload, "type")
+        if kind == "tool-call-delta":
+            return self._calls(payload, start=False)
+        if kind == "tool-call-start":
+            return self._calls(payload, start=True)
+        if kind == "tool-call-end":
+            index = get_int(payload, "index")
+            if index is None and None not in self._open:
+                return []
+            self._open.discard(index)
+            return [CallEnd(index=index)]
+        if kind == "message-end":
+            return self._message_end(get(payload, "delta"))
+        if kind == "message-start":
+            self._open.clear()
+            self._ended = False
+        return []
+
+    def _calls(self, payload: Any, *, start: bool) -> list[Signal]:
+        index = get_int(payload, "index")
+        message = get(get(payload, "delta"), "message")
+        out: list[Signal] = []
+        for call in get_list(message, "tool_calls"):
+            function = get(call, "function")
+            args = _arguments(function)
+            if start:
+                self._open.add(index)
+                chunk: ToolCallChunk = {
+                    "name": get_str(function, "name"),
+                    "args": args,
+                    "id": get_str(call, "id"),
+                    "index": index,
+                    "type": "tool_call_chunk",
+                }
+            elif args:
+                chunk = {
+                    "name": None,
+                    "args": args,
+                    "id": None,
+                    "index": index,
+                    "type": "tool_call_chunk",
+                }
+            else:
+                continue
+            out.append(chunk)
+        return out
+
+    def _message_end(self, delta: Any) -> list[Signal]:
+        if self._ended:
+            return []
+        self._ended = True
+        reason = get_str(delta, "finish_reason")
+        error = get_str(delta, "error")
+        out: list[Signal] = []
+        if error or reason in _FAILURE_REASONS:
+            text = f"Cohere stream ended with {reason or 'an error'}"
+            if error:
+                text = f"{text}: {error}"
+            out.extend(
+                CallFailure(error=text, index=index)
+                for index in sorted(self._open, key=lambda i: -1 if i is None else i)
+            )
+            self._open.clear()
+        out.append(StreamEnd(reason="length" if reason in _LENGTH_REASONS else reason))
+        return out
+
+
+def _arguments(function: Any) -> str | dict[str, Any] | None:
+    """The ``arguments`` of a tool-call fragment: text, a decoded object, or None if empty."""
+    raw = get(function, "arguments")
+    if isinstance(raw, str):
+        return raw or None
+    if is_record(raw):
+        plain = to_plain(raw)
+        return plain if isinstance(plain, dict) else None
+    return None
