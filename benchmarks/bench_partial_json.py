@@ -1,0 +1,363 @@
+"""Partial-JSON parsing side by side: callstream's incremental parser vs re-parsing peers.
+
+Streams documents of 1 KB, 10 KB, 100 KB and 1 MB (structured records; one long string
+with escapes and non-ASCII) in 4-character fragments and times, per fragment:
+
+- (a) callstream ``PartialJSONParser.feed`` — the changes only;
+- (b) callstream ``feed`` + ``.value`` (the preview) after every fragment;
+- jiter ``from_json(buf, partial_mode="trailing-strings")`` of the accumulated bytes
+  (what the OpenAI and Anthropic SDKs do, with partial strings shown);
+- partial-json-parser ``loads`` of the accumulated text;
+- LangChain ``parse_partial_json`` of the accumulated text;
+- one ``json.loads`` of the final text (the floor).
+
+Every library's final value is checked against ``json.loads``. A peer predicted to take
+longer than the budget (60 s) at a size is skipped and its total extrapolated (marked).
+
+    python benchmarks/bench_partial_json.py            # full run -> benchmarks/results/
+    python benchmarks/bench_partial_json.py --quick    # smoke run
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as c
+
+SIZES = (1 << 10, 10 << 10, 100 << 10, 1 << 20)
+QUICK_SIZES = (256, 1 << 10)
+DOCS: dict[str, Callable[[int], str]] = {
+    "structured": c.structured_document,
+    "long string": c.long_string_document,
+}
+
+OURS_A = "callstream (a) changes"
+OURS_B = "callstream (b) .value"
+JITER = "jiter trailing-strings"
+PJP = "partial-json-parser"
+LANGCHAIN = "LangChain parse_partial_json"
+FLOOR = "json.loads once (floor)"
+PEERS = (JITER, PJP, LANGCHAIN)
+
+
+def _ours(read_value: bool) -> Callable[[str], c.Consumer] | None:
+    try:
+        from callstream._json import PartialJSONParser
+    except ImportError:
+        return None
+
+    def factory(text: str) -> c.Consumer:
+        def consumer() -> tuple[c.Step, c.Finish]:
+            p = PartialJSONParser()
+            feed = p.feed
+            if read_value:
+
+                def step(fragment: str) -> object:
+                    feed(fragment)
+                    return p.value
+
+                def finish() -> Any:
+                    value = p.value
+                    assert p.close() == value
+                    return value
+
+                return step, finish
+            return feed, p.close
+
+        return consumer
+
+    return factory
+
+
+def _jiter(text: str) -> c.Consumer:
+    import jiter
+
+    def consumer() -> tuple[c.Step, c.Finish]:
+        state: dict[str, Any] = {"buf": b"", "value": None}
+
+        def step(fragment: str) -> object:
+            buf = state["buf"] + fragment.encode()
+            state["buf"] = buf
+            try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
+                state["value"] = jiter.from_json(buf, partial_mode="trailing-strings")
+            except ValueError:
+                pass  # e.g. whitespace only: keep the previous preview
+            return state["value"]
+
+        return step, lambda: state["value"]
+
+    return consumer
+
+
+def _reparse(parse: Callable[[str], Any]) -> Callable[[str], c.Consumer]:
+    def factory(text: str) -> c.Consumer:
+        def consumer() -> tuple[c.Step, c.Finish]:
+            state: dict[str, Any] = {"buf": "", "value": None}
+
+            def step(fragment: str) -> object:
+                buf = state["buf"] + fragment
+                state["buf"] = buf
+                try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
+                    state["value"] = parse(buf)
+                except Exception:  # peers raise assorted errors on some prefixes
+                    pass
+                return state["value"]
+
+            return step, lambda: state["value"]
+
+        return consumer
+
+    return factory
+
+
+def _pjp() -> Callable[[str], c.Consumer] | None:
+    try:
+        import partial_json_parser  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return _reparse(partial_json_parser.loads)
+
+
+def _langchain() -> Callable[[str], c.Consumer] | None:
+    try:
+        from langchain_core.utils.json import parse_partial_json
+    except ImportError:
+        return None
+    return _reparse(parse_partial_json)
+
+
+def libraries() -> dict[str, Callable[[str], c.Consumer] | None]:
+    """Consumer factories by label (None when the library is not installed)."""
+    try:
+        import jiter  # noqa: F401
+
+        jit: Callable[[str], c.Consumer] | None = _jiter
+    except ImportError:
+        jit = None
+    return {
+        OURS_A: _ours(read_value=False),
+        OURS_B: _ours(read_value=True),
+        JITER: jit,
+        PJP: _pjp(),
+        LANGCHAIN: _langchain(),
+    }
+
+
+def run(sizes: Sequence[int], *, budget_s: float, repeats: int) -> dict[str, list[c.Measurement]]:
+    """Measure every library on every document kind and size; results by document kind."""
+    libs = libraries()
+    results: dict[str, list[c.Measurement]] = {}
+    for doc, make in DOCS.items():
+        series = {label: c.Series(label, budget_s=budget_s, repeats=repeats) for label in libs}
+        rows: list[c.Measurement] = []
+        for size in sizes:
+            text = make(size)
+            expected = json.loads(text)
+            frags = c.fragments(text)
+            nbytes = len(text.encode())
+            for label, factory in libs.items():
+                c.log(f"[partial_json] {doc} {c.fmt_bytes(nbytes)} {label} ...")
+                if factory is None:
+                    m = series[label].run(size, _none, frags, skip="not installed / not landed")
+                else:
+                    m = series[label].run(size, factory(text), frags)
+                m.extra["bytes"] = nbytes
+                if m.status == "measured":
+                    assert m.result == expected, f"{label} disagrees with json.loads on {doc}"
+                m.result = None
+                rows.append(m)
+            floor = c.time_once(functools.partial(json.loads, text))
+            rows.append(
+                c.Measurement(
+                    label=FLOOR,
+                    size=size,
+                    inputs=1,
+                    total_s=floor,
+                    passes=1,
+                    extra={"bytes": nbytes},
+                )
+            )
+        results[doc] = rows
+    return results
+
+
+def _none() -> tuple[c.Step, c.Finish]:  # pragma: no cover - placeholder consumer
+    raise AssertionError("not run")
+
+
+def _fastest_peer(rows: Sequence[c.Measurement], size: int) -> c.Measurement | None:
+    peers = [m for m in rows if m.size == size and m.label in PEERS and not math.isnan(m.total_s)]
+    return min(peers, key=lambda m: m.total_s) if peers else None
+
+
+def _row(m: c.Measurement, fastest: c.Measurement | None) -> list[str]:
+    if fastest is None or m.status == "n/a":
+        ratio = "—"
+    elif m is fastest:
+        ratio = "fastest peer"
+    else:
+        ratio = c.fmt_ratio(m.total_s, fastest.total_s, estimated=m.estimated or fastest.estimated)
+    per_frag = c.fmt_ns(m.median_ns) if m.status == "measured" else "—"
+    if m.label == FLOOR:
+        per_frag = "(one call)"
+    return [
+        c.fmt_bytes(m.size),
+        str(m.extra.get("bytes", "")),
+        str(m.inputs),
+        m.label,
+        c.fmt_total(m),
+        per_frag,
+        ratio,
+        m.note,
+    ]
+
+
+def exponents(rows: Sequence[c.Measurement], label: str) -> float:
+    """Growth exponent of ``label``'s total from the 10 KB to the 1 MB document."""
+    pts = {m.size: m for m in rows if m.label == label and m.status == "measured"}
+    small = [s for s in pts if s >= 10 << 10]
+    if len(small) < 2:
+        small = sorted(pts)
+    if len(small) < 2:
+        return math.nan
+    lo, hi = pts[min(small)], pts[max(small)]
+    return c.growth_exponent(
+        lo.extra.get("bytes", lo.size), lo.total_s, hi.extra.get("bytes", hi.size), hi.total_s
+    )
+
+
+def report(
+    results: dict[str, list[c.Measurement]], info: dict[str, Any], *, budget_s: float, cmd: str
+) -> str:
+    """The markdown report: machine, one table per document kind, growth, targets."""
+    out = [
+        "# Partial JSON: incremental parsing vs re-parsing the accumulated text\n",
+        "Each document is streamed in 4-character fragments. *Total* is the median over "
+        "passes of the time to consume every fragment (reading what the row says after "
+        "each one); *per fragment* is the median of individually timed fragments (every "
+        "k-th, about 2,000 per pass). *vs fastest peer* compares the total with the fastest "
+        "re-parsing peer at that size (jiter, partial-json-parser, LangChain). Peers "
+        "re-parse the whole accumulated text on every fragment (jiter gets the "
+        "accumulated UTF-8 bytes, as the SDKs keep them). Every library's final value "
+        f"equals `json.loads` of the whole text (asserted). A peer predicted to need more "
+        f"than {budget_s:g} s at a size is skipped and its total extrapolated with a "
+        "quadratic fit over the smaller sizes, marked `~… (skipped)`.\n",
+        c.machine_markdown(info, cmd),
+    ]
+    for doc, rows in results.items():
+        out.append(f"\n## {doc}\n\n")
+        table = []
+        for size in sorted({m.size for m in rows}):
+            fastest = _fastest_peer(rows, size)
+            table += [_row(m, fastest) for m in rows if m.size == size]
+        out.append(
+            c.markdown_table(
+                [
+                    "size",
+                    "bytes",
+                    "fragments",
+                    "library",
+                    "total",
+                    "per fragment",
+                    "vs fastest peer",
+                    "note",
+                ],
+                table,
+            )
+        )
+    out.append("\n## Growth and targets\n\n")
+    out.append(
+        "Growth exponent *p* of the total (t ∝ nᵖ) from the 10 KB to the 1 MB document "
+        "(1 = linear, 2 = quadratic):\n\n"
+    )
+    grows = []
+    for doc, rows in results.items():
+        for label in (OURS_A, OURS_B, JITER):
+            p = exponents(rows, label)
+            grows.append([doc, label, "—" if math.isnan(p) else f"{p:.2f}"])
+    out.append(c.markdown_table(["document", "library", "exponent"], grows))
+    out.append("\nIssue targets (measured here, not asserted):\n\n")
+    out.append(c.markdown_table(["target", "document", "measured"], _targets(results)))
+    return "".join(out)
+
+
+def _targets(results: dict[str, list[c.Measurement]]) -> list[list[str]]:
+    rows: list[list[str]] = []
+    for doc, ms in results.items():
+        by = {(m.label, m.size): m for m in ms}
+
+        def get(label: str, size: int) -> c.Measurement | None:
+            m = by.get((label, size))
+            return None if m is None or math.isnan(m.total_s) else m
+
+        for label, limit in ((OURS_A, 1.1), (OURS_B, 1.3)):
+            p = exponents(ms, label)
+            got = "—" if math.isnan(p) else f"{p:.2f}"
+            rows.append([f"{label}: growth 10 KB→1 MB ≤ {limit}", doc, got])
+        for label, want in ((OURS_B, 30), (OURS_A, 100)):
+            mine, jit = get(label, 100 << 10), get(JITER, 100 << 10)
+            got = "—" if mine is None or jit is None else f"{jit.total_s / mine.total_s:.3g}x"
+            rows.append([f"{label}: ≥ {want}x faster than jiter at 100 KB", doc, got])
+        mine, jit = get(OURS_B, 1 << 10), get(JITER, 1 << 10)
+        got = "—" if mine is None or jit is None else f"{mine.total_s / jit.total_s:.3g}x jiter"
+        rows.append([f"{OURS_B}: ≤ 1.5x jiter at 1 KB", doc, got])
+        meds = [m.median_ns for m in ms if m.label == OURS_A and m.status == "measured"]
+        got = "—" if not meds else f"{max(meds) / 1e3:.3g} µs (worst size)"
+        rows.append([f"{OURS_A}: ≤ 3 µs per fragment (median)", doc, got])
+    return rows
+
+
+def plot(results: dict[str, list[c.Measurement]], path: Path, budget_s: float) -> Path | None:
+    """Log-log plot of total time vs document size, one panel per document kind."""
+    panels: dict[str, dict[str, c.Points]] = {}
+    for doc, rows in results.items():
+        series: dict[str, c.Points] = {}
+        for m in rows:
+            if m.status == "n/a" or math.isnan(m.total_s):
+                continue
+            x = float(m.extra.get("bytes", m.size))
+            series.setdefault(m.label, []).append((x, m.total_s, m.estimated))
+        panels[doc] = series
+    return c.loglog_plot(
+        path,
+        title="Streaming a JSON document in 4-character fragments (total time)",
+        xlabel="document size (bytes)",
+        ylabel="total time (s)",
+        panels=panels,
+        budget_s=budget_s,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; write ``partial_json.md`` (+ ``.json``, ``.png``) to ``--out``."""
+    ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
+    info = c.machine()
+    sizes = QUICK_SIZES if ns.quick else SIZES
+    results = run(sizes, budget_s=ns.budget, repeats=ns.repeats)
+    cmd = "python benchmarks/bench_partial_json.py" + (" --quick" if ns.quick else "")
+    text = report(results, info, budget_s=ns.budget, cmd=cmd)
+    c.write_text(ns.out / "partial_json.md", text)
+    c.write_json(
+        ns.out / "partial_json.json",
+        {
+            "machine": info,
+            "budget_s": ns.budget,
+            "results": {d: [m.as_json() for m in rows] for d, rows in results.items()},
+        },
+    )
+    if not ns.no_plot:
+        plot(results, ns.out / "partial_json.png", ns.budget)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
