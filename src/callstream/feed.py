@@ -1,0 +1,296 @@
+"""The JSON event feed: assembly events as JSON objects a UI in any language can apply.
+
+Each assembly event becomes one JSON object with a ``"type"`` discriminator; paths
+inside the arguments become RFC 6901 JSON Pointers (``("items", 0)`` -> ``"/items/0"``,
+``""`` for the arguments object itself). The five event objects and the four change
+objects are described by :func:`feed_schema`, a JSON Schema (draft 2020-12) generated
+with pydantic from the ``TypedDict`` s below; ``docs/event-feed.schema.json`` is that
+schema, written out, and ``docs/event-feed.md`` explains how to apply the feed.
+
+Pydantic stays at this edge: the core events are plain dataclasses, and a single
+``TypeAdapter`` over :data:`FeedEvent` serializes the dicts and produces the schema.
+
+Example:
+    >>> from callstream._assembly.types import CallStarted
+    >>> to_feed(CallStarted(index=0, key=0, id="call_1", name="get_weather"))
+    {'type': 'call_started', 'index': 0, 'key': 0, 'id': 'call_1', 'name': 'get_weather'}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import Field, TypeAdapter
+from pydantic_core import PydanticSerializationError
+from typing_extensions import TypedDict
+
+from callstream._assembly.types import (
+    ArgumentsDelta,
+    AssemblyEvent,
+    CallDone,
+    CallInvalid,
+    CallStarted,
+    InvalidToolCall,
+    StreamFinished,
+    ToolCall,
+)
+from callstream._errors import UsageError
+from callstream._json.changes import (
+    Change,
+    ScalarSet,
+    StringExtended,
+    ValueClosed,
+    ValueStarted,
+    to_json_pointer,
+)
+
+__all__ = (
+    "ArgumentsDeltaItem",
+    "CallDoneItem",
+    "CallInvalidItem",
+    "CallStartedItem",
+    "FeedChange",
+    "FeedEvent",
+    "ScalarSetItem",
+    "StreamFinishedItem",
+    "StringExtendedItem",
+    "ValueClosedItem",
+    "ValueStartedItem",
+    "dumps_feed",
+    "feed_schema",
+    "to_feed",
+)
+
+_POINTER = "RFC 6901 JSON Pointer into the call's arguments object ('' is the object itself)."
+
+# --- changes --------------------------------------------------------------------------------
+
+
+class ValueStartedItem(TypedDict):
+    """An object, array or string began at path: create an empty one there.
+
+    For an object member this is when its key becomes visible; for an array element,
+    the element is appended to the array.
+    """
+
+    type: Literal["value_started"]
+    path: Annotated[str, Field(description=_POINTER)]
+    kind: Literal["object", "array", "string"]
+
+
+class StringExtendedItem(TypedDict):
+    """The string at path grew: append text (JSON escapes already decoded)."""
+
+    type: Literal["string_extended"]
+    path: Annotated[str, Field(description=_POINTER)]
+    text: str
+
+
+class ScalarSetItem(TypedDict):
+    """A complete number, true, false or null was set at path.
+
+    Numbers are only reported once complete, so a value never has to be taken back.
+    """
+
+    type: Literal["scalar_set"]
+    path: Annotated[str, Field(description=_POINTER)]
+    value: Annotated[
+        bool | int | float | None,
+        Field(
+            description="The JSON value (non-finite numbers, only possible with "
+            "allow_nan=True, are written as null)."
+        ),
+    ]
+
+
+class ValueClosedItem(TypedDict):
+    """The object, array or string at path is complete: mark it done."""
+
+    type: Literal["value_closed"]
+    path: Annotated[str, Field(description=_POINTER)]
+
+
+FeedChange: TypeAlias = Annotated[
+    ValueStartedItem | StringExtendedItem | ScalarSetItem | ValueClosedItem,
+    Field(discriminator="type"),
+]
+"""One change inside an ``arguments_delta`` event."""
+
+_ChangeItem: TypeAlias = ValueStartedItem | StringExtendedItem | ScalarSetItem | ValueClosedItem
+
+# --- events ---------------------------------------------------------------------------------
+
+
+class CallStartedItem(TypedDict):
+    """A tool call has a name and is announced.
+
+    index numbers calls in order of start (0, 1, ...) and identifies the call in every
+    later event; key is the provider's own index for it, when it gave one.
+    """
+
+    type: Literal["call_started"]
+    index: int
+    key: int | None
+    id: str | None
+    name: str
+
+
+class ArgumentsDeltaItem(TypedDict):
+    """Argument text arrived for call index.
+
+    text is the raw JSON text fragment; changes, applied in order, update the
+    arguments tree (an empty list when the text changed nothing visible, for example
+    whitespace or half an escape).
+    """
+
+    type: Literal["arguments_delta"]
+    index: int
+    text: str
+    changes: list[FeedChange]
+
+
+class CallDoneItem(TypedDict):
+    """Call index is final and valid; tool_call holds its parsed arguments."""
+
+    type: Literal["call_done"]
+    index: int
+    tool_call: ToolCall
+
+
+class CallInvalidItem(TypedDict):
+    """Call index is final and invalid; invalid_tool_call.error says why."""
+
+    type: Literal["call_invalid"]
+    index: int
+    invalid_tool_call: InvalidToolCall
+
+
+class StreamFinishedItem(TypedDict):
+    """The stream finished, after every call's call_done or call_invalid event.
+
+    reason is the provider's finish reason as normalized by callstream, or null.
+    """
+
+    type: Literal["stream_finished"]
+    reason: str | None
+
+
+FeedEvent: TypeAlias = Annotated[
+    CallStartedItem | ArgumentsDeltaItem | CallDoneItem | CallInvalidItem | StreamFinishedItem,
+    Field(discriminator="type"),
+]
+"""One line of the event feed."""
+
+
+@cache
+def _adapter() -> TypeAdapter[Any]:
+    # Built on first use: a TypeAdapter costs a few milliseconds to construct.
+    return TypeAdapter(FeedEvent)
+
+
+# --- conversion -----------------------------------------------------------------------------
+
+
+def _change_item(change: Change) -> _ChangeItem:
+    path = to_json_pointer(change.path)
+    match change:
+        case StringExtended(text=text):
+            return {"type": "string_extended", "path": path, "text": text}
+        case ValueStarted(kind=kind):
+            return {"type": "value_started", "path": path, "kind": kind}
+        case ScalarSet(value=value):
+            return {"type": "scalar_set", "path": path, "value": value}
+        case ValueClosed():
+            return {"type": "value_closed", "path": path}
+    raise UsageError(f"not a callstream change: {change!r}")
+
+
+def to_feed(event: AssemblyEvent) -> FeedEvent:
+    """Turn one assembly event into its feed object (a plain ``dict``).
+
+    Cost: O(size of the event). The result holds the event's own values (argument
+    dicts are not copied); serialize it with :func:`dumps_feed` or ``json.dumps``.
+
+    Raises:
+        UsageError: ``event`` is not one of the five assembly event types.
+    """
+    match event:
+        case ArgumentsDelta(index=index, text=text, changes=changes):
+            return {
+                "type": "arguments_delta",
+                "index": index,
+                "text": text,
+                "changes": [_change_item(c) for c in changes],
+            }
+        case CallStarted(index=index, key=key, id=id_, name=name):
+            return {"type": "call_started", "index": index, "key": key, "id": id_, "name": name}
+        case CallDone(index=index, tool_call=tool_call):
+            return {"type": "call_done", "index": index, "tool_call": tool_call}
+        case CallInvalid(index=index, invalid_tool_call=invalid):
+            return {"type": "call_invalid", "index": index, "invalid_tool_call": invalid}
+        case StreamFinished(reason=reason):
+            return {"type": "stream_finished", "reason": reason}
+    raise UsageError(f"not a callstream assembly event: {event!r}")
+
+
+def dumps_feed(event: AssemblyEvent) -> str:
+    """Serialize one assembly event as one line of the feed (compact JSON, no newline).
+
+    Non-ASCII text is written as is (UTF-8 when encoded); non-finite numbers (only with
+    ``allow_nan=True``) become ``null``. A string holding a lone surrogate (which
+    ``json.loads`` accepts in complete arguments, but UTF-8 cannot encode) falls back to
+    ASCII-escaped JSON, so the line is always valid JSON. Cost: O(size of the event).
+    """
+    item = to_feed(event)
+    try:
+        return _adapter().dump_json(item).decode("utf-8")
+    except PydanticSerializationError:
+        return json.dumps(_finite(item), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    # Replace non-finite floats by None, iteratively (no recursion on deep arguments).
+    root: list[Any] = [value]
+    stack: list[tuple[list[Any] | dict[Any, Any], Any]] = [(root, 0)]
+    while stack:
+        container, key = stack.pop()
+        item = container[key]
+        if isinstance(item, float) and not math.isfinite(item):
+            container[key] = None
+        elif isinstance(item, dict):
+            copy = dict(item)
+            container[key] = copy
+            stack.extend((copy, k) for k in copy)
+        elif isinstance(item, list | tuple):
+            copy_list = list(item)
+            container[key] = copy_list
+            stack.extend((copy_list, i) for i in range(len(copy_list)))
+    return root[0]
+
+
+def feed_schema() -> dict[str, Any]:
+    """Return the JSON Schema (draft 2020-12) of one feed line, generated from the types.
+
+    The same document is stored as ``docs/event-feed.schema.json``; a test keeps the two
+    equal. Cost: a few milliseconds (pydantic schema generation) per call.
+    """
+    generated = _adapter().json_schema(mode="serialization")
+    schema: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "callstream event feed line",
+        "description": (
+            "One JSON object per line (JSON Lines) or per server-sent event: what "
+            "callstream's assembler reported for a stream of tool-call fragments. "
+            "Events of one call come in the order call_started, arguments_delta*, then "
+            "call_done or call_invalid; stream_finished comes last."
+        ),
+    }
+    schema.update(generated)
+    return schema
+
+
+if __name__ == "__main__":  # pragma: no cover - regenerates docs/event-feed.schema.json
+    print(json.dumps(feed_schema(), indent=2, ensure_ascii=False))
