@@ -1,0 +1,537 @@
+"""Anthropic Messages translator: our own streams in the real event shapes, random
+re-splits of the argument text, odd payloads, SDK objects, and the recorded streams."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream.providers.anthropic import AnthropicTranslator, detect
+from tests.strategies import json_objects, splits
+
+RECORDED = Path(
+    os.environ.get(
+        "CALLSTREAM_RECORDED_STREAMS",
+        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
+    )
+)
+
+
+# --- event builders (the wire shapes) ---------------------------------------------------
+
+
+def message_start() -> dict[str, Any]:
+    return {
+        "type": "message_start",
+        "message": {
+            "id": "msg_01",
+            "type": "message",
+            "role": "assistant",
+            "content": [],
+            "stop_reason": None,
+        },
+    }
+
+
+def block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def tool_start(
+    index: int,
+    *,
+    id: str = "toolu_01",
+    name: str = "get_weather",
+    input: Any = None,
+    kind: str = "tool_use",
+) -> dict[str, Any]:
+    return block_start(
+        index, {"type": kind, "id": id, "name": name, "input": {} if input is None else input}
+    )
+
+
+def json_delta(index: int, text: str) -> dict[str, Any]:
+    return {
+        "type": "content_block_delta",
+        "index": index,
+        "delta": {"type": "input_json_delta", "partial_json": text},
+    }
+
+
+def text_delta(index: int, text: str) -> dict[str, Any]:
+    return {
+        "type": "content_block_delta",
+        "index": index,
+        "delta": {"type": "text_delta", "text": text},
+    }
+
+
+def block_stop(index: int) -> dict[str, Any]:
+    return {"type": "content_block_stop", "index": index}
+
+
+def message_delta(reason: str | None) -> dict[str, Any]:
+    return {
+        "type": "message_delta",
+        "delta": {"stop_reason": reason, "stop_sequence": None},
+        "usage": {"output_tokens": 42},
+    }
+
+
+PING = {"type": "ping"}
+MESSAGE_STOP = {"type": "message_stop"}
+
+
+def chunk(
+    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
+) -> dict[str, Any]:
+    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
+
+
+def run(events: list[Any]) -> list[Signal]:
+    translator = AnthropicTranslator()
+    out: list[Signal] = []
+    for event in events:
+        out.extend(translator.translate(event))
+    return out
+
+
+def texts(signals: list[Signal]) -> dict[int | None, str]:
+    """The argument text streamed per index."""
+    out: dict[int | None, str] = {}
+    for signal in signals:
+        if isinstance(signal, dict) and isinstance(signal["args"], str):
+            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
+    return out
+
+
+# --- streams of our own -----------------------------------------------------------------
+
+
+def test_text_block_then_tool_block_keyed_by_block_index() -> None:
+    events = [
+        message_start(),
+        block_start(0, {"type": "text", "text": ""}),
+        PING,
+        text_delta(0, "Checking the weather."),
+        block_stop(0),
+        tool_start(1, id="toolu_A", name="get_weather"),
+        json_delta(1, ""),
+        json_delta(1, '{"city": "Pa'),
+        json_delta(1, 'ris"}'),
+        block_stop(1),
+        message_delta("tool_use"),
+        MESSAGE_STOP,
+    ]
+    assert run(events) == [
+        chunk(1, name="get_weather", id="toolu_A"),
+        chunk(1, args='{"city": "Pa'),
+        chunk(1, args='ris"}'),
+        CallEnd(index=1),
+        StreamEnd(reason="tool_use"),
+    ]
+
+
+def test_thinking_block_and_signature_are_ignored() -> None:
+    events = [
+        block_start(0, {"type": "thinking", "thinking": "", "signature": ""}),
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "hm"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "Eu=="},
+        },
+        block_stop(0),
+    ]
+    assert run(events) == []
+
+
+def test_empty_first_delta_is_a_no_op_and_no_args_means_no_text() -> None:
+    signals = run([tool_start(0), json_delta(0, ""), block_stop(0), message_delta("tool_use")])
+    assert signals == [
+        chunk(0, name="get_weather", id="toolu_01"),
+        CallEnd(index=0),
+        StreamEnd(reason="tool_use"),
+    ]
+
+
+def test_complete_input_in_start_block_becomes_the_arguments() -> None:
+    # Programmatic tool calling: the input arrives whole in content_block_start.
+    events = [
+        tool_start(1, id="srvtoolu_1", name="code_execution", kind="server_tool_use"),
+        json_delta(1, '{"code": "print(1)"}'),
+        block_stop(1),
+        block_start(
+            2,
+            {
+                "type": "tool_use",
+                "id": "toolu_2",
+                "name": "rollDie",
+                "input": {"player": "p1"},
+                "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"},
+            },
+        ),
+        block_stop(2),
+        message_delta("tool_use"),
+    ]
+    assert run(events) == [
+        chunk(1, name="code_execution", id="srvtoolu_1"),
+        chunk(1, args='{"code": "print(1)"}'),
+        CallEnd(index=1),
+        chunk(2, name="rollDie", id="toolu_2"),
+        CallEnd(index=2, args={"player": "p1"}),
+        StreamEnd(reason="tool_use"),
+    ]
+
+
+def test_streamed_deltas_win_over_a_non_empty_start_input() -> None:
+    events = [tool_start(0, input={"stale": True}), json_delta(0, '{"a": 1}'), block_stop(0)]
+    assert run(events)[-1] == CallEnd(index=0)
+
+
+def test_max_tokens_with_an_open_tool_block_is_length() -> None:
+    events = [
+        tool_start(1, id="toolu_cut", name="make_file"),
+        json_delta(1, '{"filename": "taxes.txt", "lines": ["# Guide'),
+        message_delta("max_tokens"),
+        MESSAGE_STOP,
+    ]
+    signals = run(events)
+    assert signals[-1] == StreamEnd(reason="length")
+    assert not any(isinstance(s, CallEnd) for s in signals)
+    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
+
+
+def test_context_window_stop_is_length_too() -> None:
+    assert run([message_delta("model_context_window_exceeded")]) == [StreamEnd(reason="length")]
+
+
+def test_message_stop_without_stop_reason_still_ends_the_stream() -> None:
+    assert run([tool_start(0), block_stop(0), MESSAGE_STOP]) == [
+        chunk(0, name="get_weather", id="toolu_01"),
+        CallEnd(index=0),
+        StreamEnd(reason=None),
+    ]
+
+
+def test_error_event_fails_open_blocks_and_ends_the_stream() -> None:
+    events = [
+        tool_start(0, id="toolu_done"),
+        json_delta(0, "{}"),
+        block_stop(0),
+        tool_start(1, id="toolu_open"),
+        json_delta(1, '{"q": "x'),
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        MESSAGE_STOP,
+    ]
+    signals = run(events)
+    assert signals[-2:] == [
+        CallFailure(error="Anthropic stream error (overloaded_error): Overloaded", index=1),
+        StreamEnd(reason="error"),
+    ]
+    assert signals.count(CallEnd(index=0)) == 1
+
+
+def test_error_event_without_open_blocks_or_details() -> None:
+    assert run([{"type": "error"}]) == [StreamEnd(reason="error")]
+    assert run([{"type": "error", "error": "boom"}]) == [StreamEnd(reason="error")]
+
+
+def test_server_and_mcp_tool_blocks_are_calls_tool_results_are_not() -> None:
+    events = [
+        tool_start(0, id="srvtoolu_1", name="web_search", kind="server_tool_use"),
+        json_delta(0, '{"query": "x"}'),
+        block_stop(0),
+        block_start(
+            1, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+        ),
+        block_stop(1),
+        block_start(
+            2,
+            {
+                "type": "bash_code_execution_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": {"stdout": "1\n"},
+            },
+        ),
+        block_stop(2),
+        tool_start(3, id="mcptoolu_1", name="echo", kind="mcp_tool_use", input={"text": "hi"}),
+        block_stop(3),
+        block_start(4, {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "content": []}),
+        block_stop(4),
+    ]
+    assert run(events) == [
+        chunk(0, name="web_search", id="srvtoolu_1"),
+        chunk(0, args='{"query": "x"}'),
+        CallEnd(index=0),
+        chunk(3, name="echo", id="mcptoolu_1"),
+        CallEnd(index=3, args={"text": "hi"}),
+    ]
+
+
+def test_parallel_tool_blocks_keep_their_own_index() -> None:
+    events = [
+        tool_start(1, id="toolu_a", name="a"),
+        tool_start(2, id="toolu_b", name="b"),
+        json_delta(2, '{"y": '),
+        json_delta(1, '{"x": 1}'),
+        json_delta(2, "2}"),
+        block_stop(2),
+        block_stop(1),
+    ]
+    signals = run(events)
+    assert texts(signals) == {1: '{"x": 1}', 2: '{"y": 2}'}
+    assert [s for s in signals if isinstance(s, CallEnd)] == [CallEnd(index=2), CallEnd(index=1)]
+
+
+def test_deltas_and_stops_for_unknown_blocks_are_ignored() -> None:
+    assert run([json_delta(7, '{"a": 1}'), block_stop(7), text_delta(0, "x")]) == []
+
+
+def test_message_start_begins_a_new_message() -> None:
+    translator = AnthropicTranslator()
+    assert translator.translate(message_delta("end_turn")) == [StreamEnd(reason="end_turn")]
+    assert translator.translate(MESSAGE_STOP) == []
+    translator.translate(message_start())
+    assert translator.translate(MESSAGE_STOP) == [StreamEnd(reason=None)]
+
+
+def test_detect() -> None:
+    assert detect(message_start())
+    assert detect(json_delta(0, "{"))
+    assert detect(MESSAGE_STOP)
+    assert detect(SimpleNamespace(type="content_block_stop", index=0))
+    for other in (
+        PING,
+        {"type": "error"},
+        {"choices": []},
+        {"candidates": []},
+        {"type": "response.created"},
+        {"type": "message-start"},
+        None,
+        "x",
+        [],
+        3,
+    ):
+        assert not detect(other)
+
+
+# --- random re-splits -------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), value=json_objects(max_leaves=12))
+def test_any_split_of_the_argument_text_gives_the_same_text(
+    data: st.DataObject, value: Any
+) -> None:
+    text = json.dumps(value, separators=data.draw(st.sampled_from([None, (",", ":")])))
+    pieces = data.draw(splits(text))
+    events = [tool_start(3, id="toolu_x", name="f"), json_delta(3, "")]
+    events += [json_delta(3, piece) for piece in pieces]
+    events += [block_stop(3), message_delta("tool_use")]
+    signals = run(events)
+    assert texts(signals) == ({3: text} if text else {})
+    assert json.loads(texts(signals)[3]) == value
+    assert signals[0] == chunk(3, name="f", id="toolu_x")
+    assert signals[-2:] == [CallEnd(index=3), StreamEnd(reason="tool_use")]
+    assert all(s["args"] for s in signals[1:-2] if isinstance(s, dict))  # "" never sent
+
+
+# --- odd payloads -----------------------------------------------------------------------
+
+_KEYS = [
+    "type",
+    "index",
+    "content_block",
+    "delta",
+    "partial_json",
+    "input",
+    "name",
+    "id",
+    "stop_reason",
+    "error",
+    "message",
+    "text",
+]
+_TYPES = [
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "error",
+    "ping",
+    "tool_use",
+    "server_tool_use",
+    "input_json_delta",
+    "text_delta",
+]
+_odd_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=True),
+    st.sampled_from(_TYPES),
+    st.text(max_size=5),
+)
+odd_payloads = st.recursive(
+    _odd_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5),
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(odd_payloads, max_size=8))
+def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
+    translator = AnthropicTranslator()
+    for payload in payloads:
+        signals = translator.translate(payload)
+        assert isinstance(signals, list)
+
+
+def test_odd_but_plausible_payloads() -> None:
+    odd = [
+        {
+            "type": "content_block_start",
+            "index": "1",
+            "content_block": {"type": "tool_use", "id": 5, "name": None, "input": "oops"},
+        },
+        {"type": "content_block_start", "index": None, "content_block": {"type": "tool_use"}},
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": 12},
+        },
+        {"type": "content_block_delta", "index": 1, "delta": None},
+        {"type": "message_delta", "delta": "stop"},
+        {"type": 3},
+        {"type": "content_block_start", "index": True, "content_block": {"type": "tool_use"}},
+    ]
+    signals = run(odd)
+    # "1" reads as index 1 (a decimal string); the junk fields read as absent.
+    assert signals == [chunk(1)]
+
+
+# --- SDK-shaped objects (duck typing) ---------------------------------------------------
+
+
+def test_plain_objects_with_attributes_work_like_dicts() -> None:
+    ns = SimpleNamespace
+    events = [
+        ns(
+            type="content_block_start",
+            index=0,
+            content_block=ns(type="tool_use", id="toolu_o", name="f", input={}),
+        ),
+        ns(
+            type="content_block_delta",
+            index=0,
+            delta=ns(type="input_json_delta", partial_json='{"a"'),
+        ),
+        ns(
+            type="content_block_delta",
+            index=0,
+            delta=ns(type="input_json_delta", partial_json=": 1}"),
+        ),
+        ns(type="content_block_stop", index=0),
+        ns(type="message_delta", delta=ns(stop_reason="tool_use", stop_sequence=None)),
+    ]
+    assert run(events) == [
+        chunk(0, name="f", id="toolu_o"),
+        chunk(0, args='{"a"'),
+        chunk(0, args=": 1}"),
+        CallEnd(index=0),
+        StreamEnd(reason="tool_use"),
+    ]
+
+
+def test_real_sdk_event_types() -> None:
+    types = pytest.importorskip("anthropic.types")
+    events = [
+        types.RawContentBlockStartEvent(
+            type="content_block_start",
+            index=1,
+            content_block=types.ToolUseBlock(type="tool_use", id="toolu_s", name="f", input={}),
+        ),
+        types.RawContentBlockDeltaEvent(
+            type="content_block_delta",
+            index=1,
+            delta=types.InputJSONDelta(type="input_json_delta", partial_json='{"k": "v"}'),
+        ),
+        types.RawContentBlockStopEvent(type="content_block_stop", index=1),
+        types.RawMessageDeltaEvent.model_construct(
+            type="message_delta",
+            delta=SimpleNamespace(stop_reason="max_tokens", stop_sequence=None),
+        ),
+        types.RawMessageStopEvent(type="message_stop"),
+    ]
+    assert run(events) == [
+        chunk(1, name="f", id="toolu_s"),
+        chunk(1, args='{"k": "v"}'),
+        CallEnd(index=1),
+        StreamEnd(reason="length"),
+    ]
+    programmatic = types.RawContentBlockStartEvent(
+        type="content_block_start",
+        index=0,
+        content_block=types.ToolUseBlock(type="tool_use", id="toolu_p", name="g", input={"n": 2}),
+    )
+    translator = AnthropicTranslator()
+    translator.translate(programmatic)
+    assert translator.translate(
+        types.RawContentBlockStopEvent(type="content_block_stop", index=0)
+    ) == [CallEnd(index=0, args={"n": 2})]
+
+
+# --- recorded streams -------------------------------------------------------------------
+
+
+def recorded(prefix: str) -> list[str]:
+    if not RECORDED.is_dir():
+        return []
+    return sorted(p.stem for p in RECORDED.glob(f"{prefix}*.jsonl"))
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded("anthropic_"))
+def test_recorded_streams_translate(name: str) -> None:
+    translator = AnthropicTranslator()
+    signals: list[Signal] = []
+    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            signals.extend(translator.translate(json.loads(line)))
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    starts = [s for s in signals if isinstance(s, dict) and s["name"]]
+    assert [(s["name"], s["id"]) for s in starts] == [
+        (call["name"], call["id"]) for call in expected["tool_calls"]
+    ]
+    streamed = texts(signals)
+    ends = {s.index: s for s in signals if isinstance(s, CallEnd)}
+    for start, call in zip(starts, expected["tool_calls"]):
+        index = start["index"]
+        end = ends.get(index)
+        if call["valid"]:
+            assert end is not None
+            args = end.args if end.args is not None else json.loads(streamed.get(index) or "{}")
+            assert args == call["args"]
+        else:
+            # Invalid calls: the raw text arrives as sent; the verdict is the assembler's.
+            assert streamed.get(index, "") == call["raw"]
+    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
