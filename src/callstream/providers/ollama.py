@@ -1,0 +1,61 @@
+"""Ollama's native ``/api/chat`` NDJSON stream -> assembler signals.
+
+Wire facts: each line is ``{"model", "created_at", "message": {"role", "content",
+"tool_calls"?}, "done"}``. A ``tool_calls`` entry is a whole call, ``{"function": {"name",
+"arguments": {...}}}`` with the arguments as an object; older servers send neither ``id``
+nor ``function.index``, newer ones add both. The last line has ``"done": true`` and a
+``done_reason`` (``stop``, ``length``); an ``{"error": "..."}`` line reports a failure.
+
+Every call gets its own key (a running count, since the server's index, when present,
+is not reliable across lines) and is ended at once: it arrived whole. Ollama's
+OpenAI-compatible ``/v1`` endpoint is handled by the OpenAI Chat translator.
+Cost: O(size of the payload).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callstream._assembly.types import CallEnd, Signal, StreamEnd, ToolCallChunk
+from callstream.providers._base import get, get_list, get_str, is_record
+from callstream.providers.openai_chat import args_value
+
+__all__ = ("OllamaTranslator", "detect")
+
+
+def detect(payload: Any) -> bool:
+    """True for a native Ollama chat line: a boolean ``done`` next to a ``message``."""
+    return isinstance(get(payload, "done"), bool) and is_record(get(payload, "message"))
+
+
+class OllamaTranslator:
+    """Translate native Ollama chat lines (dicts or ``ollama`` SDK ``ChatResponse`` objects)."""
+
+    name = "ollama"
+
+    def __init__(self) -> None:
+        self._count = 0
+
+    def translate(self, payload: Any) -> list[Signal]:
+        """Return one chunk and one end marker per whole call, then the stream end."""
+        signals: list[Signal] = []
+        for call in get_list(get(payload, "message"), "tool_calls"):
+            if not is_record(call):
+                continue
+            function = get(call, "function")
+            key = self._count
+            self._count += 1
+            chunk: ToolCallChunk = {
+                "name": get_str(function, "name"),
+                "args": args_value(get(function, "arguments")),
+                "id": get_str(call, "id"),
+                "index": key,
+                "type": "tool_call_chunk",
+            }
+            signals.append(chunk)
+            signals.append(CallEnd(index=key))
+        if get(payload, "done") is True:
+            signals.append(StreamEnd(reason=get_str(payload, "done_reason")))
+        elif get(payload, "error") is not None:
+            signals.append(StreamEnd(reason="error"))
+        return signals

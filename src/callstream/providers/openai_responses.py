@@ -1,0 +1,144 @@
+"""OpenAI Responses API stream events -> assembler signals.
+
+Covers OpenAI's ``/v1/responses`` and third-party implementations (DeepSeek, LM Studio,
+Open Responses). Wire facts (from real recordings):
+
+- Calls are keyed by ``output_index`` (a reasoning or message item may take index 0, so
+  the first call is often at 1 or 2). ``item_id`` can differ between events of one call
+  on some servers, so it is only a fallback key.
+- ``response.output_item.added`` with an ``item`` of type ``function_call`` brings the
+  ``name`` and ``call_id`` (the call's id; ``item.id`` is the item's id). Its
+  ``arguments`` is ``""`` (a non-empty value is used as the first fragment).
+- ``response.function_call_arguments.delta`` carries a ``delta`` fragment. Some servers
+  (LM Studio) send no deltas: the arguments are only in the ``.done`` events.
+- ``response.function_call_arguments.done`` and ``response.output_item.done`` carry the
+  complete arguments and are the authority: the first of them to arrive ends the call
+  with :class:`CallEnd` (``args=`` the complete text, which wins over what was streamed).
+- ``response.completed`` ends the stream (``"tool_calls"`` if a call was seen, else
+  ``"stop"``); ``response.incomplete`` ends it with ``"length"`` when the reason is
+  ``max_output_tokens`` (open calls become invalid, cut off), else with that reason;
+  ``response.failed`` and an ``error`` event fail the open calls with the provider's
+  message and end the stream with ``"error"``.
+
+Other events (text, reasoning, built-in tools) are ignored. Cost: O(size of the payload).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream.providers._base import get, get_int, get_str, path
+from callstream.providers.openai_chat import args_value
+
+__all__ = ("OpenAIResponsesTranslator", "detect")
+
+_CALL_ITEMS = frozenset({"function_call"})
+
+
+def detect(payload: Any) -> bool:
+    """True if ``payload`` is a Responses API stream event (``type`` ``response.*``)."""
+    kind = get_str(payload, "type")
+    return kind is not None and kind.startswith("response.")
+
+
+class OpenAIResponsesTranslator:
+    """Translate Responses API events (dicts or SDK event objects).
+
+    State: the output indexes of function calls seen, which of them have ended, and the
+    ``item_id`` -> ``output_index`` map used when an event lacks ``output_index``.
+    """
+
+    name = "openai-responses"
+
+    def __init__(self) -> None:
+        self._items: dict[str, int] = {}
+        self._calls: dict[int, bool] = {}  # output_index -> ended
+        self._last: int | None = None
+
+    def translate(self, payload: Any) -> list[Signal]:
+        """Return the signals carried by one stream event."""
+        kind = get_str(payload, "type")
+        if kind == "response.function_call_arguments.delta":
+            index = self._index(payload)
+            if index is None or self._calls.get(index):
+                return []
+            self._calls.setdefault(index, False)
+            delta = get_str(payload, "delta")
+            return [_chunk(index, None, None, delta)] if delta else []
+        if kind == "response.output_item.added":
+            item = get(payload, "item")
+            if get_str(item, "type") not in _CALL_ITEMS:
+                return []
+            index = self._index(payload, item)
+            if index is None:
+                return []
+            self._calls.setdefault(index, False)
+            args = args_value(get(item, "arguments"))
+            return [_chunk(index, get_str(item, "call_id"), get_str(item, "name"), args or None)]
+        if kind == "response.function_call_arguments.done":
+            index = self._index(payload)
+            if index is None:
+                return []
+            return self._end(index, get_str(payload, "name"), None, get(payload, "arguments"))
+        if kind == "response.output_item.done":
+            item = get(payload, "item")
+            if get_str(item, "type") not in _CALL_ITEMS:
+                return []
+            index = self._index(payload, item)
+            if index is None:
+                return []
+            return self._end(
+                index, get_str(item, "name"), get_str(item, "call_id"), get(item, "arguments")
+            )
+        if kind == "response.completed":
+            return [StreamEnd(reason="tool_calls" if self._calls else "stop")]
+        if kind == "response.incomplete":
+            reason = get_str(path(payload, "response", "incomplete_details"), "reason")
+            if reason is None or reason == "max_output_tokens":
+                reason = "length"
+            return [StreamEnd(reason=reason)]
+        if kind == "response.failed" or kind == "error":
+            error = path(payload, "response", "error") if kind != "error" else payload
+            message = get_str(error, "message") or get_str(error, "code") or "the response failed"
+            signals: list[Signal] = [
+                CallFailure(error=message, index=index)
+                for index, ended in self._calls.items()
+                if not ended
+            ]
+            for index in self._calls:
+                self._calls[index] = True
+            signals.append(StreamEnd(reason="error"))
+            return signals
+        return []
+
+    def _index(self, payload: Any, item: Any = None) -> int | None:
+        """The call key: ``output_index``, else the index known for the item id."""
+        index = get_int(payload, "output_index")
+        item_id = get_str(payload, "item_id") or get_str(item, "id")
+        if index is None and item_id is not None:
+            index = self._items.get(item_id)
+        if index is None:
+            index = self._last
+        elif item_id is not None:
+            self._items.setdefault(item_id, index)
+        if index is not None:
+            self._last = index
+        return index
+
+    def _end(self, index: int, name: str | None, id_: str | None, arguments: Any) -> list[Signal]:
+        """End call ``index`` once, with the complete arguments when given."""
+        if self._calls.get(index):
+            return []
+        self._calls[index] = True
+        signals: list[Signal] = []
+        if name or id_:
+            signals.append(_chunk(index, id_, name, None))
+        signals.append(CallEnd(index=index, args=args_value(arguments)))
+        return signals
+
+
+def _chunk(
+    index: int, id_: str | None, name: str | None, args: str | dict[str, Any] | None
+) -> ToolCallChunk:
+    return {"name": name, "args": args, "id": id_, "index": index, "type": "tool_call_chunk"}
