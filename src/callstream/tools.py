@@ -37,9 +37,9 @@ import re
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, PydanticUserError, TypeAdapter, create_model
+from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import is_typeddict
@@ -229,7 +229,7 @@ def describe_tool(
         ToolDefinitionError: ``obj`` cannot be described (the message says why).
     """
     if isinstance(obj, Mapping):
-        definition = _from_dict(obj)
+        definition = _from_dict(obj, name=name)
     elif isinstance(obj, type) and (
         issubclass(obj, BaseModel) or is_typeddict(obj) or dataclasses.is_dataclass(obj)
     ):
@@ -240,7 +240,7 @@ def describe_tool(
             "a TypedDict, a dataclass, a function or a tool / JSON-schema dict"
         )
     elif callable(obj):
-        definition = _from_function(obj, strict=bool(strict))
+        definition = _from_function(obj, strict=bool(strict), name=name)
     else:
         raise ToolDefinitionError(
             f"cannot describe {type(obj).__name__} object as a tool: give a function, a "
@@ -260,8 +260,8 @@ def describe_tool(
 # --- functions ---------------------------------------------------------------------------
 
 
-def _from_function(func: Callable[..., Any], *, strict: bool) -> ToolDefinition:
-    func_name = getattr(func, "__name__", None)
+def _from_function(func: Callable[..., Any], *, strict: bool, name: str | None) -> ToolDefinition:
+    func_name = name if name is not None else getattr(func, "__name__", None)
     if not isinstance(func_name, str) or func_name == "<lambda>":
         raise ToolDefinitionError(
             f"cannot name a tool after {func!r}: give a named function or pass name="
@@ -308,21 +308,13 @@ def _from_function(func: Callable[..., Any], *, strict: bool) -> ToolDefinition:
                     "(strict=True requires one on every parameter)"
                 )
             annotation = Any
-        default = param.default
+        default: Any = param.default
+        if default is inspect.Parameter.empty:
+            default = ...
         doc = arg_docs.get(param.name)
-        if isinstance(default, FieldInfo):
-            info = copy.copy(default)
-            if info.description is None and doc is not None:
-                info.description = doc
-            fields[param.name] = (annotation, info)
-        else:
-            required = default is inspect.Parameter.empty
-            fields[param.name] = (
-                annotation,
-                FieldInfo(default=... if required else default, description=doc)
-                if doc is not None
-                else (... if required else default),
-            )
+        if doc is not None and not _has_description(annotation, default):
+            annotation = Annotated[annotation, Field(description=doc)]
+        fields[param.name] = (annotation, default)
     try:
         model: type[BaseModel] = create_model(func_name, **fields)
         model.__doc__ = summary
@@ -338,6 +330,18 @@ def _from_function(func: Callable[..., Any], *, strict: bool) -> ToolDefinition:
         strict=False,
         adapter=TypeAdapter(model),
     )
+
+
+def _has_description(annotation: Any, default: Any) -> bool:
+    """Whether ``Annotated`` metadata or a ``Field`` default already gives a description."""
+    if isinstance(default, FieldInfo) and default.description is not None:
+        return True
+    if typing.get_origin(annotation) is Annotated:
+        return any(
+            isinstance(meta, FieldInfo) and meta.description is not None
+            for meta in annotation.__metadata__
+        )
+    return False
 
 
 def parse_google_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
@@ -369,7 +373,9 @@ def parse_google_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]
         if header is None:
             i += 1
             continue
-        header_indent = _indent(lines[i])
+        # cleandoc() dedents the lines after the first one on their own, so entries under
+        # a header on the very first line may sit at its indentation.
+        header_indent = _indent(lines[i]) if i > 0 else -1
         section = header.group(1)
         i += 1
         current: str | None = None
@@ -409,6 +415,7 @@ def _from_type(cls: type) -> ToolDefinition:
         schema = adapter.json_schema(schema_generator=_NoFieldTitles)
     except (PydanticUserError, TypeError, ValueError, NameError) as exc:
         raise ToolDefinitionError(f"cannot build a schema for {cls.__qualname__}: {exc}") from exc
+    schema = _resolve_root_ref(schema)
     if schema.get("type") != "object":
         raise ToolDefinitionError(
             f"{cls.__qualname__} does not describe a JSON object (a tool's arguments must be one)"
@@ -425,6 +432,16 @@ def _from_type(cls: type) -> ToolDefinition:
     )
 
 
+def _resolve_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
+    """A recursive model's schema is ``{"$ref": ..., "$defs": ...}``: inline the root."""
+    ref, defs = schema.get("$ref"), schema.get("$defs")
+    if isinstance(ref, str) and isinstance(defs, dict):
+        target = defs.get(ref.removeprefix("#/$defs/"))
+        if isinstance(target, dict):
+            return {**target, "$defs": defs}
+    return schema
+
+
 def _parameters(schema: dict[str, Any], name: str) -> dict[str, Any]:
     """The arguments schema: the root's title and description belong to the tool."""
     parameters = {k: v for k, v in schema.items() if k not in ("title", "description")}
@@ -436,7 +453,8 @@ def _parameters(schema: dict[str, Any], name: str) -> dict[str, Any]:
 # --- dicts -------------------------------------------------------------------------------
 
 
-def _from_dict(tool: Mapping[str, Any]) -> ToolDefinition:
+def _from_dict(tool: Mapping[str, Any], *, name: str | None) -> ToolDefinition:
+    given_name = name
     strict = False
     if tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):
         function = tool["function"]  # OpenAI Chat Completions tool
@@ -457,7 +475,7 @@ def _from_dict(tool: Mapping[str, Any]) -> ToolDefinition:
         parameters = tool.get("parameters")
         strict = tool.get("strict") is True
     else:  # a bare JSON schema of the arguments object
-        name, description = tool.get("title"), tool.get("description")
+        name, description = tool.get("title", given_name), tool.get("description")
         parameters = {k: v for k, v in tool.items() if k not in ("title", "description")}
         if not isinstance(name, str):
             raise ToolDefinitionError(
