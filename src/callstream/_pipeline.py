@@ -1,0 +1,231 @@
+"""The pure per-item pipeline both drivers share: source item -> payloads -> signals -> events.
+
+Theory of operation. A driver hands every item it takes from the source to
+:meth:`Pipeline.feed` and, when the source is exhausted, calls :meth:`Pipeline.close`;
+both return :class:`StreamUpdate` s to yield. An item is either a raw transport chunk
+(``str`` / bytes: decoded incrementally into payloads, SSE or JSON found automatically)
+or a payload (a dict or an SDK object). Each payload goes through the provider's
+translator (signals) and the assembler (events), and becomes exactly one update, so a
+consumer also sees payloads that changed no tool call (to render text, say).
+
+With ``provider="auto"`` payloads that identify no format are held back until one
+does; then the held payloads are translated in order. :meth:`close` flushes the
+transport, raises :class:`~callstream.UnknownFormatError` if payloads were seen but none
+identified a format (an empty stream is fine), and finishes the assembler if no
+``StreamEnd`` arrived, so every stream ends with a ``StreamFinished`` event. Signals a
+translator produces after the end of the stream are ignored (a usage chunk, a second
+stop event).
+
+No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
+they cannot drift apart. Cost per payload: the translator's O(payload) plus the
+assembler's O(fragment), plus reading the assembler's views (O(1) when unchanged).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from callstream._assembly.assembler import ToolCallAssembler
+from callstream._assembly.types import AssemblyEvent, InvalidToolCall, Signal, ToolCall
+from callstream._errors import UnknownFormatError, UsageError
+from callstream.providers import Translator, detect_format, get_translator
+from callstream.providers.transport import TransportDecoder, TransportMessage, is_transport_chunk
+
+__all__ = ("MAX_UNRECOGNIZED", "Pipeline", "StreamResult", "StreamUpdate")
+
+MAX_UNRECOGNIZED = 64
+"""Payloads held back by ``provider="auto"`` before giving up on recognizing the format."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamUpdate:
+    """What one payload changed, and the state of every call after it.
+
+    Attributes:
+        events: the assembly events this payload caused (often empty: text, usage...).
+        tool_calls: the calls so far, best effort (final and valid once finished). The
+            ``args`` of a call still streaming is a live view that keeps growing; copy
+            it to keep a snapshot.
+        invalid_tool_calls: the calls known to be invalid so far.
+        finish_reason: the stream's finish reason once it finished, else None.
+        payload: the decoded payload (None for the update that ends the stream).
+    """
+
+    events: tuple[AssemblyEvent, ...]
+    tool_calls: list[ToolCall]
+    invalid_tool_calls: list[InvalidToolCall]
+    finish_reason: str | None
+    payload: Any = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamResult:
+    """The outcome of a whole stream (or of the part read so far).
+
+    Attributes:
+        tool_calls: the valid tool calls (LangChain ``ToolCall`` dicts).
+        invalid_tool_calls: the invalid ones, each with an ``error``.
+        finish_reason: the provider's finish reason, None if it gave none.
+        provider: the format name the stream was read as, None if never recognized.
+        finished: whether the stream was read to its end.
+    """
+
+    tool_calls: list[ToolCall]
+    invalid_tool_calls: list[InvalidToolCall]
+    finish_reason: str | None
+    provider: str | None = None
+    finished: bool = True
+
+
+def _normalize(message: TransportMessage) -> Any:
+    """An SSE ``event: error`` whose data lacks an ``error`` field is wrapped in one."""
+    payload = message.payload
+    if message.event == "error" and isinstance(payload, Mapping) and "error" not in payload:
+        return {"error": dict(payload)}
+    return payload
+
+
+def _describe(payload: Any) -> str:
+    if isinstance(payload, Mapping):
+        keys = ", ".join(repr(k) for k in list(payload)[:8])
+        return f"a dict with keys {keys}" if keys else "an empty dict"
+    return f"a {type(payload).__module__}.{type(payload).__qualname__} object"
+
+
+class Pipeline:
+    """One stream's translator, transport decoder and assembler, driven item by item."""
+
+    __slots__ = ("_assembler", "_closed", "_pending", "_translator", "_transport")
+
+    def __init__(self, provider: str | Translator = "auto", **assembler_options: Any) -> None:
+        """Set up for one stream.
+
+        Args:
+            provider: ``"auto"``, a format name or alias (see ``callstream.providers``),
+                or a translator object of your own.
+            **assembler_options: passed to :class:`~callstream.ToolCallAssembler`.
+
+        Raises:
+            UsageError: an unknown format name, or an unusable ``provider`` object.
+            TypeError: an unknown assembler option.
+        """
+        self._assembler = ToolCallAssembler(**assembler_options)
+        self._translator: Translator | None
+        if isinstance(provider, str):
+            is_auto = provider.strip().lower() == "auto"
+            self._translator = None if is_auto else get_translator(provider)
+        elif callable(getattr(provider, "translate", None)):
+            self._translator = provider
+        else:
+            raise UsageError(
+                f"provider must be 'auto', a format name or a translator, got {provider!r}"
+            )
+        self._transport: TransportDecoder | None = None
+        self._pending: list[Any] = []
+        self._closed = False
+
+    @property
+    def assembler(self) -> ToolCallAssembler:
+        """The assembler (read its views; feeding it directly bypasses the pipeline)."""
+        return self._assembler
+
+    @property
+    def provider(self) -> str | None:
+        """The format name in use, None until ``provider="auto"`` recognized one."""
+        if self._translator is None:
+            return None
+        name = getattr(self._translator, "name", None)
+        return name if isinstance(name, str) else type(self._translator).__name__
+
+    def result(self) -> StreamResult:
+        """The result so far (final once :meth:`close` ran). Cost: reading the views."""
+        assembler = self._assembler
+        return StreamResult(
+            tool_calls=assembler.tool_calls,
+            invalid_tool_calls=assembler.invalid_tool_calls,
+            finish_reason=assembler.finish_reason,
+            provider=self.provider,
+            finished=self._closed,
+        )
+
+    def feed(self, item: Any) -> list[StreamUpdate]:
+        """Take one item from the source; return one update per payload it completed.
+
+        Raises:
+            UnknownFormatError: ``provider="auto"`` held back too many unrecognized payloads.
+            UsageError: the pipeline was closed.
+        """
+        if self._closed:
+            raise UsageError("feed() after close(): this stream is over")
+        if is_transport_chunk(item):
+            if self._transport is None:
+                self._transport = TransportDecoder()
+            return self._payloads([_normalize(m) for m in self._transport.feed(item)])
+        return self._payloads([item])
+
+    def close(self) -> list[StreamUpdate]:
+        """End of the source: flush, check the format was found, finish the assembler.
+
+        Raises:
+            UnknownFormatError: payloads arrived but none identified a format.
+            UsageError: called twice.
+        """
+        if self._closed:
+            raise UsageError("close() was already called")
+        updates: list[StreamUpdate] = []
+        if self._transport is not None:
+            updates = self._payloads([_normalize(m) for m in self._transport.close()])
+        self._closed = True
+        if self._translator is None and self._pending:
+            raise self._unknown()
+        if not self._assembler.finished:
+            updates.append(self._update(tuple(self._assembler.finish(None)), None))
+        return updates
+
+    def _payloads(self, payloads: list[Any]) -> list[StreamUpdate]:
+        updates: list[StreamUpdate] = []
+        for payload in payloads:
+            if self._translator is None:
+                name = detect_format(payload)
+                if name is None:
+                    self._pending.append(payload)
+                    if len(self._pending) > MAX_UNRECOGNIZED:
+                        raise self._unknown()
+                    continue
+                self._translator = get_translator(name)
+                held, self._pending = self._pending, []
+                updates.extend(self._translate(p) for p in held)
+            updates.append(self._translate(payload))
+        return updates
+
+    def _translate(self, payload: Any) -> StreamUpdate:
+        assert self._translator is not None
+        events: list[AssemblyEvent] = []
+        assembler = self._assembler
+        signals: list[Signal] = self._translator.translate(payload)
+        for signal in signals:
+            if assembler.finished:
+                break
+            events.extend(assembler.apply(signal))
+        return self._update(tuple(events), payload)
+
+    def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
+        assembler = self._assembler
+        return StreamUpdate(
+            events=events,
+            tool_calls=assembler.tool_calls,
+            invalid_tool_calls=assembler.invalid_tool_calls,
+            finish_reason=assembler.finish_reason,
+            payload=payload,
+        )
+
+    def _unknown(self) -> UnknownFormatError:
+        first = self._pending[0]
+        return UnknownFormatError(
+            f"cannot recognize the stream's format from its first {len(self._pending)}"
+            f" payload(s) (the first is {_describe(first)}); pass provider= one of"
+            " 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'cohere',"
+            " 'ollama', 'langchain'"
+        )
