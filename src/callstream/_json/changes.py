@@ -10,7 +10,9 @@ O(size of the fragment), without reading whole snapshots:
 - :class:`ValueClosed` — the object, array or string at ``path`` is complete.
 
 Numbers and literals are only ever reported complete, so a change never has to be
-taken back (no ``1`` then ``12``). Changes ignore the parser's ``allow`` flags, which
+taken back (no ``1`` then ``12``); a number is complete when a character after it
+arrives, so a top-level number (not valid tool arguments anyway) is only confirmed by
+``close()``. Changes ignore the parser's ``allow`` flags, which
 only shape previews. With a duplicate object key, the later value starts again at the
 same path and replaces the earlier one, as in ``json.loads``.
 """
