@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 json_text = st.text(
     alphabet=st.one_of(
         st.characters(codec="utf-8", exclude_categories=("Cs",)),
-        st.sampled_from(['"', "\\", "/", "\n", "\t", "\x00", "\x1f", " ", "é", "😀", "𝄞", "\u2028"]),
+        st.sampled_from(
+            ['"', "\\", "/", "\n", "\t", "\x00", "\x1f", " ", "é", "😀", "𝄞", "\u2028"]
+        ),
     ),
     max_size=20,
 )
@@ -60,9 +62,7 @@ def splits(draw: st.DrawFn, text: str, max_cuts: int = 30) -> list[str]:
     """``text`` cut into random fragments (possibly empty ones); ``"".join`` gives it back."""
     if not text:
         return [""]
-    cuts = sorted(
-        draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=max_cuts))
-    )
+    cuts = sorted(draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=max_cuts)))
     bounds = [0, *cuts, len(text)]
     return [text[a:b] for a, b in zip(bounds, bounds[1:])]
 
