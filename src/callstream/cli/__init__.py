@@ -1,0 +1,395 @@
+"""The ``callstream`` command: watch tool calls assemble live, or get them as data.
+
+Commands (``callstream COMMAND --help`` for the options)::
+
+    callstream demo [NAME ...]        replay bundled example streams (--list names them)
+    callstream replay FILE            replay a recorded stream (JSON lines or SSE text)
+    callstream inspect FILE           print the final tool calls as JSON (exit 1 if any invalid)
+    callstream schema                 print the JSON Schema of the --output jsonl event feed
+
+``replay`` and ``demo`` render with rich (``pip install 'callstream[cli]'``): each call
+with its name and id, the arguments as a tree growing fragment by fragment, a check mark
+on every complete value, invalid calls with their error, then a summary. When the output
+is not a terminal the live display is skipped and only the final state is printed;
+``NO_COLOR`` turns colors off. ``--output jsonl`` prints the event feed instead (one JSON
+object per event, see ``docs/event-feed.md``); it and ``inspect`` work without rich.
+
+Exit status: 0 on success; 1 from ``inspect`` when some call is invalid; 2 for a bad
+command line or an input that cannot be replayed (missing file, not JSON, unknown
+format), with a one-line message on standard error and no traceback; 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+from callstream._errors import CallstreamError, UsageError
+from callstream.cli._input import InputError, Recording, load_path, load_text
+from callstream.cli._replay import BASE_INTERVAL, Prepared, ReplayStats, prepare, replay
+from callstream.examples import DEMO, EXAMPLES, read_example
+from callstream.providers import FORMATS, resolve_format
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from callstream.cli._view import StreamView
+
+__all__ = ("main",)
+
+PROG = "callstream"
+
+
+# --- argument parsing ---------------------------------------------------------------------
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a finite number >= 0 (0 = no pauses)")
+    return value
+
+
+def _split(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _provider(text: str) -> str:
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return resolve_format(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Watch streamed LLM tool calls assemble, or get them as data.",
+        epilog="Start with: callstream demo",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def replay_options(sub: argparse.ArgumentParser, *, output: bool = True) -> None:
+        sub.add_argument(
+            "--provider",
+            type=_provider,
+            default="auto",
+            help=f"wire format: auto (default) or one of {', '.join(FORMATS)}",
+        )
+        sub.add_argument(
+            "--split",
+            type=_split,
+            metavar="N",
+            help="re-cut argument text into N-character fragments (for text-fragment formats)",
+        )
+        if output:
+            sub.add_argument(
+                "--speed",
+                type=_speed,
+                default=1.0,
+                metavar="X",
+                help=f"pace: X times {1 / BASE_INTERVAL:.0f} payloads per second; 0 = no pauses",
+            )
+            sub.add_argument(
+                "--output",
+                choices=("rich", "jsonl"),
+                default="rich",
+                help="rich: live display (default); jsonl: the JSON event feed, one event a line",
+            )
+
+    demo = commands.add_parser(
+        "demo",
+        help="replay bundled example streams",
+        description="Replay bundled example streams (by default: "
+        + ", ".join(DEMO)
+        + "). Example streams are written by us in the real provider wire formats.",
+    )
+    demo.add_argument("names", nargs="*", metavar="NAME", help="example names (see --list)")
+    demo.add_argument("--list", action="store_true", help="list the bundled examples and exit")
+    replay_options(demo)
+
+    rep = commands.add_parser(
+        "replay",
+        help="replay a recorded stream file",
+        description="Replay a recorded stream: JSON lines of provider payloads (one decoded "
+        "SSE data payload or NDJSON line per line) or raw server-sent events text. "
+        "FILE may be '-' for standard input.",
+    )
+    rep.add_argument("file", metavar="FILE")
+    replay_options(rep)
+
+    inspect = commands.add_parser(
+        "inspect",
+        help="print the final tool calls as JSON",
+        description='Print {"tool_calls": [...], "invalid_tool_calls": [...], '
+        '"finish_reason": ...} as JSON. Exit status 0 when every call is valid, 1 otherwise.',
+    )
+    inspect.add_argument("file", metavar="FILE")
+    replay_options(inspect, output=False)
+
+    commands.add_parser(
+        "schema",
+        help="print the JSON Schema of the event feed",
+        description="Print the JSON Schema (draft 2020-12) of one line of --output jsonl.",
+    )
+    return parser
+
+
+# --- output helpers -----------------------------------------------------------------------
+
+
+class _Exit(Exception):
+    """Stop with an exit status after a message was written."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _safe_json(value: Any, *, indent: int | None = None) -> str:
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in the data: escape instead
+        text = json.dumps(value, ensure_ascii=True, indent=indent)
+    return text
+
+
+def _console(stdout: IO[str]) -> Console:
+    try:
+        from rich.console import Console
+    except ImportError:
+        raise InputError(
+            "the live display needs rich: pip install 'callstream[cli]' "
+            "(or use --output jsonl, which works without it)"
+        ) from None
+    return Console(file=stdout, highlight=False)
+
+
+# --- commands -----------------------------------------------------------------------------
+
+
+def _interval(speed: float) -> float:
+    return 0.0 if speed == 0 else BASE_INTERVAL / speed
+
+
+def _run_jsonl(prepared: Prepared, provider: str, speed: float, stdout: IO[str]) -> ReplayStats:
+    from callstream.feed import dumps_feed
+
+    def on_update(update: Any) -> None:
+        if update.events:
+            stdout.write("".join(dumps_feed(event) + "\n" for event in update.events))
+            stdout.flush()
+
+    return replay(prepared, provider=provider, on_update=on_update, interval=_interval(speed))
+
+
+def _run_rich(
+    prepared: Prepared, provider: str, speed: float, console: Console
+) -> tuple[ReplayStats, StreamView]:
+    import time
+
+    try:
+        from rich.live import Live
+
+        from callstream.cli._render import render_stream, render_summary, symbols_for
+        from callstream.cli._view import StreamView
+    except ImportError:
+        raise InputError(
+            "the live display needs rich: pip install 'callstream[cli]' "
+            "(or use --output jsonl, which works without it)"
+        ) from None
+
+    view = StreamView()
+    symbols = symbols_for(console.encoding)
+    live_ok = console.is_terminal and not console.is_dumb_terminal
+    if not live_ok:
+        stats = replay(prepared, provider=provider, on_update=lambda u: _apply_all(view, u.events))
+    else:
+        interval = _interval(speed)
+        limit = max(80, console.width * 4)
+        frame = 1 / 25  # at most 25 redraws a second when nothing paces the replay
+        last = 0.0
+        with Live(
+            render_stream(view, symbols, string_limit=limit),
+            console=console,
+            auto_refresh=False,
+            transient=True,
+        ) as live:
+
+            def on_update(update: Any) -> None:
+                nonlocal last
+                if not update.events:
+                    return
+                _apply_all(view, update.events)
+                now = time.monotonic()
+                if interval > 0 or now - last >= frame:
+                    last = now
+                    live.update(render_stream(view, symbols, string_limit=limit), refresh=True)
+
+            stats = replay(prepared, provider=provider, on_update=on_update, interval=interval)
+    console.print(render_stream(view, symbols))
+    console.print(render_summary(view, stats, symbols))
+    return stats, view
+
+
+def _apply_all(view: StreamView, events: Sequence[Any]) -> None:
+    for event in events:
+        view.apply(event)
+
+
+def _replay_one(
+    recording: Recording,
+    args: argparse.Namespace,
+    stdout: IO[str],
+    console: Console | None,
+) -> None:
+    prepared = prepare(recording, provider=args.provider, split=args.split)
+    if args.output == "jsonl":
+        _run_jsonl(prepared, args.provider, args.speed, stdout)
+    else:
+        assert console is not None
+        _run_rich(prepared, args.provider, args.speed, console)
+
+
+def _cmd_replay(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
+    recording = load_path(args.file)
+    if args.output == "rich" and console is None:
+        console = _console(stdout)
+    _replay_one(recording, args, stdout, console)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
+    if args.list:
+        width = max(len(name) for name in EXAMPLES)
+        for example in EXAMPLES.values():
+            star = "*" if example.name in DEMO else " "
+            stdout.write(
+                f"{star} {example.name:<{width}}  {example.format:<16}  {example.summary}\n"
+            )
+        stdout.write("(* = replayed by 'callstream demo' without names)\n")
+        return 0
+    names = args.names or list(DEMO)
+    unknown = [name for name in names if name not in EXAMPLES]
+    if unknown:
+        raise InputError(
+            f"no bundled example named {unknown[0]!r}; choose from: {', '.join(EXAMPLES)}"
+        )
+    if args.output == "rich" and console is None:
+        console = _console(stdout)
+    for number, name in enumerate(names):
+        example = EXAMPLES[name]
+        recording = load_text(read_example(name), example.filename)
+        if console is not None and args.output == "rich":
+            from rich.text import Text
+
+            if number:
+                console.print()
+            console.rule(Text(f"{name} ({example.format})", style="bold"), style="dim")
+            console.print(Text(example.summary, style="dim"))
+        _replay_one(recording, args, stdout, console)
+    if console is not None and args.output == "rich":
+        console.print()
+        console.print(
+            "More: callstream demo --list | callstream replay FILE | --output jsonl",
+            style="dim",
+            highlight=False,
+        )
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace, stdout: IO[str]) -> int:
+    recording = load_path(args.file)
+    prepared = prepare(recording, provider=args.provider, split=args.split)
+    stats = replay(prepared, provider=args.provider, on_update=lambda update: None)
+    result = stats.result
+    assert result is not None
+    document = {
+        "tool_calls": result.tool_calls,
+        "invalid_tool_calls": result.invalid_tool_calls,
+        "finish_reason": result.finish_reason,
+    }
+    stdout.write(_safe_json(document, indent=2) + "\n")
+    return 1 if result.invalid_tool_calls else 0
+
+
+def _cmd_schema(stdout: IO[str]) -> int:
+    from callstream.feed import feed_schema
+
+    stdout.write(_safe_json(feed_schema(), indent=2) + "\n")
+    return 0
+
+
+# --- entry point --------------------------------------------------------------------------
+
+
+def run(
+    argv: Sequence[str] | None = None,
+    *,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    console: Console | None = None,
+) -> int:
+    """Run the command with explicit streams (for tests); see :func:`main`.
+
+    ``console``, when given, is the rich console used for rendering (for example one
+    writing to a ``StringIO``, with or without ``force_terminal``).
+    """
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, or a usage error already reported by argparse
+        return stop.code if isinstance(stop.code, int) else 2
+    if args.command is None:
+        parser.print_help(out)
+        return 2
+    try:
+        if args.command == "demo":
+            return _cmd_demo(args, out, console)
+        if args.command == "replay":
+            return _cmd_replay(args, out, console)
+        if args.command == "inspect":
+            return _cmd_inspect(args, out)
+        return _cmd_schema(out)
+    except (InputError, CallstreamError) as error:
+        err.write(f"{PROG}: error: {error}\n")
+        return 2
+    except KeyboardInterrupt:
+        err.write(f"{PROG}: interrupted\n")
+        return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``callstream`` console script; returns the exit status.
+
+    ``argv`` defaults to ``sys.argv[1:]``. Bad input gives a one-line message on
+    standard error and status 2, never a traceback.
+    """
+    try:
+        return run(argv)
+    except BrokenPipeError:
+        # The reader went away (``callstream ... | head``): stop quietly.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141

@@ -1,0 +1,251 @@
+"""What the command shows, as plain data: the calls of a stream rebuilt from assembly events.
+
+:class:`StreamView` applies events in order, the way a UI consuming the JSON feed would:
+a call appears at ``CallStarted``; its argument tree grows from the changes of each
+``ArgumentsDelta`` (no re-parsing, no snapshots); ``CallDone`` replaces the tree by the
+final arguments (they agree; this also covers providers that send whole objects);
+``CallInvalid`` marks the call with its error. Nothing here imports rich, so the view is
+tested and reused without it.
+
+Cost: each change is applied in O(depth of its path); a string keeps its fragments as a
+list of parts, joined when rendered.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from callstream._assembly.types import (
+    ArgumentsDelta,
+    AssemblyEvent,
+    CallDone,
+    CallInvalid,
+    CallStarted,
+    StreamFinished,
+)
+from callstream._json.changes import Change, ScalarSet, StringExtended, ValueClosed, ValueStarted
+from callstream._types import JSONPath
+
+__all__ = (
+    "ArrayNode",
+    "CallView",
+    "Node",
+    "ObjectNode",
+    "ScalarNode",
+    "StreamView",
+    "StringNode",
+    "node_from_value",
+    "scalar_text",
+)
+
+
+@dataclass(slots=True, eq=False)
+class ObjectNode:
+    """A JSON object being built: members in order of appearance."""
+
+    members: dict[str, Node] = field(default_factory=dict)
+    closed: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class ArrayNode:
+    """A JSON array being built."""
+
+    items: list[Node] = field(default_factory=list)
+    closed: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class StringNode:
+    """A JSON string being built; ``parts`` are the decoded fragments in order."""
+
+    parts: list[str] = field(default_factory=list)
+    closed: bool = False
+
+    @property
+    def text(self) -> str:
+        """The string so far (joins the parts once and keeps the result)."""
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+
+@dataclass(slots=True, eq=False)
+class ScalarNode:
+    """A complete number, boolean or null (always closed)."""
+
+    value: Any
+    closed: bool = True
+
+
+Node = ObjectNode | ArrayNode | StringNode | ScalarNode
+
+
+def node_from_value(value: Any) -> Node:
+    """Build a closed tree from a complete JSON value (iteratively; any depth)."""
+    root = ObjectNode(closed=True)
+    stack: list[tuple[Node, Any, Any]] = [(root, "", value)]
+    while stack:
+        parent, key, item = stack.pop()
+        if isinstance(item, dict):
+            node: Node = ObjectNode(closed=True)
+            for k, v in reversed(list(item.items())):
+                stack.append((node, str(k), v))
+        elif isinstance(item, list | tuple):
+            node = ArrayNode(closed=True)
+            # placeholders keep the order while children are built out of order
+            node.items.extend(ScalarNode(None) for _ in item)
+            for i in range(len(item) - 1, -1, -1):
+                stack.append((node, i, item[i]))
+        elif isinstance(item, str):
+            node = StringNode([item], closed=True)
+        else:
+            node = ScalarNode(item)
+        if isinstance(parent, ObjectNode):
+            parent.members[key] = node
+        elif isinstance(parent, ArrayNode):
+            parent.items[key] = node
+    return root.members[""]
+
+
+@dataclass(slots=True, eq=False)
+class CallView:
+    """One tool call as shown: header fields, status, argument tree, raw text."""
+
+    index: int
+    name: str
+    id: str | None = None
+    key: int | None = None
+    status: Literal["streaming", "done", "invalid"] = "streaming"
+    error: str | None = None
+    tree: Node | None = None
+    raw_parts: list[str] = field(default_factory=list)
+    raw_chars: int = 0
+
+    @property
+    def raw(self) -> str:
+        """The raw argument text received so far."""
+        if len(self.raw_parts) > 1:
+            self.raw_parts[:] = ["".join(self.raw_parts)]
+        return self.raw_parts[0] if self.raw_parts else ""
+
+    def apply_changes(self, changes: tuple[Change, ...]) -> None:
+        """Apply parser changes to the argument tree; a change that does not fit is skipped."""
+        for change in changes:
+            self._apply(change)
+
+    def _apply(self, change: Change) -> None:
+        path = change.path
+        if isinstance(change, StringExtended):
+            node = self._find(path)
+            if isinstance(node, StringNode):
+                node.parts.append(change.text)
+        elif isinstance(change, ValueClosed):
+            node = self._find(path)
+            if node is not None:
+                node.closed = True
+        elif isinstance(change, ValueStarted | ScalarSet):
+            new: Node
+            if isinstance(change, ScalarSet):
+                new = ScalarNode(change.value)
+            elif change.kind == "object":
+                new = ObjectNode()
+            elif change.kind == "array":
+                new = ArrayNode()
+            else:
+                new = StringNode()
+            if not path:
+                self.tree = new
+                return
+            parent = self._find(path[:-1])
+            last = path[-1]
+            if isinstance(parent, ObjectNode) and isinstance(last, str):
+                parent.members.pop(last, None)  # a repeated key moves to the end, as it is shown
+                parent.members[last] = new
+            elif isinstance(parent, ArrayNode) and isinstance(last, int):
+                if last == len(parent.items):
+                    parent.items.append(new)
+                elif 0 <= last < len(parent.items):
+                    parent.items[last] = new
+
+    def _find(self, path: JSONPath) -> Node | None:
+        node = self.tree
+        for part in path:
+            if isinstance(node, ObjectNode) and isinstance(part, str):
+                node = node.members.get(part)
+            elif isinstance(node, ArrayNode) and isinstance(part, int):
+                node = node.items[part] if 0 <= part < len(node.items) else None
+            else:
+                return None
+        return node
+
+
+@dataclass(slots=True, eq=False)
+class StreamView:
+    """The calls of one stream, rebuilt from its assembly events."""
+
+    calls: dict[int, CallView] = field(default_factory=dict)
+    finished: bool = False
+    finish_reason: str | None = None
+    events: int = 0
+
+    def apply(self, event: AssemblyEvent) -> None:
+        """Apply one event (cost: O(size of the event)). Unknown calls are created on demand."""
+        self.events += 1
+        match event:
+            case CallStarted(index=index, key=key, id=id_, name=name):
+                self.calls[index] = CallView(index=index, name=name, id=id_, key=key)
+            case ArgumentsDelta(index=index, text=text, changes=changes):
+                call = self._call(index)
+                call.raw_parts.append(text)
+                call.raw_chars += len(text)
+                call.apply_changes(changes)
+            case CallDone(index=index, tool_call=tool_call):
+                call = self._call(index, tool_call.get("name"))
+                call.status = "done"
+                call.id = tool_call.get("id") or call.id
+                call.tree = node_from_value(tool_call.get("args", {}))
+            case CallInvalid(index=index, invalid_tool_call=invalid):
+                call = self._call(index, invalid.get("name"))
+                call.status = "invalid"
+                call.error = invalid.get("error")
+                if invalid.get("id") and not call.id:
+                    call.id = invalid.get("id")
+                args = invalid.get("args")
+                if isinstance(args, str) and not call.raw_parts:
+                    call.raw_parts.append(args)
+                    call.raw_chars = len(args)
+            case StreamFinished(reason=reason):
+                self.finished = True
+                self.finish_reason = reason
+
+    def _call(self, index: int, name: str | None = None) -> CallView:
+        call = self.calls.get(index)
+        if call is None:
+            call = self.calls[index] = CallView(index=index, name=name or "?")
+        return call
+
+    @property
+    def valid(self) -> int:
+        """Number of calls that ended valid."""
+        return sum(1 for c in self.calls.values() if c.status == "done")
+
+    @property
+    def invalid(self) -> int:
+        """Number of calls that ended invalid."""
+        return sum(1 for c in self.calls.values() if c.status == "invalid")
+
+
+def scalar_text(value: Any) -> str:
+    """JSON spelling of a scalar (``true``, ``null``, ``1.5``; non-finite floats as is)."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    return str(value)
