@@ -118,14 +118,17 @@ class ToolCallAssembler:
        b. it brings both an ``id`` and a ``name`` that differ from the call's (neither
           extending it) while the call has both — two back-to-back calls without
           arguments, rather than an id and a name both streamed in pieces;
-       c. it names a tool and brings argument text while the call's arguments are
-          already a complete JSON value (whole calls resent with the same name);
+       c. it names a tool while the call's arguments are already a complete JSON value,
+          and either brings non-blank argument text or has neither index nor id (whole
+          calls, one after the other, of the same tool; a keyed chunk resending the name
+          with blank text stays a repeat);
        d. it has neither index nor id and names a tool other than the call's (not a
           repeat or an extension): pieces cannot be told apart without a key, so the
           name is taken as a tool of its own;
-       e. the call was ended (:meth:`end_call` / :meth:`fail_call`) and the chunk brings
-          anything new (another id or name, non-blank argument text); blank
-          continuations of an ended call are ignored.
+       e. the call was ended (:meth:`end_call` / :meth:`fail_call`) and the chunk names
+          a tool (even the same one: an ended call takes no more names), brings another
+          id, or non-blank argument text; blank continuations of an ended call and a
+          repeat of its id are ignored.
     6. **Arguments.** ``args`` text is appended to the call's raw text and fed to its
        parser. An ``args`` dict is the complete arguments (serialized with
        ``json.dumps``); when the call already has text, the dict replaces it.
@@ -602,11 +605,7 @@ class ToolCallAssembler:
     ) -> bool:
         """Rule 5: whether this chunk starts a new call instead of continuing ``call``."""
         if call.ended:
-            return (
-                (id_ is not None and id_ != call.id)
-                or (name is not None and name != call.name)
-                or _has_content(text)
-            )
+            return name is not None or (id_ is not None and id_ != call.id) or _has_content(text)
         cid = call.id
         cname = call.name
         if id_ is not None and cid is not None and id_ != cid:
@@ -624,7 +623,7 @@ class ToolCallAssembler:
             if name != cname:
                 if call.args_seen or (anonymous and not name.startswith(cname)):
                     return True
-            if _has_content(text) and (
+            if (anonymous or _has_content(text)) and (
                 call.whole or (call.parser is not None and call.parser.complete)
             ):
                 return True
