@@ -1,0 +1,73 @@
+"""ParsedCall: one tool call as an output parser sees it (partial, valid or invalid)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from callstream._assembly.types import InvalidToolCall, ToolCall
+
+__all__ = ("ParsedCall", "Status")
+
+T = TypeVar("T")
+
+Status = Literal["partial", "valid", "invalid"]
+"""``"partial"`` while the call streams; ``"valid"`` / ``"invalid"`` once it is final."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ParsedCall(Generic[T]):
+    """One tool call in a parser's result: identity, status, arguments and parsed value.
+
+    Attributes:
+        index: the call's number in order of start (0, 1, ...), as in assembly events.
+        name: the tool name (None only for an invalid call that never had one).
+        id: the provider's call id, None when the provider gives none.
+        status: ``"partial"`` while streaming, then ``"valid"`` or ``"invalid"``.
+        args: the arguments: while partial, the values complete so far in their open
+            objects and arrays (a number, literal or string appears once complete, so
+            nothing shown ever changes); once valid, the final arguments; once invalid,
+            the best arguments known (often partial, ``{}`` when none).
+        value: what the parser made of the arguments: the ``args`` for the JSON parser;
+            for the pydantic parser, the validated object (a partial preview while
+            streaming, the strictly validated object once valid), None when there is none.
+        error: why the call is invalid (None otherwise): the assembler's reason, the
+            pydantic validation error text, or an unknown tool name.
+        raw_args: for an invalid call, its raw argument text (as an ``InvalidToolCall``
+            carries it); None otherwise.
+
+    A ``ParsedCall`` is immutable and is not changed by later input; its ``args`` share
+    complete sub-values with later results, so treat them as read-only.
+    """
+
+    index: int
+    name: str | None
+    id: str | None
+    status: Status
+    args: dict[str, Any]
+    value: T | None
+    error: str | None = None
+    raw_args: str | None = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the call is final (valid or invalid)."""
+        return self.status != "partial"
+
+    @property
+    def valid(self) -> bool:
+        """Whether the call is final and valid."""
+        return self.status == "valid"
+
+    def to_dict(self) -> ToolCall | InvalidToolCall:
+        """This call as a LangChain-shaped dict: ``InvalidToolCall`` when invalid, else
+        ``ToolCall`` (with the partial arguments while streaming)."""
+        if self.status == "invalid":
+            raw = self.raw_args
+            if raw is None and self.args:
+                raw = json.dumps(self.args, ensure_ascii=False)
+            return InvalidToolCall(
+                name=self.name, args=raw, id=self.id, error=self.error, type="invalid_tool_call"
+            )
+        return ToolCall(name=self.name or "", args=self.args, id=self.id, type="tool_call")
