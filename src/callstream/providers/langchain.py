@@ -62,15 +62,15 @@ def validate_chunk(chunk: Any) -> ToolCallChunk:
     fields = {k: v for k, v in chunk.items() if k in _CHUNK_KEYS and k != "type"}
     if isinstance(fields.get("index"), bool):
         raise ChunkValidationError(
-            f"invalid tool call chunk: index: must be an integer, got {fields['index']!r}"
+            f"invalid tool call chunk: index must be {_EXPECTED['index']}, got {fields['index']!r}"
         )
     try:
         valid = _ADAPTER.validate_python(fields)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'][:1]) or 'chunk'}: {err['msg']}"
-            f" (got {err['input']!r})"
-            for err in _first_per_field(exc)
+            f"{field} must be {_EXPECTED.get(str(field), 'valid')}, got {err['input']!r}"
+            f" ({err['msg']})"
+            for field, err in _first_per_field(exc)
         )
         raise ChunkValidationError(f"invalid tool call chunk: {problems}") from None
     return {
@@ -82,16 +82,24 @@ def validate_chunk(chunk: Any) -> ToolCallChunk:
     }
 
 
-def _first_per_field(exc: ValidationError) -> list[Any]:
+_EXPECTED = {
+    "index": "an int, a string of digits or None",
+    "args": "a str (JSON text), a dict or None",
+    "name": "a str or None",
+    "id": "a str or None",
+}
+
+
+def _first_per_field(exc: ValidationError) -> list[tuple[object, Any]]:
     """One error per field (a union reports one error per member; keep the first)."""
     seen: set[object] = set()
-    errors = []
+    errors: list[tuple[object, Any]] = []
     for err in exc.errors(include_url=False):
-        field = err["loc"][0] if err["loc"] else None
+        field = err["loc"][0] if err["loc"] else "chunk"
         if field in seen:
             continue
         seen.add(field)
-        errors.append(err)
+        errors.append((field, err))
     return errors
 
 
