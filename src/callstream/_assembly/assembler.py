@@ -832,13 +832,17 @@ class ToolCallAssembler:
         try:
             value = parser.close()
         except IncompleteJSONError as exc:
+            where = f"{exc.reason} at position {exc.position}"
             if limit_reason is not None:
-                why = f"by the token limit (finish reason {limit_reason!r})"
-            elif at_finish:
-                why = "the stream ended before they were complete"
+                error = (
+                    f"arguments were cut off by the token limit (finish reason {limit_reason!r}): "
+                    f"{where}"
+                )
             else:
-                why = "the call ended before they were complete"
-            error = f"arguments were cut off: {why}; {exc.reason} at position {exc.position}"
+                ended = "stream" if at_finish else "call"
+                error = (
+                    f"arguments were cut off: the {ended} ended before they were complete ({where})"
+                )
         except PartialJSONError as exc:
             error = _rejected(exc)
         else:
