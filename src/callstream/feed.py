@@ -195,16 +195,15 @@ def _adapter() -> TypeAdapter[Any]:
 
 
 def _change_item(change: Change) -> _ChangeItem:
-    path = to_json_pointer(change.path)
     match change:
-        case StringExtended(text=text):
-            return {"type": "string_extended", "path": path, "text": text}
-        case ValueStarted(kind=kind):
-            return {"type": "value_started", "path": path, "kind": kind}
-        case ScalarSet(value=value):
-            return {"type": "scalar_set", "path": path, "value": value}
-        case ValueClosed():
-            return {"type": "value_closed", "path": path}
+        case StringExtended(path=path, text=text):
+            return {"type": "string_extended", "path": to_json_pointer(path), "text": text}
+        case ValueStarted(path=path, kind=kind):
+            return {"type": "value_started", "path": to_json_pointer(path), "kind": kind}
+        case ScalarSet(path=path, value=value):
+            return {"type": "scalar_set", "path": to_json_pointer(path), "value": value}
+        case ValueClosed(path=path):
+            return {"type": "value_closed", "path": to_json_pointer(path)}
     raise UsageError(f"not a callstream change: {change!r}")
 
 
