@@ -9,10 +9,10 @@ scripts measure the same way:
   per-input median. Input objects are built before the clock starts.
 - **Budget.** A library whose cost grows quadratically cannot be run at every size.
   :class:`Series` predicts the next size's total from the sizes already measured (least
-  squares fit ``t = a*n + b*n**2``, ``a, b >= 0``) and skips a size whose prediction is
-  over the budget; a pass that still runs past twice the budget is stopped and its total
-  extrapolated from its own cumulative-time curve. Both are reported as such, never
-  dropped.
+  squares fit ``t = a*n + b*n**2``, ``a, b >= 0``, once two sizes are known) and skips
+  a size whose prediction is over the budget; a pass that still runs past the budget is
+  stopped and its total extrapolated from its own cumulative-time curve. Both are
+  reported as such, never dropped.
 - **Streams.** Deterministic documents (structured records; one long string with escapes
   and non-ASCII), tool-call argument texts, and whole streams in the OpenAI Chat
   Completions and Anthropic Messages wire formats, cut into 4-character argument
@@ -78,7 +78,11 @@ def arguments(description: str, argv: Sequence[str] | None) -> argparse.Namespac
     )
     parser.add_argument("--repeats", type=int, default=None, help="max passes per measurement")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG plot")
+    parser.add_argument(
+        "--tiny", action="store_true", help="smallest sizes only (the test suite's smoke run)"
+    )
     ns = parser.parse_args(argv)
+    ns.quick = ns.quick or ns.tiny
     if ns.budget is None:
         ns.budget = 2.0 if ns.quick else 60.0
     if ns.repeats is None:
@@ -293,11 +297,12 @@ class Series:
     """Measure one library at increasing sizes under a time budget.
 
     Call :meth:`run` with sizes in increasing order. Each size is predicted from the
-    totals measured so far (:func:`fit_quadratic` over input counts); if the prediction
-    is over ``budget_s`` the size is skipped and its total reported as the prediction.
-    A pass that runs past ``2 * budget_s`` is stopped and extrapolated from its own
-    cumulative-time curve. Fast sizes are repeated (up to ``repeats`` passes, until
-    about ``min_time_s`` of work) and the median total kept.
+    totals measured so far (:func:`fit_quadratic` over input counts, from two sizes on);
+    if the prediction is over ``budget_s`` the size is skipped and its total reported as
+    the prediction. A pass that runs past ``budget_s`` is stopped and extrapolated from
+    its own cumulative-time curve. The first size gets one untimed warm-up pass. Fast
+    sizes are repeated (up to ``repeats`` passes, until about ``min_time_s`` of work)
+    and the median total kept.
     """
 
     def __init__(
@@ -308,6 +313,41 @@ class Series:
         self.repeats = max(1, repeats)
         self.min_time_s = min_time_s
         self.points: list[tuple[int, float]] = []
+        self.warmed = False
+
+    def _stopped(self, m: Measurement, p: Pass) -> Measurement:
+        est = fit_quadratic(p.curve)(m.inputs)
+        m.status = "stopped"
+        m.total_s = est
+        m.median_ns = math.nan
+        m.note = (
+            f"stopped after {fmt_s(p.total_s)} at {100 * p.done / m.inputs:.0f}% "
+            f"of the inputs; total extrapolated (quadratic fit of its own time curve)"
+        )
+        self.points.append((m.inputs, est))
+        return m
+
+    def precheck(self, size: int, count: int) -> Measurement | None:
+        """The skipped measurement when ``count`` inputs are predicted over budget, else None.
+
+        Lets a caller avoid building inputs it will not run.
+        """
+        if len(self.points) < 2:
+            return None  # one point cannot tell a per-chunk constant from growth: run it
+        predicted = fit_quadratic(self.points)(count)
+        if predicted <= self.budget_s:
+            return None
+        return Measurement(
+            label=self.label,
+            size=size,
+            inputs=count,
+            status="skipped",
+            total_s=predicted,
+            note=(
+                f"skipped: predicted {fmt_s(predicted)} > {self.budget_s:g} s budget "
+                f"(quadratic fit over {len(self.points)} smaller size(s))"
+            ),
+        )
 
     def run(
         self, size: int, consumer: Consumer, inputs: Sequence[Any], *, skip: str | None = None
@@ -317,32 +357,21 @@ class Series:
         if skip is not None:
             m.status, m.note = "n/a", skip
             return m
-        if self.points:
-            predicted = fit_quadratic(self.points)(len(inputs))
-            if predicted > self.budget_s:
-                m.status = "skipped"
-                m.total_s = predicted
-                m.note = (
-                    f"skipped: predicted {fmt_s(predicted)} > {self.budget_s:g} s budget "
-                    f"(quadratic fit over {len(self.points)} smaller size(s))"
-                )
-                return m
+        skipped = self.precheck(size, len(inputs))
+        if skipped is not None:
+            return skipped
         totals: list[float] = []
         samples: list[int] = []
         spent = 0.0
+        if not self.warmed:
+            # Untimed first pass: imports, lazily built validators, caches.
+            self.warmed = True
+            if one_pass(consumer, inputs, deadline_s=self.budget_s).done < len(inputs):
+                return self._stopped(m, one_pass(consumer, inputs, deadline_s=self.budget_s))
         while True:
-            p = one_pass(consumer, inputs, deadline_s=2 * self.budget_s)
+            p = one_pass(consumer, inputs, deadline_s=self.budget_s)
             if p.done < len(inputs):
-                est = fit_quadratic(p.curve)(len(inputs))
-                m.status = "stopped"
-                m.total_s = est
-                m.median_ns = statistics.median(p.samples_ns) if p.samples_ns else math.nan
-                m.note = (
-                    f"stopped after {fmt_s(p.total_s)} at {100 * p.done / len(inputs):.0f}% "
-                    f"of the inputs; total extrapolated (quadratic fit of its own curve)"
-                )
-                self.points.append((len(inputs), est))
-                return m
+                return self._stopped(m, p)
             totals.append(p.total_s)
             samples.extend(p.samples_ns)
             m.result = p.result
@@ -485,15 +514,14 @@ class Call:
 
 
 def make_calls(n: int, size: int, *, id_style: str = "openai") -> list[Call]:
-    """``n`` calls with about ``size`` bytes of arguments each."""
-    names = ("get_weather", "write_file", "search_docs", "send_email")
+    """``n`` calls with about ``size`` bytes of arguments each (ids in OpenAI or Anthropic
+    style). Small calls are weather-style lookups, large ones ``write_file``."""
+    names = ("get_weather", "search_docs", "send_email", "get_time")
+    prefix = "call_" if id_style == "openai" else "toolu_01"
     out = []
     for i in range(n):
-        prefix = "call_" if id_style == "openai" else "toolu_01"
-        ident = f"{prefix}{i:04d}{'BenchmarkId' * 2}"[:30]
-        name = "get_weather" if size <= 400 else "write_file"
-        if n > 1 and size <= 400:
-            name = names[i % len(names)] if i % len(names) != 1 else "get_weather"
+        ident = f"{prefix}{i:04d}{'BenchmarkId' * 3}"[:30]
+        name = names[i % len(names)] if size <= 400 else "write_file"
         out.append(Call(name=name, id=ident, args=sized_args(size, i)))
     return out
 
@@ -502,11 +530,13 @@ def tool_call_chunks(calls: Sequence[Call], *, interleave: bool) -> list[dict[st
     """LangChain-shaped ``ToolCallChunk`` dicts for ``calls``: a first chunk with name and
     id, then 4-character argument fragments (round-robin across calls if ``interleave``)."""
     per_call: list[list[dict[str, Any]]] = []
+    cut: dict[str, list[str]] = {}  # calls with equal arguments share fragment strings
     for i, c in enumerate(calls):
+        frags = cut.setdefault(c.args, fragments(c.args))
         chunks = [{"name": c.name, "args": "", "id": c.id, "index": i, "type": "tool_call_chunk"}]
         chunks += [
             {"name": None, "args": f, "id": None, "index": i, "type": "tool_call_chunk"}
-            for f in fragments(c.args)
+            for f in frags
         ]
         per_call.append(chunks)
     if not interleave:
@@ -760,7 +790,8 @@ def loglog_plot(
         ax.set_ylabel(ylabel)
         ax.set_title(panel_title)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
     fig.suptitle(title)
     note = "hollow markers, dotted: extrapolated (over budget)"
     if budget_s:

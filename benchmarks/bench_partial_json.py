@@ -32,8 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
 
-SIZES = (1 << 10, 10 << 10, 100 << 10, 1 << 20)
+SIZES: tuple[int, ...] = (1 << 10, 10 << 10, 100 << 10, 1 << 20)
 QUICK_SIZES = (256, 1 << 10)
+TINY_SIZES = (128,)
 DOCS: dict[str, Callable[[int], str]] = {
     "structured": c.structured_document,
     "long string": c.long_string_document,
@@ -340,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; write ``partial_json.md`` (+ ``.json``, ``.png``) to ``--out``."""
     ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
     info = c.machine()
-    sizes = QUICK_SIZES if ns.quick else SIZES
+    sizes = TINY_SIZES if ns.tiny else QUICK_SIZES if ns.quick else SIZES
     results = run(sizes, budget_s=ns.budget, repeats=ns.repeats)
     cmd = "python benchmarks/bench_partial_json.py" + (" --quick" if ns.quick else "")
     text = report(results, info, budget_s=ns.budget, cmd=cmd)

@@ -1,0 +1,292 @@
+"""Tool-call assembly side by side: callstream's ToolCallAssembler vs LangChain chunk addition.
+
+For 1, 4 and 16 parallel calls with 200 B, 10 KB and 1 MB of arguments *per call*, cut
+into 4-character fragments and interleaved round-robin across the calls (the harder case
+for a merger; each call's first chunk carries its name and id), times per chunk:
+
+- callstream ``ToolCallAssembler.feed(chunk)`` then ``.tool_calls`` (parsed previews of
+  every call) after every chunk;
+- callstream ``feed`` only, consuming the events ("events only": no view reads);
+- LangChain ``gathered = gathered + chunk; gathered.tool_calls`` with prebuilt
+  ``AIMessageChunk`` objects (building them is outside the timing).
+
+The final calls of every library are checked against the originals. A library predicted
+to take longer than the budget (60 s) at a size is skipped and its total extrapolated.
+
+    python benchmarks/bench_assembler.py            # full run -> benchmarks/results/
+    python benchmarks/bench_assembler.py --quick    # smoke run
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as c
+
+CALLS: tuple[int, ...] = (1, 4, 16)
+SIZES: tuple[int, ...] = (200, 2 << 10, 10 << 10, 1 << 20)
+QUICK_CALLS = (1, 4)
+QUICK_SIZES = (200, 2 << 10)
+TINY_CALLS: tuple[int, ...] = (1, 2)
+TINY_SIZES: tuple[int, ...] = (100,)
+
+OURS_VIEW = "callstream: feed + .tool_calls"
+OURS_EVENTS = "callstream: events only"
+LANGCHAIN = "LangChain: gathered + chunk; .tool_calls"
+
+Factory = Callable[[list[dict[str, Any]]], tuple[c.Consumer, Sequence[Any]]]
+"""Builds, from the chunk dicts, a consumer and the inputs it takes (outside timing)."""
+
+
+def _ours(read_view: bool) -> Factory | None:
+    try:
+        from callstream._assembly import ToolCallAssembler
+    except ImportError:
+        return None
+
+    def factory(chunks: list[dict[str, Any]]) -> tuple[c.Consumer, Sequence[Any]]:
+        def consumer() -> tuple[c.Step, c.Finish]:
+            asm = ToolCallAssembler()
+            feed = asm.feed
+
+            def finish() -> Any:
+                asm.finish()
+                assert not asm.invalid_tool_calls, asm.invalid_tool_calls
+                return c.normalize_calls((t["name"], t["id"], t["args"]) for t in asm.tool_calls)
+
+            if read_view:
+
+                def step(chunk: Any) -> object:
+                    feed(chunk)
+                    return asm.tool_calls
+
+                return step, finish
+
+            def events_only(chunk: Any) -> object:
+                for _event in feed(chunk):
+                    pass
+                return None
+
+            return events_only, finish
+
+        return consumer, chunks
+
+    return factory
+
+
+def _langchain() -> Factory | None:
+    try:
+        from langchain_core.messages import AIMessageChunk
+        from langchain_core.messages.tool import tool_call_chunk
+    except ImportError:
+        return None
+
+    def factory(chunks: list[dict[str, Any]]) -> tuple[c.Consumer, Sequence[Any]]:
+        messages = [
+            AIMessageChunk(
+                content="",
+                tool_call_chunks=[
+                    tool_call_chunk(
+                        name=ch["name"], args=ch["args"], id=ch["id"], index=ch["index"]
+                    )
+                ],
+            )
+            for ch in chunks
+        ]
+
+        def consumer() -> tuple[c.Step, c.Finish]:
+            state: dict[str, Any] = {"gathered": None}
+
+            def step(msg: Any) -> object:
+                gathered = state["gathered"]
+                gathered = msg if gathered is None else gathered + msg
+                state["gathered"] = gathered
+                return gathered.tool_calls
+
+            def finish() -> Any:
+                g = state["gathered"]
+                assert not g.invalid_tool_calls, g.invalid_tool_calls
+                return c.normalize_calls((t["name"], t["id"], t["args"]) for t in g.tool_calls)
+
+            return step, finish
+
+        return consumer, messages
+
+    return factory
+
+
+def libraries() -> dict[str, Factory | None]:
+    """Factories by label (None when not installed / not landed yet)."""
+    return {
+        OURS_VIEW: _ours(read_view=True),
+        OURS_EVENTS: _ours(read_view=False),
+        LANGCHAIN: _langchain(),
+    }
+
+
+def run(
+    calls: Sequence[int], sizes: Sequence[int], *, budget_s: float, repeats: int
+) -> list[c.Measurement]:
+    """Measure every library for every (calls, size); one flat list of measurements."""
+    libs = libraries()
+    rows: list[c.Measurement] = []
+    for n in calls:
+        series = {lb: c.Series(lb, budget_s=budget_s, repeats=repeats) for lb in libs}
+        for size in sizes:
+            spec = c.make_calls(n, size)
+            expected = c.expected_calls(spec)
+            chunks = c.tool_call_chunks(spec, interleave=True)
+            arg_bytes = sum(len(s.args.encode()) for s in spec)
+            for label, factory in libs.items():
+                c.log(f"[assembler] {n} call(s) x {c.fmt_bytes(size)} {label} ...")
+                s = series[label]
+                if factory is None:
+                    m = s.run(size, _none, chunks, skip="not installed / not landed")
+                else:
+                    m = s.precheck(size, len(chunks)) or s.run(size, *factory(chunks))
+                if m.status == "measured":
+                    assert m.result == expected, f"{label} disagrees on the final calls"
+                m.result = None
+                m.extra.update(calls=n, arg_bytes=arg_bytes)
+                rows.append(m)
+            del chunks
+    return rows
+
+
+def _none() -> tuple[c.Step, c.Finish]:  # pragma: no cover - placeholder consumer
+    raise AssertionError("not run")
+
+
+def report(
+    rows: Sequence[c.Measurement], info: dict[str, Any], *, budget_s: float, cmd: str
+) -> str:
+    """The markdown report: one table, ratios to LangChain."""
+    out = [
+        "# Tool-call assembly: callstream ToolCallAssembler vs LangChain chunk addition\n\n",
+        "N parallel calls with the given argument size *per call*, cut into 4-character "
+        "fragments and interleaved round-robin across the calls (each call's first chunk "
+        "carries its name and id). *Per chunk* is the median of individually timed chunks "
+        "(every k-th, about 2,000 per pass); *total* the median time to consume the whole "
+        "stream. callstream rows read `.tool_calls` (parsed arguments of every call) after "
+        "every chunk, except *events only*, which consumes the events returned by `feed` "
+        "and reads no view. LangChain: `gathered = gathered + chunk; gathered.tool_calls` "
+        "with prebuilt `AIMessageChunk`s (construction not timed). Final calls are checked "
+        "against the originals for every library (asserted). A library predicted to need "
+        f"more than {budget_s:g} s is skipped, its total extrapolated (quadratic fit over "
+        "the smaller sizes) and marked `~… (skipped)`.\n\n",
+        c.machine_markdown(info, cmd),
+        "\n",
+    ]
+    table = []
+    for m in rows:
+        lc = next(
+            (
+                r
+                for r in rows
+                if r.label == LANGCHAIN
+                and r.size == m.size
+                and r.extra["calls"] == m.extra["calls"]
+            ),
+            None,
+        )
+        if m.label == LANGCHAIN or lc is None or m.status == "n/a":
+            ratio = "—"
+        else:
+            ratio = c.fmt_ratio(m.total_s, lc.total_s, estimated=m.estimated or lc.estimated)
+        table.append(
+            [
+                m.extra["calls"],
+                c.fmt_bytes(m.size),
+                m.inputs,
+                m.label,
+                c.fmt_ns(m.median_ns) if m.status == "measured" else "—",
+                c.fmt_total(m),
+                ratio,
+                m.note,
+            ]
+        )
+    out.append(
+        c.markdown_table(
+            [
+                "calls",
+                "args per call",
+                "chunks",
+                "library",
+                "per chunk (median)",
+                "total",
+                "vs LangChain",
+                "note",
+            ],
+            table,
+        )
+    )
+    out.append("\nIssue targets (measured here, not asserted):\n\n")
+    out.append(c.markdown_table(["target", "measured"], _targets(rows)))
+    return "".join(out)
+
+
+def _targets(rows: Sequence[c.Measurement]) -> list[list[str]]:
+    def get(label: str, n: int, size: int) -> c.Measurement | None:
+        for m in rows:
+            if m.label == label and m.extra["calls"] == n and m.size == size:
+                return None if math.isnan(m.total_s) else m
+        return None
+
+    out: list[list[str]] = []
+    m = get(OURS_VIEW, 1, 200)
+    out.append(
+        [
+            "feed + .tool_calls <= 5 µs per chunk (median), one 200 B call",
+            "—" if m is None else c.fmt_ns(m.median_ns),
+        ]
+    )
+    meds = [
+        f"{c.fmt_bytes(r.size)}: {c.fmt_ns(r.median_ns)}"
+        for r in rows
+        if r.label == OURS_EVENTS and r.extra["calls"] == 1 and r.status == "measured"
+    ]
+    out.append(["events only: flat per chunk up to 1 MB (one call)", "; ".join(meds) or "—"])
+    for size in sorted({r.size for r in rows}):
+        mine, lc = get(OURS_VIEW, 1, size), get(LANGCHAIN, 1, size)
+        got = (
+            "—"
+            if mine is None or lc is None
+            else c.fmt_ratio(mine.total_s, lc.total_s, estimated=lc.estimated)
+        )
+        out.append(
+            [
+                f"vs LangChain, one call, {c.fmt_bytes(size)} (target >= 50x at 2 KB)",
+                got,
+            ]
+        )
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; write ``assembler.md`` (+ ``.json``) to ``--out``."""
+    ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
+    info = c.machine()
+    if ns.tiny:
+        calls, sizes = TINY_CALLS, TINY_SIZES
+    else:
+        calls, sizes = (QUICK_CALLS, QUICK_SIZES) if ns.quick else (CALLS, SIZES)
+    rows = run(calls, sizes, budget_s=ns.budget, repeats=ns.repeats)
+    cmd = "python benchmarks/bench_assembler.py" + (" --quick" if ns.quick else "")
+    text = report(rows, info, budget_s=ns.budget, cmd=cmd)
+    c.write_text(ns.out / "assembler.md", text)
+    c.write_json(
+        ns.out / "assembler.json",
+        {"machine": info, "budget_s": ns.budget, "results": [m.as_json() for m in rows]},
+    )
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
