@@ -319,6 +319,19 @@ def test_concurrent_sync_iteration_is_refused() -> None:
         next(s)
 
 
+def test_source_error_propagates_and_partial_result_stays_readable() -> None:
+    def source() -> Iterator[dict[str, Any]]:
+        yield from CHAT[:3]
+        raise ConnectionError("network down")
+
+    s = stream(source())
+    with pytest.raises(ConnectionError):
+        for _ in s:
+            pass
+    assert s.tool_calls[0]["name"] == "get_weather"
+    assert not s.result.finished
+
+
 def test_pipeline_is_pure_and_refuses_use_after_close() -> None:
     pipeline = Pipeline()
     updates = [u for p in CHAT for u in pipeline.feed(p)]

@@ -57,6 +57,10 @@ class ToolCallStream(Iterator[StreamUpdate]):
         self._busy = True
         try:
             return next(self._updates)
+        except ValueError as exc:  # another thread got into the generator first
+            if "already executing" in str(exc):
+                raise ConcurrentIterationError("this stream is already being iterated") from exc
+            raise
         finally:
             self._busy = False
 
