@@ -562,3 +562,11 @@ def test_assembler_can_be_driven_by_signals_directly() -> None:
             if not assembler.finished:
                 assembler.apply(signal)
     assert assembler.tool_calls == [{"name": "f", "args": {"a": 1}, "id": "c", "type": "tool_call"}]
+
+
+def test_2025_wire_fields_obfuscation_service_tier_usage_null() -> None:
+    payloads = openai_stream([("c", "get_capital", "")], pieces=[['{"co', 'untry": "UK"}']])
+    for i, p in enumerate(payloads):
+        p.update(service_tier="default", system_fingerprint="fp_1", obfuscation="x" * (i % 5))
+        p.setdefault("usage", None)
+    assert calls(collect(payloads)) == [("get_capital", "c", {"country": "UK"})]

@@ -336,3 +336,15 @@ def test_openai_sdk_event_objects() -> None:
     assert type(objects[3]).__name__ != "dict"
     result = collect(objects)
     assert calls(result) == [("f", "call_1", {"a": [1, 2]})]
+
+
+def test_third_party_shapes_obfuscation_uuid_ids_one_character_deltas() -> None:
+    text = '{"city": "Tokyo"}'
+    item_id = "5f0c9a4e-3b1d-4a8e-9c1f-2f6a1b7d8e90"
+    payloads = [created(), added(0, fc_item(item_id, "call_00_xj", "get_temperature"))]
+    payloads += [
+        dict(delta(0, ch, item_id), obfuscation="ab", sequence_number=n)
+        for n, ch in enumerate(text)
+    ]
+    payloads += [args_done(0, text, item_id), completed()]
+    assert calls(collect(payloads)) == [("get_temperature", "call_00_xj", {"city": "Tokyo"})]
