@@ -243,12 +243,12 @@ class CallSpec:
 
 
 @st.composite
-def call_specs(draw: st.DrawFn, min_size: int = 1, max_size: int = 4) -> list[CallSpec]:
+def call_specs(draw: st.DrawFn, min_size: int = 1, max_size: int = 3) -> list[CallSpec]:
     """Random tool calls with unique ids and JSON-object arguments serialized any way."""
     ident = draw(st.lists(ids, min_size=min_size, max_size=max_size, unique=True))
     specs = []
     for call_id in ident:
-        text = draw(serializations(json_objects(max_leaves=8)))
+        text = draw(serializations(json_objects(max_leaves=6)))
         specs.append(CallSpec(draw(names), call_id, text, json.loads(text)))
     return specs
 
@@ -286,7 +286,7 @@ def call_chunks(
 
 @st.composite
 def tool_call_streams(
-    draw: st.DrawFn, mode: str = "index", noise: bool = False, max_calls: int = 4
+    draw: st.DrawFn, mode: str = "index", noise: bool = False, max_calls: int = 3
 ) -> tuple[list[CallSpec], list[dict[str, Any]]]:
     """Random calls and a chunk stream encoding them.
 

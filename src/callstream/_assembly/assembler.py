@@ -119,9 +119,10 @@ class ToolCallAssembler:
           extending it) while the call has both — two back-to-back calls without
           arguments, rather than an id and a name both streamed in pieces;
        c. it names a tool while the call's arguments are already a complete JSON value,
-          and either brings non-blank argument text or has neither index nor id (whole
-          calls, one after the other, of the same tool; a keyed chunk resending the name
-          with blank text stays a repeat);
+          and either brings non-blank argument text, or has neither index nor id while
+          the call has no id either (whole calls of the same tool one after the other,
+          Ollama style; a chunk resending the name with blank text to a call that has
+          an index or an id stays a repeat);
        d. it has neither index nor id and names a tool other than the call's (not a
           repeat or an extension): pieces cannot be told apart without a key, so the
           name is taken as a tool of its own;
@@ -623,7 +624,7 @@ class ToolCallAssembler:
             if name != cname:
                 if call.args_seen or (anonymous and not name.startswith(cname)):
                     return True
-            if (anonymous or _has_content(text)) and (
+            if (_has_content(text) or (anonymous and cid is None)) and (
                 call.whole or (call.parser is not None and call.parser.complete)
             ):
                 return True
