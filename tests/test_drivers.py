@@ -10,6 +10,8 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from callstream._assembly.types import (
     ArgumentsDelta,
@@ -525,3 +527,66 @@ def test_event_order_per_call() -> None:
     for kinds in per_call.values():
         assert kinds[0] == "CallStarted" and kinds[-1] == "CallDone"
     assert isinstance(events[-1], StreamFinished)
+
+
+# --- odd payloads never crash the translators written for this layer ------------------------
+
+json_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["", "x", "0", "tool_calls"])
+)
+KEYS = [
+    "choices",
+    "delta",
+    "message",
+    "tool_calls",
+    "function",
+    "arguments",
+    "name",
+    "id",
+    "index",
+    "finish_reason",
+    "error",
+    "failed_generation",
+    "code",
+    "type",
+    "output_index",
+    "item",
+    "item_id",
+    "call_id",
+    "delta",
+    "response",
+    "incomplete_details",
+    "reason",
+    "done",
+    "done_reason",
+    "custom",
+]
+junk = st.recursive(
+    json_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+RESPONSE_TYPES = [
+    "response.output_item.added",
+    "response.function_call_arguments.delta",
+    "response.function_call_arguments.done",
+    "response.output_item.done",
+    "response.completed",
+    "response.incomplete",
+    "response.failed",
+    "error",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(junk, max_size=6), st.lists(st.sampled_from(RESPONSE_TYPES), min_size=6, max_size=6)
+)
+def test_junk_payloads_never_raise(payloads: list[Any], types: list[str]) -> None:
+    shaped = [{"type": t, **p} if isinstance(p, dict) else p for t, p in zip(types, payloads)]
+    for provider in ("openai-chat", "openai-responses", "ollama"):
+        for batch in (payloads, shaped):
+            result = collect(batch, provider=provider)
+            assert result.finished
