@@ -6,7 +6,7 @@ layers only) and the third-party packages each layer may import at module level:
     L5  callstream/__init__.py          re-exports; partial_json_parser (for Allow)
     L4  _pipeline < _sync, _async < cli drivers over the shared pipeline, then the shell;
                                         anyio only in _async
-    L3  providers, parsers, tools, feed pydantic; SDKs / LangChain / rich only lazily
+    L3  providers, tools, feed < parsers pydantic; SDKs / LangChain / rich only lazily
     L2  _assembly                       standard library (+ typing_extensions)
     L1  _json                           standard library only
     L0  _errors, _types                 standard library only
@@ -35,7 +35,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "_json": (1, "_json"),
         "_assembly": (2, "_assembly"),
         "providers": (3, "providers"),
-        "parsers": (3, "parsers"),
+        "parsers": (3.5, "parsers"),
         "tools": (3, "tools"),
         "feed": (3, "feed"),
         "examples": (3, "examples"),
@@ -54,6 +54,7 @@ THIRD_PARTY_AT_MODULE_LEVEL: dict[float, set[str]] = {
     1: set(),
     2: {"typing_extensions"},
     3: {"typing_extensions", "pydantic", "pydantic_core"},
+    3.5: {"typing_extensions", "pydantic", "pydantic_core"},
     4: {"typing_extensions", "pydantic", "pydantic_core"},
     4.5: {"typing_extensions", "pydantic", "pydantic_core"},
     4.8: {"typing_extensions", "pydantic", "pydantic_core"},
@@ -61,7 +62,10 @@ THIRD_PARTY_AT_MODULE_LEVEL: dict[float, set[str]] = {
 }
 ONLY_IN = {"anyio": {"callstream._async"}}
 # Modules that exist to wrap an optional package; they are themselves imported lazily.
-WRAPPERS = {"callstream.cli._render": {"rich"}}
+WRAPPERS = {
+    "callstream.cli._render": {"rich"},
+    "callstream.parsers.langchain": {"langchain_core"},
+}
 
 
 def modules() -> list[tuple[str, Path]]:

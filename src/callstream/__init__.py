@@ -1,16 +1,45 @@
-"""callstream: streamed LLM tool-call fragments in, honest tool calls out."""
+"""callstream: streamed LLM tool-call fragments in, honest tool calls out.
+
+The layers, from the bottom (see DESIGN.md): an incremental partial-JSON parser
+(:class:`PartialJSONParser`), a sans-I/O assembler that merges chunks into calls
+(:class:`ToolCallAssembler`), translators for each provider's wire format
+(:mod:`callstream.providers`), output parsers and tool schemas (:mod:`callstream.parsers`,
+:mod:`callstream.tools`), and thin sync / async drivers (:func:`stream`, :func:`astream`,
+:func:`collect`, :func:`acollect`).
+"""
 
 from __future__ import annotations
 
 from partial_json_parser import Allow as Allow
 
+from callstream._assembly import ArgumentsDelta as ArgumentsDelta
+from callstream._assembly import AssemblyEvent as AssemblyEvent
+from callstream._assembly import CallDone as CallDone
+from callstream._assembly import CallEnd as CallEnd
+from callstream._assembly import CallFailure as CallFailure
+from callstream._assembly import CallInvalid as CallInvalid
+from callstream._assembly import CallStarted as CallStarted
+from callstream._assembly import InvalidToolCall as InvalidToolCall
+from callstream._assembly import Signal as Signal
+from callstream._assembly import StreamEnd as StreamEnd
+from callstream._assembly import StreamFinished as StreamFinished
+from callstream._assembly import ToolCall as ToolCall
+from callstream._assembly import ToolCallAssembler as ToolCallAssembler
+from callstream._assembly import ToolCallChunk as ToolCallChunk
+from callstream._async import AsyncToolCallStream as AsyncToolCallStream
+from callstream._async import acollect as acollect
+from callstream._async import astream as astream
+from callstream._errors import AssemblerStateError as AssemblerStateError
 from callstream._errors import CallstreamError as CallstreamError
+from callstream._errors import ChunkValidationError as ChunkValidationError
+from callstream._errors import ConcurrentIterationError as ConcurrentIterationError
 from callstream._errors import DataError as DataError
 from callstream._errors import IncompleteJSONError as IncompleteJSONError
 from callstream._errors import JSONLimitError as JSONLimitError
 from callstream._errors import MalformedJSONError as MalformedJSONError
 from callstream._errors import ParserStateError as ParserStateError
 from callstream._errors import PartialJSONError as PartialJSONError
+from callstream._errors import UnknownFormatError as UnknownFormatError
 from callstream._errors import UsageError as UsageError
 from callstream._json import Change as Change
 from callstream._json import PartialJSONParser as PartialJSONParser
@@ -20,16 +49,33 @@ from callstream._json import ValueClosed as ValueClosed
 from callstream._json import ValueStarted as ValueStarted
 from callstream._json import parse_partial_json as parse_partial_json
 from callstream._json import to_json_pointer as to_json_pointer
+from callstream._pipeline import StreamResult as StreamResult
+from callstream._pipeline import StreamUpdate as StreamUpdate
+from callstream._sync import ToolCallStream as ToolCallStream
+from callstream._sync import collect as collect
+from callstream._sync import stream as stream
 from callstream._types import MISSING as MISSING
 from callstream._types import JSONPath as JSONPath
 
 __all__ = (
     "MISSING",
     "Allow",
+    "ArgumentsDelta",
+    "AssemblerStateError",
+    "AssemblyEvent",
+    "AsyncToolCallStream",
+    "CallDone",
+    "CallEnd",
+    "CallFailure",
+    "CallInvalid",
+    "CallStarted",
     "CallstreamError",
     "Change",
+    "ChunkValidationError",
+    "ConcurrentIterationError",
     "DataError",
     "IncompleteJSONError",
+    "InvalidToolCall",
     "JSONLimitError",
     "JSONPath",
     "MalformedJSONError",
@@ -37,10 +83,24 @@ __all__ = (
     "PartialJSONError",
     "PartialJSONParser",
     "ScalarSet",
+    "Signal",
+    "StreamEnd",
+    "StreamFinished",
+    "StreamResult",
+    "StreamUpdate",
     "StringExtended",
+    "ToolCall",
+    "ToolCallAssembler",
+    "ToolCallChunk",
+    "ToolCallStream",
+    "UnknownFormatError",
     "UsageError",
     "ValueClosed",
     "ValueStarted",
+    "acollect",
+    "astream",
+    "collect",
     "parse_partial_json",
+    "stream",
     "to_json_pointer",
 )
