@@ -168,3 +168,20 @@ def test_done_event_tool_call_is_the_view_entry() -> None:
     asm, events = run([chunk(index=0, id="a", name="f", args='{"x": [1]}')])
     [done] = [e for e in events if isinstance(e, CallDone)]
     assert asm.tool_calls[0] is done.tool_call
+
+
+def test_fast_delta_factory_matches_the_dataclass() -> None:
+    import dataclasses
+
+    from callstream._assembly.assembler import _delta
+    from callstream._json.changes import ValueClosed
+
+    assert [f.name for f in dataclasses.fields(ArgumentsDelta)] == ["index", "text", "changes"]
+    changes = (ValueClosed(path=()),)
+    fast = _delta(3, "}", changes)
+    slow = ArgumentsDelta(index=3, text="}", changes=changes)
+    assert fast == slow
+    assert hash(fast) == hash(slow)
+    assert repr(fast) == repr(slow)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.text = "x"  # type: ignore[misc]

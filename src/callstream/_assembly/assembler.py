@@ -63,12 +63,33 @@ from callstream._errors import (
     JSONLimitError,
     PartialJSONError,
 )
+from callstream._json.changes import Change
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH, PartialJSONParser
 
 __all__ = ("TRUNCATION_REASONS", "ToolCallAssembler")
 
 TRUNCATION_REASONS: Final = frozenset({"length", "max_tokens", "max_output_tokens"})
 """Finish reasons (compared case-insensitively) meaning the output hit a token limit."""
+
+
+_new = object.__new__
+_slots: Any = ArgumentsDelta.__dict__  # the slot descriptors of the frozen dataclass
+_set_index = _slots["index"].__set__
+_set_text = _slots["text"].__set__
+_set_changes = _slots["changes"].__set__
+
+
+def _delta(index: int, text: str, changes: tuple[Change, ...]) -> ArgumentsDelta:
+    """``ArgumentsDelta(index=..., text=..., changes=...)`` at half the cost (hot path).
+
+    Sets the slots directly instead of going through the frozen dataclass's
+    ``object.__setattr__`` calls; a test checks it equals the constructor's result.
+    """
+    delta: ArgumentsDelta = _new(ArgumentsDelta)
+    _set_index(delta, index)
+    _set_text(delta, text)
+    _set_changes(delta, changes)
+    return delta
 
 
 def _has_content(text: str | None) -> bool:
@@ -522,6 +543,13 @@ class ToolCallAssembler:
     ) -> None:
         """Apply one checked chunk (rules 1-7 of the class docstring)."""
         key, id_, name, text, whole = item
+        if key is not None and text and not id_ and not name and not whole:
+            # fast path: a keyed continuation carrying only text (rule 5 cannot apply)
+            streaming = self._by_key.get(key)
+            if streaming is not None and not streaming.ended:
+                self._current = streaming
+                self._add_text(streaming, text, events)
+                return
         if not id_:
             id_ = None
         if not name:
@@ -678,19 +706,24 @@ class ToolCallAssembler:
     # --- arguments ----------------------------------------------------------------------
 
     def _add_text(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
-        """Append a fragment to the call's raw text and feed it to its parser."""
+        """Append a fragment to the call's raw text and feed it to its parser (hot path)."""
         call.args_seen = True
         if call.dropped:
             return
         call.chunk_view = None
         self._chunks = None
-        if not self._keep_raw(call, text):
+        chars = call.chars + len(text)
+        limit = self._max_chars
+        if limit is not None and chars > limit:
+            self._keep_raw(call, text)
             if call.state == OPEN:
                 self._invalidate(call, self._too_long(), events)
             else:
                 call.inv_view = None
                 self._inv = None
             return
+        call.parts.append(text)
+        call.chars = chars
         if call.state != OPEN:  # invalid: the raw text grows, nothing else
             call.inv_view = None
             self._inv = None
@@ -716,7 +749,7 @@ class ToolCallAssembler:
                     call.buf_changes.extend(changes)  # type: ignore[union-attr]
                 return
             self._announce(call, events)
-        events.append(ArgumentsDelta(index=call.number, text=text, changes=tuple(changes)))
+        events.append(_delta(call.number, text, tuple(changes)))
 
     def _replace_args(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
         """Replace an open call's arguments with the provider's authoritative text."""
@@ -747,7 +780,7 @@ class ToolCallAssembler:
             call.buf_changes = list(changes)
             return
         self._announce(call, events)
-        events.append(ArgumentsDelta(index=call.number, text=text, changes=tuple(changes)))
+        events.append(_delta(call.number, text, tuple(changes)))
 
     def _same_args(self, call: Call, text: str, obj: Mapping[str, Any] | None) -> bool:
         """Whether authoritative ``args`` agree with what was streamed."""
