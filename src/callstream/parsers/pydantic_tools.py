@@ -52,7 +52,8 @@ class PydanticToolsParser(ToolsParser[Any]):
             the class or function name, or a model's ``title``); or a mapping from tool
             name to any of these or to a ``TypeAdapter``. A function validates into a
             model built from its signature.
-        first_tool_only: show only the first call.
+        first_tool_only: show only the first call (among those ``key_name`` selects).
+        key_name: show only calls of this tool name.
         previews: validate partial previews while streaming (False: values only at the
             end, and no validation before it).
         min_preview_growth: validate a new preview only once the call's argument text
@@ -81,10 +82,11 @@ class PydanticToolsParser(ToolsParser[Any]):
         tools: Iterable[Any] | Mapping[str, Any],
         *,
         first_tool_only: bool = False,
+        key_name: str | None = None,
         previews: bool = True,
         min_preview_growth: float = 0.05,
     ) -> None:
-        super().__init__(first_tool_only=first_tool_only)
+        super().__init__(first_tool_only=first_tool_only, key_name=key_name)
         if min_preview_growth < 0:
             raise UsageError(f"min_preview_growth must be >= 0, got {min_preview_growth!r}")
         self.previews = previews
