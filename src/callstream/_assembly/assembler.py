@@ -72,6 +72,10 @@ TRUNCATION_REASONS: Final = frozenset({"length", "max_tokens", "max_output_token
 """Finish reasons (compared case-insensitively) meaning the output hit a token limit."""
 
 
+_BLOCK: Final = 256
+"""Consecutive raw fragments joined into one string, so that a long argument text streamed
+in tiny fragments costs O(1) string objects per 256 fragments, not one per fragment."""
+
 _new = object.__new__
 _slots: Any = ArgumentsDelta.__dict__  # the slot descriptors of the frozen dataclass
 _set_index = _slots["index"].__set__
@@ -722,8 +726,13 @@ class ToolCallAssembler:
                 call.inv_view = None
                 self._inv = None
             return
-        call.parts.append(text)
+        parts = call.parts
+        parts.append(text)
         call.chars = chars
+        call.loose += 1
+        if call.loose >= _BLOCK:  # bound the per-fragment overhead of long texts
+            parts[-_BLOCK:] = ["".join(parts[-_BLOCK:])]
+            call.loose = 0
         if call.state != OPEN:  # invalid: the raw text grows, nothing else
             call.inv_view = None
             self._inv = None

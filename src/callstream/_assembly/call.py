@@ -46,6 +46,7 @@ class Call:
         "id",
         "inv_view",
         "key",
+        "loose",
         "name",
         "number",
         "parser",
@@ -71,6 +72,7 @@ class Call:
         self.dropped = False  # argument text is no longer kept (a limit was hit)
         self.parser: PartialJSONParser | None = None
         self.parts: list[str] = []
+        self.loose = 0  # fragments appended to ``parts`` since they were last joined
         self.chars = 0
         self.buf_text: list[str] | None = None
         self.buf_changes: list[Change] | None = None
@@ -88,6 +90,7 @@ class Call:
             joined = "".join(parts)
             parts.clear()
             parts.append(joined)
+            self.loose = 0
             return joined
         return parts[0] if parts else ""
 
