@@ -7,12 +7,12 @@
 # (callstream._assembly.call.Call) and answered with a list of events; nothing else
 # happens: no I/O, no clocks, no logging.
 #
-# Routing. Three dictionaries find the call a chunk continues: provider index -> the
-# latest call on that index, id -> call, and "current" (the call that received the last
-# chunk). The merge rules in ToolCallAssembler's docstring decide between continuing
-# that call and starting a new one; the decision looks only at the call's identity,
-# whether argument text has begun, and whether its JSON is already complete, so it is
-# O(1) per chunk.
+# Routing. Two dictionaries and a pointer find the call a chunk continues: provider
+# index -> the latest call on that index, id -> call, and "current" (the call that
+# received the last chunk). The merge rules in ToolCallAssembler's docstring decide
+# between continuing that call and starting a new one; the decision looks only at the
+# call's identity, whether argument text has begun, and whether its JSON is already
+# complete, so it is O(1) per chunk.
 #
 # Arguments. Each call owns one incremental PartialJSONParser. A text fragment is fed
 # to it once (never re-parsed), and the parser's changes are passed on in an
@@ -163,9 +163,12 @@ class ToolCallAssembler:
        complete) or when the call is reported; argument text that arrived before it is
        released as one :class:`ArgumentsDelta` right after.
 
-    Per call, events are ordered ``CallStarted``, ``ArgumentsDelta``\\*, then exactly one of
-    ``CallDone`` / ``CallInvalid``; a call that never had a name gets only
-    ``CallInvalid``. Event ``index`` numbers calls in order of start (first chunk);
+    Each call is *pending* (no name yet), then *streaming* (named), then *done* or
+    *invalid*; a malformed fragment makes it invalid mid-stream (its raw text keeps
+    growing in the views; other calls carry on). Per call, events are ordered
+    ``CallStarted``, ``ArgumentsDelta``\\*, then exactly one of ``CallDone`` /
+    ``CallInvalid``; a call that never had a name gets only ``CallInvalid``. Event
+    ``index`` numbers calls in order of start (their first chunk);
     ``CallStarted.key`` is the provider's index.
 
     Verdicts are late: a call is final at :meth:`end_call`, :meth:`fail_call` or
