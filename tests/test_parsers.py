@@ -117,6 +117,19 @@ def test_tree_snapshots_are_not_changed_by_later_changes() -> None:
     assert tree.snapshot() == tree.root == {"list": [1, [2, 3], 4], "x": {"y": 5, "z": 6}}
 
 
+def test_tree_snapshot_without_open_items() -> None:
+    parser = PartialJSONParser()
+    tree = ClosedValueTree()
+    tree.apply(parser.feed('{"a": {"b": 1, "c": [1, {"d": 2, "e": [3'))
+    assert tree.snapshot() == {"a": {"b": 1, "c": [1, {"d": 2, "e": []}]}}
+    # an array's open last item is left out; an open object under a key is kept
+    assert tree.snapshot(open_items=False) == {"a": {"b": 1, "c": [1]}}
+    tree.apply(parser.feed("]}, [2, "))
+    assert tree.snapshot(open_items=False) == {"a": {"b": 1, "c": [1, {"d": 2, "e": [3]}]}}
+    tree.apply(parser.feed("4]]}}"))
+    assert tree.snapshot(open_items=False) == tree.root
+
+
 def test_tree_duplicate_key_hides_the_replaced_value_until_the_new_one_closes() -> None:
     parser = PartialJSONParser()
     tree = ClosedValueTree()

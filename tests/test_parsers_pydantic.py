@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from typing_extensions import TypedDict
 
 from callstream._assembly import StreamEnd
@@ -166,6 +166,29 @@ def test_typeddict_previews_drop_an_incomplete_last_item() -> None:
         v is None or all(set(step) == {"n", "text"} for step in v["steps"]) for v in values if v
     )
     assert values[-1] == json.loads(text)
+
+
+def test_list_of_models_previews_complete_items_only() -> None:
+    class Book(BaseModel):
+        addresses: list[Address]
+
+    first = {"street": "a", "zip": "11111"}
+    second = {"street": "b", "zip": "22222"}
+    text = json.dumps({"addresses": [first, second]})
+    parser = PydanticToolsParser([Book], min_preview_growth=0)
+    values = [r[0].value for r in parser.stream(chunks_for([("Book", "b", split_every(text, 1))]))]
+    distinct = [v for i, v in enumerate(values) if v is not None and v != values[i - 1]]
+    assert distinct == [
+        Book(addresses=[]),
+        Book(addresses=[Address(**first)]),
+        Book(addresses=[Address(**first), Address(**second)]),
+    ]
+    # pydantic alone cannot preview this: an incomplete item inside a BaseModel fails
+    with pytest.raises(ValidationError):
+        TypeAdapter(Book).validate_json(
+            '{"addresses": [{"street": "a", "zip": "11111"}, {"street": "b"}]}',
+            experimental_allow_partial=True,
+        )
 
 
 def test_nested_models_lists_literals_and_constraints() -> None:

@@ -75,15 +75,24 @@ class ClosedValueTree:
                     del self._spine[len(change.path) :]
         return closed
 
-    def snapshot(self) -> Any:
+    def snapshot(self, *, open_items: bool = True) -> Any:
         """A copy of the view that later changes will not alter (closed values are shared).
 
-        Returns ``MISSING`` before any value began.
+        With ``open_items=False`` an array's last item is left out while it is still an
+        open object or array (so a list holds complete items only; an open object under
+        an object key is kept). Returns ``MISSING`` before any value began.
         """
         spine = self._spine
         if not spine:
             return self.root
+        if not open_items:
+            for depth, (container, _) in enumerate(spine[:-1]):
+                if isinstance(container, list):
+                    spine = spine[: depth + 1]
+                    break
         copies = [container.copy() for container, _ in spine]
+        if not open_items and len(spine) < len(self._spine):
+            copies[-1].pop()  # the open item of the deepest kept array
         for depth in range(1, len(spine)):
             key = spine[depth][1]
             parent = copies[depth - 1]

@@ -9,7 +9,10 @@
 #
 # Validation is O(size of the arguments), so it never runs per fragment. After an input
 # item in which a value of the call closed, the complete values so far are serialized
-# (json.dumps, C speed) and validated in JSON mode with experimental_allow_partial: a
+# (json.dumps, C speed) — leaving out an array's last item while it is an open object or
+# array, so a list of models holds complete items only (pydantic's partial mode cannot
+# drop an incomplete item inside a BaseModel) — and validated in JSON mode with
+# experimental_allow_partial: a
 # success that differs from the last preview becomes the new preview; a failure means
 # "not valid yet" (a required field that has not arrived, a list's last item that is
 # still incomplete) and the last good preview stays. With min_preview_growth=g > 0 a new
@@ -120,11 +123,11 @@ class PydanticToolsParser(ToolsParser[Any]):
             return False  # wait for more text (keep dirty)
         call.dirty = False
         call.checked_chars = call.chars
-        root = call.tree.root
-        if not isinstance(root, dict):
+        preview = call.tree.snapshot(open_items=False)
+        if not isinstance(preview, dict):
             return False
         try:
-            value = self._validate(call.adapter, json.dumps(root), partial=True)
+            value = self._validate(call.adapter, json.dumps(preview), partial=True)
         except Exception:  # not valid yet (or a validator that raised): keep the last preview
             return False
         if call.value is not None and _same(call.value, value):
