@@ -322,20 +322,26 @@ class PartialJSONParser:
             )
             raise self._error
         self._chars = total
+        self._preview_fresh = False
         carry = self._carry
         if carry:
             text = carry + text
             self._carry = ""
+        elif (
+            self._state == _STRING
+            and not self._str_is_key
+            and self._str_run(text, 0).end() == len(text)
+        ):
+            # Fast path (most fragments of a long string): plain characters only.
+            self._str_parts.append(text)
+            self._str_mark = len(self._str_parts)
+            return [StringExtended(path=self._str_path, text=text)]
         changes: list[Change] = []
-        self._preview_fresh = False
         try:
             self._scan(text, total - len(text), changes)
         except PartialJSONError as exc:
             self._error = exc
             raise
-        except RecursionError as exc:  # pragma: no cover - the scanner does not recurse
-            self._error = JSONLimitError("nesting too deep", total)
-            raise self._error from exc
         return changes
 
     def close(self) -> Any:
