@@ -21,7 +21,8 @@ is stopped and its total extrapolated from its own cumulative-time curve (least 
 ``t = a n + b n^2``), marked ``~ (stopped)``. Ratios are LangChain's total / ours.
 
     python benchmarks/bench_parsers.py            # full run -> benchmarks/results/parsers.md
-    python benchmarks/bench_parsers.py --quick    # smoke run
+    python benchmarks/bench_parsers.py --quick    # smoke run (2 KB)
+    python benchmarks/bench_parsers.py --tiny     # the test suite's smoke run (512 B)
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ import _common as c
 
 SIZES = (10 << 10, 100 << 10)
 QUICK_SIZES = (2 << 10,)
+TINY_SIZES = (512,)
 REPEATS = 3
 
 
@@ -216,9 +218,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
-    budget = args.budget if args.budget is not None else (5.0 if args.quick else 60.0)
-    repeats = args.repeats if args.repeats is not None else (1 if args.quick else REPEATS)
-    sizes = QUICK_SIZES if args.quick else SIZES
+    budget = args.budget if args.budget is not None else (2.0 if args.quick else 60.0)
+    repeats = min(args.repeats, REPEATS) if args.repeats is not None else REPEATS
+    sizes = TINY_SIZES if args.tiny else QUICK_SIZES if args.quick else SIZES
     labels = [OURS, OURS_EAGER]
     missing = c.have("langchain_core")
     if not missing:
@@ -262,6 +264,8 @@ def _main(argv: Sequence[str] | None) -> int:
                     ]
                 )
     command = "python benchmarks/bench_parsers.py" + (" --quick" if args.quick else "")
+    if args.tiny:
+        command = "python benchmarks/bench_parsers.py --tiny"
     table = c.markdown_table(
         [
             "arguments",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -450,3 +452,36 @@ def test_astream_matches_stream() -> None:
     assert asyncio.run(collect(source())) == expected
     assert asyncio.run(collect(chunks)) == expected  # a sync iterable works too
     assert expected[-1][1].status == "invalid"  # finishing the assembler cut the second call
+
+
+# --- recorded real streams (read in place; skipped when absent) -------------------------------
+
+RECORDED = Path(
+    os.environ.get("CALLSTREAM_RECORDED_STREAMS")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "recorded-streams"
+)
+RECORDINGS = sorted(RECORDED.glob("*.jsonl")) if RECORDED.is_dir() else []
+
+
+@pytest.mark.skipif(not RECORDINGS, reason=f"no recorded streams in {RECORDED}")
+def test_recorded_streams_parse_to_the_drivers_result() -> None:
+    from callstream._sync import collect, stream
+
+    for path in RECORDINGS:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        payloads = [json.loads(line) for line in lines if line.strip()]
+        expected = collect(payloads)
+        final = list(JsonToolsParser().stream(stream(payloads)))[-1]
+        valid = [c.to_dict() for c in final if c.valid]
+        invalid = [c.to_dict() for c in final if c.status == "invalid"]
+        assert [(c["name"], c["id"], c["args"]) for c in valid] == [
+            (c["name"], c["id"], c["args"]) for c in expected.tool_calls
+        ], path.name
+        assert [(c["name"], c["id"], c["error"]) for c in invalid] == [
+            (c["name"], c["id"], c["error"]) for c in expected.invalid_tool_calls
+        ], path.name
+        for result in list(JsonToolsParser().stream(stream(payloads))):
+            for call in result:
+                if call.status == "partial":
+                    finals = {c.index: c.args for c in final}
+                    assert consistent(call.args, finals[call.index]), path.name
