@@ -127,29 +127,56 @@ def machine() -> dict[str, Any]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
-    try:
-        load = os.getloadavg()
-    except OSError:
-        load = (math.nan, math.nan, math.nan)
     return {
         "cpu": _cpu_model(),
         "logical_cpus": os.cpu_count(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "os": platform.platform(),
-        "load_average_1m": round(load[0], 2),
+        "load_average_1m": load_average(),
         "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "git_commit": _git_commit(),
         "versions": versions,
     }
 
 
+def load_average() -> float:
+    """The 1-minute load average (NaN where unknown)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return math.nan
+
+
+def settle_imports(modules: Iterable[str]) -> None:
+    """Import ``modules`` (those installed) now, then ``gc.freeze()`` what exists.
+
+    Garbage collections during the runs then walk only the objects the libraries
+    allocate while streaming, not the libraries' import-time objects: the same for every
+    library. Undo with ``gc.unfreeze()`` (the scripts' ``main`` does, in ``finally``).
+    """
+    import contextlib
+    import gc
+    import importlib
+
+    for module in modules:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+    gc.collect()
+    gc.freeze()
+
+
 def machine_markdown(info: dict[str, Any], command: str) -> str:
     """Render :func:`machine` as a short markdown paragraph with the command to rerun."""
     versions = ", ".join(f"{k} {v}" for k, v in info["versions"].items())
+    end = info.get("load_average_1m_end")
+    load = f"load average {info['load_average_1m']} at start" + (
+        f", {end} at the end" if end is not None else ""
+    )
     return (
         f"Machine: {info['cpu']}, {info['logical_cpus']} logical CPUs, {info['python']}, "
-        f"{info['os']}; load average {info['load_average_1m']} at start "
-        f"(shared machine: expect some noise). Run {info['date_utc']} at commit "
+        f"{info['os']}; {load} (a load near or above the CPU count means other processes "
+        "shared the CPUs: totals then carry their pauses, per-chunk medians much less). "
+        f"Run {info['date_utc']} at commit "
         f"`{info['git_commit']}`.\n\nVersions: {versions}.\n\nRegenerate: `{command}`\n"
     )
 
@@ -193,6 +220,8 @@ class Measurement:
     """Median total over passes; the extrapolation when skipped or stopped."""
     median_ns: float = math.nan
     """Median over the sampled individual inputs of all passes (NaN when skipped)."""
+    best_s: float = math.nan
+    """Fastest pass (less sensitive to other processes taking the CPU than the median)."""
     passes: int = 0
     result: Any = None
     note: str = ""
@@ -212,6 +241,7 @@ class Measurement:
             "status": self.status,
             "total_s": None if math.isnan(self.total_s) else self.total_s,
             "median_ns": None if math.isnan(self.median_ns) else self.median_ns,
+            "best_s": None if math.isnan(self.best_s) else self.best_s,
             "passes": self.passes,
             "note": self.note,
             **self.extra,
@@ -381,6 +411,7 @@ class Series:
             if p.total_s > self.budget_s / 4:
                 break
         m.total_s = statistics.median(totals)
+        m.best_s = min(totals)
         m.median_ns = statistics.median(samples) if samples else math.nan
         m.passes = len(totals)
         self.points.append((len(inputs), m.total_s))
@@ -704,9 +735,9 @@ def fmt_ratio(mine: float, other: float, *, estimated: bool = False) -> str:
         return "—"
     r = other / mine
     tilde = "~" if estimated else ""
-    if r >= 1:
-        return f"{tilde}{r:,.3g}x faster"
-    return f"{tilde}{1 / r:,.3g}x slower"
+    word = "faster" if r >= 1 else "slower"
+    r = r if r >= 1 else 1 / r
+    return f"{tilde}{r:,.0f}x {word}" if r >= 100 else f"{tilde}{r:.3g}x {word}"
 
 
 def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

@@ -28,7 +28,6 @@ and 1,000 concurrent small streams in one process under anyio.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import math
 import statistics
@@ -85,8 +84,20 @@ def _payloads(fmt: str, calls: Sequence[c.Call]) -> list[dict[str, Any]]:
     return c.openai_chat_stream(calls) if fmt == "openai-chat" else c.anthropic_stream(calls)
 
 
+_SDK_CACHE: dict[tuple[str, int], list[Any]] = {}
+"""SDK objects of the current stream, shared by the libraries that read them (read-only)."""
+
+
 def _sdk_objects(fmt: str, payloads: Sequence[dict[str, Any]]) -> list[Any]:
     """The SDK's own objects for the payloads, built as its stream classes build them."""
+    key = (fmt, id(payloads))
+    if key not in _SDK_CACHE:
+        _SDK_CACHE.clear()
+        _SDK_CACHE[key] = _build_sdk_objects(fmt, payloads)
+    return _SDK_CACHE[key]
+
+
+def _build_sdk_objects(fmt: str, payloads: Sequence[dict[str, Any]]) -> list[Any]:
     if fmt == "openai-chat":
         from openai._models import construct_type as oa_construct
         from openai.types.chat import ChatCompletionChunk
@@ -199,7 +210,7 @@ class CallstreamDriver(Library):
 def _drivers() -> tuple[Any, Any] | None:
     """callstream's ``stream`` and ``astream`` (from the package, or their modules)."""
     try:
-        from callstream import astream, stream  # type: ignore[attr-defined]
+        from callstream import astream, stream
     except ImportError:
         try:
             from callstream._async import astream
@@ -575,6 +586,7 @@ def run_speed(
                 m.result = None
                 m.extra.update(scenario=s.name, calls=s.calls, arg_bytes=arg_bytes, reads=lib.reads)
                 rows.append(m)
+            _SDK_CACHE.clear()
             gc.collect()
         results[fmt] = rows
     return results
@@ -632,6 +644,7 @@ def run_memory(size: int, *, budget_s: float) -> dict[str, list[dict[str, Any]]]
                     f"{100 * r['done_fraction']:.0f}% of the chunks: peak so far (a lower bound)"
                 )
             rows.append(r)
+        _SDK_CACHE.clear()
         out[fmt] = rows
     return out
 
@@ -725,7 +738,8 @@ def report(
         "clock starts. *Per chunk* is the median of individually timed chunks (every k-th, "
         "about 2,000 per pass); *total* the median time for the whole stream; *vs "
         "callstream* compares totals with the `callstream stream()` row (the pipeline row "
-        "when the driver is absent). Every library's final calls equal the original calls "
+        "when the driver is absent), and the per-chunk medians likewise; *best pass* is the "
+        "fastest pass. Every library's final calls equal the original calls "
         "(asserted). A library predicted to need more than "
         f"{budget_s:g} s at a size is skipped and its total extrapolated with a quadratic "
         "fit over the smaller sizes (`~… (skipped)`), never dropped. All libraries are "
@@ -739,9 +753,10 @@ def report(
         for m in rows:
             ref = _reference(rows, m.extra["scenario"])
             if ref is None or m is ref or m.status == "n/a":
-                ratio = "—" if m is not ref else "reference"
+                ratio = chunk_ratio = "—" if m is not ref else "reference"
             else:
                 ratio = c.fmt_ratio(m.total_s, ref.total_s, estimated=m.estimated)
+                chunk_ratio = c.fmt_ratio(m.median_ns, ref.median_ns)
             table.append(
                 [
                     m.extra["scenario"],
@@ -749,7 +764,9 @@ def report(
                     m.label,
                     c.fmt_ns(m.median_ns) if m.status == "measured" else "—",
                     c.fmt_total(m),
+                    c.fmt_s(m.best_s) if m.status == "measured" else "",
                     ratio,
+                    chunk_ratio,
                     m.note or m.extra["reads"],
                 ]
             )
@@ -761,7 +778,9 @@ def report(
                     "library",
                     "per chunk",
                     "total",
-                    "vs callstream",
+                    "best pass",
+                    "vs callstream (totals)",
+                    "vs callstream (per chunk)",
                     "reads / note",
                 ],
                 table,
@@ -843,34 +862,26 @@ def plot(speed: dict[str, list[c.Measurement]], path: Path, budget_s: float) -> 
     )
 
 
-def _import_peers() -> None:
-    """Import every available library up front, then move the import-time objects out of
-    the garbage collector's way (``gc.freeze``): collections during the runs then walk
-    only what the libraries allocate while streaming, for every library alike."""
-    import importlib
-
-    for module in (
-        "callstream",
-        "openai",
-        "openai.lib.streaming.chat",
-        "anthropic",
-        "anthropic.lib.streaming._messages",
-        "langchain_core.messages",
-        "pydantic_ai._parts_manager",
-        "pydantic_ai.models",
-        "anyio",
-    ):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(module)
-    gc.collect()
-    gc.freeze()
+PEER_MODULES = (
+    "callstream",
+    "callstream._sync",
+    "callstream._async",
+    "openai",
+    "openai.lib.streaming.chat",
+    "anthropic",
+    "anthropic.lib.streaming._messages",
+    "langchain_core.messages",
+    "pydantic_ai._parts_manager",
+    "pydantic_ai.models",
+    "anyio",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run everything; write ``pipeline.md``, ``pipeline.json`` and ``pipeline.png``."""
     ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
     info = c.machine()
-    _import_peers()
+    c.settle_imports(PEER_MODULES)
     try:
         return _main(ns, info)
     finally:
@@ -887,6 +898,7 @@ def _main(ns: Any, info: dict[str, Any]) -> int:
     speed = run_speed(scenarios, budget_s=ns.budget, repeats=ns.repeats)
     memory = run_memory(memory_size, budget_s=ns.budget)
     concurrent = run_concurrent(streams, budget_s=ns.budget)
+    info["load_average_1m_end"] = c.load_average()
     cmd = "python benchmarks/run.py" + (" --quick" if ns.quick else "")
     text = report(
         speed, memory, concurrent, info, budget_s=ns.budget, cmd=cmd, memory_size=memory_size
