@@ -412,7 +412,7 @@ def test_parse_finished_results() -> None:
 
     with pytest.raises(UsageError, match="cannot parse a int"):
         JsonToolsParser().parse(3)
-    with pytest.raises(UsageError, match="list of ToolCall"):
+    with pytest.raises(UsageError, match="takes ToolCall / InvalidToolCall dicts"):
         JsonToolsParser().parse([1])
     not_an_object = JsonToolsParser().parse([{"name": "a", "args": [1], "id": None}])
     assert not_an_object[0].status == "invalid"

@@ -396,3 +396,18 @@ def test_astream_matches_stream() -> None:
 def test_module_validate_hook_is_json_mode() -> None:
     adapter = TypeAdapter(Annotated[int, Field(ge=0)])
     assert pydantic_tools_module._validate(adapter, "3", partial=False) == 3
+
+
+def test_deeply_nested_arguments_are_data_not_crashes() -> None:
+    class Deep(BaseModel):
+        x: Any
+
+    depth = 990  # under the assembler's max_depth; deeper than json.dumps / jiter allow
+    text = '{"x": ' + "[" * depth + "]" * depth + "}"
+    parser = PydanticToolsParser([Deep], min_preview_growth=0)
+    final = list(parser.stream(chunks_for([("Deep", "d", split_every(text, 50))])))[-1]
+    (call,) = final
+    assert call.status in ("valid", "invalid")
+    if call.status == "invalid":
+        assert call.error
+        call.to_dict()  # renders without raising

@@ -378,26 +378,32 @@ class ParseSession(Generic[T]):
                 parser._start(call)
                 changed = changed or self._shown(call)
             elif isinstance(event, CallDone):
-                call = self._call_for(event.index, event.tool_call["name"], event.tool_call["id"])
                 tool_call = event.tool_call
-                call.name = tool_call["name"]
-                call.id = tool_call["id"]
+                call = self._call_for(event.index, tool_call.get("name"), tool_call.get("id"))
+                call.name = tool_call.get("name")
+                call.id = tool_call.get("id")
                 call.dirty = False
-                if isinstance(tool_call["args"], dict):
+                if isinstance(tool_call.get("args"), dict):
                     call.args = tool_call["args"]
                     parser._finalize(call, tool_call)
                 else:
-                    kind = type(tool_call["args"]).__name__
+                    kind = type(tool_call.get("args")).__name__
                     self._invalidate(call, f"arguments must be a JSON object, got {kind}", None)
                 call.result = None
                 touched.pop(call.index, None)
                 changed = changed or self._shown(call)
             elif isinstance(event, CallInvalid):
                 bad = event.invalid_tool_call
-                call = self._call_for(event.index, bad["name"], bad["id"])
-                call.name = bad["name"] if bad["name"] is not None else call.name
-                call.id = bad["id"] if bad["id"] is not None else call.id
-                self._invalidate(call, bad["error"] or "invalid tool call", bad["args"])
+                name, id_ = bad.get("name"), bad.get("id")
+                call = self._call_for(event.index, name, id_)
+                call.name = name if name is not None else call.name
+                call.id = id_ if id_ is not None else call.id
+                raw = bad.get("args")
+                self._invalidate(
+                    call,
+                    bad.get("error") or "invalid tool call",
+                    raw if isinstance(raw, str) else None,
+                )
                 touched.pop(call.index, None)
                 changed = changed or self._shown(call)
             elif isinstance(event, StreamFinished):
@@ -478,9 +484,7 @@ def _by_index(call: CallState) -> int:
 def _finished_calls(result: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
     """The valid and invalid call dicts of a finished result (see ``ToolsParser.parse``)."""
     if isinstance(result, (list, tuple)):
-        calls = list(result)
-        if not all(isinstance(c, Mapping) and "name" in c and "args" in c for c in calls):
-            raise UsageError("parse() takes a list of ToolCall / InvalidToolCall dicts")
+        calls = _checked_calls(result)
         return [c for c in calls if "error" not in c], [c for c in calls if "error" in c]
     if isinstance(result, ToolCallAssembler) and not result.finished:
         raise UsageError("the assembler has not finished: call finish() before parse()")
@@ -491,5 +495,14 @@ def _finished_calls(result: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[
             f"cannot parse a {type(result).__name__}: expected a list of ToolCall dicts or an "
             "object with tool_calls (StreamResult, finished ToolCallAssembler, AIMessage)"
         )
-    invalid_list = list(invalid) if isinstance(invalid, list) else []
-    return list(valid), [{**c, "error": c.get("error")} for c in invalid_list]
+    invalid_list = _checked_calls(invalid) if isinstance(invalid, list) else []
+    return _checked_calls(valid), [{**c, "error": c.get("error")} for c in invalid_list]
+
+
+def _checked_calls(calls: Sequence[Any]) -> list[Mapping[str, Any]]:
+    for call in calls:
+        if not (isinstance(call, Mapping) and "name" in call and "args" in call):
+            raise UsageError(
+                f"parse() takes ToolCall / InvalidToolCall dicts (name, args, id), got {call!r:.80}"
+            )
+    return list(calls)

@@ -8,7 +8,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from callstream._assembly.types import InvalidToolCall, ToolCall
 
-__all__ = ("ParsedCall", "Status")
+__all__ = ("ParsedCall", "Status", "dumps_or_none")
 
 T = TypeVar("T")
 
@@ -66,8 +66,16 @@ class ParsedCall(Generic[T]):
         if self.status == "invalid":
             raw = self.raw_args
             if raw is None and self.args:
-                raw = json.dumps(self.args, ensure_ascii=False)
+                raw = dumps_or_none(self.args)
             return InvalidToolCall(
                 name=self.name, args=raw, id=self.id, error=self.error, type="invalid_tool_call"
             )
         return ToolCall(name=self.name or "", args=self.args, id=self.id, type="tool_call")
+
+
+def dumps_or_none(args: Any) -> str | None:
+    """``args`` as JSON text, or None when it cannot be written (nested too deeply)."""
+    try:
+        return json.dumps(args, ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return None

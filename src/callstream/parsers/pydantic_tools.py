@@ -36,6 +36,7 @@ from pydantic import TypeAdapter, ValidationError
 from callstream._assembly.types import ToolCall
 from callstream._errors import UsageError
 from callstream.parsers._base import CallState, ToolsParser
+from callstream.parsers._results import dumps_or_none
 from callstream.tools import ToolDefinitionError, tool_adapter, tool_name
 
 __all__ = ("PydanticToolsParser",)
@@ -143,9 +144,8 @@ class PydanticToolsParser(ToolsParser[Any]):
             known = ", ".join(repr(name) for name in self.adapters) or "none"
             self._fail(call, f"unknown tool {tool_call['name']!r} (known tools: {known})")
             return
-        text = json.dumps(tool_call["args"])
         try:
-            value = self._validate(adapter, text, partial=False)
+            value = self._validate(adapter, json.dumps(tool_call["args"]), partial=False)
         except ValidationError as exc:
             self._fail(call, str(exc))
             return
@@ -159,7 +159,7 @@ class PydanticToolsParser(ToolsParser[Any]):
         call.status = "invalid"
         call.error = error
         call.value = None
-        call.raw_args = json.dumps(call.args, ensure_ascii=False)
+        call.raw_args = dumps_or_none(call.args)
 
     def _partial_value(self, call: CallState, args: dict[str, Any]) -> Any:
         return call.value
