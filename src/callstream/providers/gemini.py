@@ -53,6 +53,10 @@ _NORMAL_REASONS = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
 #: Deepest ``jsonPath`` accepted in streamed arguments (deeper is an invalid call).
 MAX_PATH_DEPTH = 512
 
+#: Largest jump past the end of an array that an out-of-order leaf may make (the
+#: positions in between must be filled by later leaves).
+MAX_INDEX_GAP = 10_000
+
 Path: TypeAlias = tuple[str | int, ...]
 LeafKind: TypeAlias = Literal["string", "scalar", "empty"]
 """A leaf's kind: a string piece, a scalar's JSON text, or no value at all (an empty
@@ -244,8 +248,10 @@ class _LeafWriter:
         return "".join(out)
 
     def rebuild(self) -> Any:
-        """Rebuild the value from the leaf log (replay mode). Raises ValueError when a
-        leaf skips array positions."""
+        """Rebuild the value from the leaf log (replay mode), in any leaf order.
+
+        Raises ValueError when an array position is never filled (or a leaf jumps more
+        than ``MAX_INDEX_GAP`` positions past an array's end)."""
         root: Any = None
         open_string: Path | None = None
         for path, kind, value, more in self.log:
@@ -289,14 +295,12 @@ def _assign(root: Any, path: Path, item: Any) -> Any:
     for level, segment in enumerate(path):
         last = level + 1 == len(path)
         if isinstance(current, list) and type(segment) is int:
-            if segment > len(current):
-                raise ValueError(f"array position {segment} skips positions {len(current)}..")
-            existing = current[segment] if segment < len(current) else None
-            value = item if last else _container_for(existing, path[level + 1])
-            if segment == len(current):
-                current.append(value)
-            else:
-                current[segment] = value
+            if segment - len(current) > MAX_INDEX_GAP:
+                raise ValueError(f"array position {segment} is far past the end")
+            if segment >= len(current):
+                current.extend([_HOLE] * (segment + 1 - len(current)))
+            value = item if last else _container_for(current[segment], path[level + 1])
+            current[segment] = value
         elif isinstance(current, dict) and isinstance(segment, str):
             value = item if last else _container_for(current.get(segment), path[level + 1])
             current[segment] = value
@@ -312,19 +316,24 @@ def _container_for(existing: Any, segment: str | int) -> Any:
     return existing if isinstance(existing, dict) else {}
 
 
+_HOLE: Any = object()  # an array position no leaf has filled (yet)
+
+
 def _materialize(root: Any) -> Any:
-    """Join the string pieces (iteratively; depth is bounded by MAX_PATH_DEPTH anyway)."""
+    """Join the string pieces; raise ValueError at a hole (iterative, no recursion)."""
     holder = [root]
     stack: list[tuple[Any, Any]] = [(holder, 0)]
     while stack:
         parent, slot = stack.pop()
         value = parent[slot]
+        if value is _HOLE:
+            raise ValueError(f"array position {slot} has no value")
         if isinstance(value, _Strings):
             parent[slot] = "".join(value)
         elif isinstance(value, dict):
             stack.extend((value, key) for key in value)
         elif isinstance(value, list):
-            stack.extend((value, i) for i in range(len(value)))
+            stack.extend((value, i) for i in reversed(range(len(value))))
     return holder[0]
 
 

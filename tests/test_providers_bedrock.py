@@ -1,0 +1,272 @@
+"""Bedrock ConverseStream translator: our own streams in the boto3 event shapes, random
+re-splits of the argument text, odd payloads, and the recorded streams."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream.providers.bedrock import BedrockTranslator, detect
+from tests.strategies import json_objects, splits
+
+RECORDED = Path(
+    os.environ.get(
+        "CALLSTREAM_RECORDED_STREAMS",
+        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
+    )
+)
+
+PAD = "abcdefghij"  # Bedrock pads every event with a meaningless "p" field
+
+
+def tool_start(index: int, name: str, tool_use_id: str, kind: str | None = None) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": name, "toolUseId": tool_use_id}
+    if kind is not None:
+        tool["type"] = kind
+    return {"contentBlockStart": {"contentBlockIndex": index, "p": PAD, "start": {"toolUse": tool}}}
+
+
+def tool_delta(index: int, text: str) -> dict[str, Any]:
+    return {
+        "contentBlockDelta": {
+            "contentBlockIndex": index,
+            "delta": {"toolUse": {"input": text}},
+            "p": PAD,
+        }
+    }
+
+
+def text_delta(index: int, text: str) -> dict[str, Any]:
+    return {"contentBlockDelta": {"contentBlockIndex": index, "delta": {"text": text}, "p": PAD}}
+
+
+def block_stop(index: int) -> dict[str, Any]:
+    return {"contentBlockStop": {"contentBlockIndex": index, "p": PAD}}
+
+
+def message_stop(reason: str) -> dict[str, Any]:
+    return {"messageStop": {"p": PAD, "stopReason": reason}}
+
+
+MESSAGE_START = {"messageStart": {"p": PAD, "role": "assistant"}}
+METADATA = {
+    "metadata": {"metrics": {"latencyMs": 422}, "usage": {"inputTokens": 4, "outputTokens": 9}}
+}
+
+
+def chunk(
+    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
+) -> dict[str, Any]:
+    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
+
+
+def run(events: list[Any]) -> list[Signal]:
+    translator = BedrockTranslator()
+    out: list[Signal] = []
+    for event in events:
+        out.extend(translator.translate(event))
+    return out
+
+
+def texts(signals: list[Signal]) -> dict[int | None, str]:
+    out: dict[int | None, str] = {}
+    for signal in signals:
+        if isinstance(signal, dict) and isinstance(signal["args"], str):
+            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
+    return out
+
+
+def test_text_block_without_start_then_tool_block() -> None:
+    events = [
+        MESSAGE_START,
+        text_delta(0, "<thinking> I will use get_temperature"),
+        text_delta(0, "</thinking>\n"),
+        block_stop(0),
+        tool_start(1, "get_temperature", "tooluse_A"),
+        tool_delta(1, '{"city":"Paris"}'),
+        block_stop(1),
+        message_stop("tool_use"),
+        METADATA,
+    ]
+    assert run(events) == [
+        chunk(1, name="get_temperature", id="tooluse_A"),
+        chunk(1, args='{"city":"Paris"}'),
+        CallEnd(index=1),
+        StreamEnd(reason="tool_use"),
+    ]
+
+
+def test_server_tool_use_and_tool_result_blocks() -> None:
+    events = [
+        MESSAGE_START,
+        tool_start(0, "nova_code_interpreter", "tooluse_S", kind="server_tool_use"),
+        tool_delta(0, '{"snippet":"1234 * 5678"}'),
+        block_stop(0),
+        {
+            "contentBlockStart": {
+                "contentBlockIndex": 1,
+                "start": {"toolResult": {"status": "success", "toolUseId": "tooluse_S"}},
+            }
+        },
+        {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"toolResult": [{"json": {}}]}}},
+        block_stop(1),
+        tool_start(2, "final_result", "tooluse_F", kind="tool_use"),
+        tool_delta(2, '{"result":'),
+        tool_delta(2, "7006652.0}"),
+        block_stop(2),
+        message_stop("tool_use"),
+    ]
+    signals = run(events)
+    assert texts(signals) == {0: '{"snippet":"1234 * 5678"}', 2: '{"result":7006652.0}'}
+    assert [s for s in signals if not isinstance(s, dict)] == [
+        CallEnd(index=0),
+        CallEnd(index=2),
+        StreamEnd(reason="tool_use"),
+    ]
+
+
+def test_max_tokens_is_length_with_the_block_left_open() -> None:
+    events = [tool_start(0, "f", "t1"), tool_delta(0, '{"a": "b'), message_stop("max_tokens")]
+    assert run(events)[-1] == StreamEnd(reason="length")
+    assert not any(isinstance(s, CallEnd) for s in run(events))
+
+
+def test_other_stop_reasons_pass_through_once() -> None:
+    translator = BedrockTranslator()
+    assert translator.translate(message_stop("guardrail_intervened")) == [
+        StreamEnd(reason="guardrail_intervened")
+    ]
+    assert translator.translate(message_stop("end_turn")) == []
+
+
+def test_exception_event_fails_open_blocks() -> None:
+    events = [
+        tool_start(0, "f", "t1"),
+        tool_delta(0, '{"a": '),
+        {"modelStreamErrorException": {"message": "model failed", "originalStatusCode": 500}},
+    ]
+    assert run(events)[-2:] == [
+        CallFailure(
+            error="Bedrock stream error (modelStreamErrorException): model failed", index=0
+        ),
+        StreamEnd(reason="error"),
+    ]
+
+
+def test_parallel_blocks_and_decoded_input_objects() -> None:
+    events = [
+        tool_start(0, "a", "t_a"),
+        tool_start(1, "b", "t_b"),
+        tool_delta(1, '{"y": 2}'),
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": {"x": 1}}}}},
+        block_stop(1),
+        block_stop(0),
+    ]
+    assert run(events)[2:] == [
+        chunk(1, args='{"y": 2}'),
+        chunk(0, args={"x": 1}),
+        CallEnd(index=1),
+        CallEnd(index=0),
+    ]
+
+
+def test_deltas_for_blocks_that_are_not_tool_blocks_are_ignored() -> None:
+    assert run([tool_delta(5, '{"a": 1}'), block_stop(5), text_delta(0, "hi")]) == []
+
+
+def test_detect() -> None:
+    assert detect(MESSAGE_START)
+    assert detect(tool_delta(0, "{"))
+    assert detect(message_stop("end_turn"))
+    for other in (METADATA, {"type": "message_start"}, {"candidates": []}, None, "x", [], {}):
+        assert not detect(other)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), value=json_objects(max_leaves=12))
+def test_any_split_of_the_input_text_gives_the_same_text(data: st.DataObject, value: Any) -> None:
+    text = json.dumps(value)
+    events = [MESSAGE_START, tool_start(2, "f", "tooluse_x")]
+    events += [tool_delta(2, piece) for piece in data.draw(splits(text))]
+    events += [block_stop(2), message_stop("tool_use")]
+    signals = run(events)
+    assert json.loads(texts(signals)[2]) == value
+    assert texts(signals)[2] == text
+    assert signals[-2:] == [CallEnd(index=2), StreamEnd(reason="tool_use")]
+
+
+_KEYS = [
+    "messageStart",
+    "contentBlockStart",
+    "contentBlockDelta",
+    "contentBlockStop",
+    "messageStop",
+    "metadata",
+    "contentBlockIndex",
+    "start",
+    "toolUse",
+    "delta",
+    "input",
+    "name",
+    "toolUseId",
+    "stopReason",
+    "internalServerException",
+    "message",
+    "p",
+]
+_odd_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.floats(allow_nan=True),
+    st.sampled_from(["tool_use", "max_tokens", "{", "}"]),
+    st.text(max_size=4),
+)
+odd_payloads = st.recursive(
+    _odd_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(odd_payloads, max_size=8))
+def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
+    translator = BedrockTranslator()
+    for payload in payloads:
+        assert isinstance(translator.translate(payload), list)
+
+
+def recorded() -> list[str]:
+    if not RECORDED.is_dir():
+        return []
+    return sorted(p.stem for p in RECORDED.glob("bedrock_*.jsonl"))
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded())
+def test_recorded_streams_translate(name: str) -> None:
+    translator = BedrockTranslator()
+    signals: list[Signal] = []
+    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            signals.extend(translator.translate(json.loads(line)))
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    starts = [s for s in signals if isinstance(s, dict) and s["name"]]
+    assert [(s["name"], s["id"]) for s in starts] == [
+        (call["name"], call["id"]) for call in expected["tool_calls"]
+    ]
+    streamed = texts(signals)
+    for start, call in zip(starts, expected["tool_calls"]):
+        assert json.loads(streamed[start["index"]]) == call["args"]
+        assert CallEnd(index=start["index"]) in signals
+    assert sum(isinstance(s, StreamEnd) for s in signals) == 1

@@ -1,0 +1,300 @@
+"""Cohere v2 chat translator: our own streams in the real event shapes (``tool_calls`` as
+an object), random re-splits of the argument text, odd payloads, and the recorded streams."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream.providers.cohere import CohereTranslator, detect
+from tests.strategies import json_objects, splits
+
+RECORDED = Path(
+    os.environ.get(
+        "CALLSTREAM_RECORDED_STREAMS",
+        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
+    )
+)
+
+MESSAGE_START = {
+    "id": "66dec7d7",
+    "type": "message-start",
+    "delta": {"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": []}},
+}
+
+
+def plan(text: str) -> dict[str, Any]:
+    return {"type": "tool-plan-delta", "delta": {"message": {"tool_plan": text}}}
+
+
+def call_start(index: int, id: str, name: str, arguments: str = "") -> dict[str, Any]:
+    call = {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return {"type": "tool-call-start", "index": index, "delta": {"message": {"tool_calls": call}}}
+
+
+def call_delta(index: int, text: str) -> dict[str, Any]:
+    return {
+        "type": "tool-call-delta",
+        "index": index,
+        "delta": {"message": {"tool_calls": {"function": {"arguments": text}}}},
+    }
+
+
+def call_end(index: int) -> dict[str, Any]:
+    return {"type": "tool-call-end", "index": index}
+
+
+def message_end(reason: str, error: str | None = None) -> dict[str, Any]:
+    delta: dict[str, Any] = {"finish_reason": reason, "usage": {"tokens": {"output_tokens": 9}}}
+    if error is not None:
+        delta["error"] = error
+    return {"type": "message-end", "delta": delta}
+
+
+def chunk(
+    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
+) -> dict[str, Any]:
+    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
+
+
+def run(events: list[Any]) -> list[Signal]:
+    translator = CohereTranslator()
+    out: list[Signal] = []
+    for event in events:
+        out.extend(translator.translate(event))
+    return out
+
+
+def texts(signals: list[Signal]) -> dict[int | None, str]:
+    out: dict[int | None, str] = {}
+    for signal in signals:
+        if isinstance(signal, dict) and isinstance(signal["args"], str):
+            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
+    return out
+
+
+def test_two_calls_keyed_by_event_index() -> None:
+    events = [
+        MESSAGE_START,
+        plan("I will look up the weather."),
+        call_start(0, "weather_1", "weather"),
+        call_delta(0, '{"'),
+        call_delta(0, 'location": "San'),
+        call_delta(0, ' Francisco"}'),
+        call_end(0),
+        call_start(1, "attractions_2", "cityAttractions"),
+        call_delta(1, '{"city": "SF"}'),
+        call_end(1),
+        message_end("TOOL_CALL"),
+    ]
+    assert run(events) == [
+        chunk(0, name="weather", id="weather_1"),
+        chunk(0, args='{"'),
+        chunk(0, args='location": "San'),
+        chunk(0, args=' Francisco"}'),
+        CallEnd(index=0),
+        chunk(1, name="cityAttractions", id="attractions_2"),
+        chunk(1, args='{"city": "SF"}'),
+        CallEnd(index=1),
+        StreamEnd(reason="TOOL_CALL"),
+    ]
+
+
+def test_start_with_empty_arguments_then_end_is_a_call_without_arguments() -> None:
+    assert run([call_start(0, "t_1", "currentTime"), call_end(0), message_end("TOOL_CALL")]) == [
+        chunk(0, name="currentTime", id="t_1"),
+        CallEnd(index=0),
+        StreamEnd(reason="TOOL_CALL"),
+    ]
+
+
+def test_start_may_carry_arguments_and_a_list_is_read_too() -> None:
+    signals = run([call_start(0, "t_1", "f", '{"a": 1}')])
+    assert signals == [chunk(0, name="f", id="t_1", args='{"a": 1}')]
+    as_list = {
+        "type": "tool-call-start",
+        "index": 3,
+        "delta": {"message": {"tool_calls": [{"id": "t_3", "function": {"name": "g"}}]}},
+    }
+    assert run([as_list]) == [chunk(3, name="g", id="t_3")]
+
+
+def test_max_tokens_is_length_and_leaves_open_calls_open() -> None:
+    events = [call_start(0, "t", "f"), call_delta(0, '{"a": "b'), message_end("MAX_TOKENS")]
+    signals = run(events)
+    assert signals[-1] == StreamEnd(reason="length")
+    assert not any(isinstance(s, (CallEnd, CallFailure)) for s in signals)
+
+
+def test_error_finish_fails_open_calls_only() -> None:
+    events = [
+        call_start(0, "t0", "done"),
+        call_end(0),
+        call_start(1, "t1", "open"),
+        call_delta(1, '{"a": '),
+        message_end("ERROR", error="internal failure"),
+    ]
+    assert run(events)[-2:] == [
+        CallFailure(error="Cohere stream ended with ERROR: internal failure", index=1),
+        StreamEnd(reason="ERROR"),
+    ]
+
+
+def test_content_and_citation_events_are_ignored() -> None:
+    events = [
+        {"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "text"}}}},
+        {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "hi"}}}},
+        {"type": "content-end", "index": 0},
+        {"type": "citation-start", "index": 0, "delta": {"message": {"citations": {}}}},
+        {"type": "citation-end", "index": 0},
+        {"type": "debug"},
+    ]
+    assert run(events) == []
+
+
+def test_only_one_stream_end_per_message() -> None:
+    translator = CohereTranslator()
+    assert translator.translate(message_end("COMPLETE")) == [StreamEnd(reason="COMPLETE")]
+    assert translator.translate(message_end("COMPLETE")) == []
+    translator.translate(MESSAGE_START)
+    assert translator.translate(message_end("COMPLETE")) == [StreamEnd(reason="COMPLETE")]
+
+
+def test_sdk_shaped_objects() -> None:
+    ns = SimpleNamespace
+    events = [
+        ns(
+            type="tool-call-start",
+            index=0,
+            delta=ns(
+                message=ns(
+                    tool_calls=ns(id="t", type="function", function=ns(name="f", arguments=None))
+                )
+            ),
+        ),
+        ns(
+            type="tool-call-delta",
+            index=0,
+            delta=ns(message=ns(tool_calls=ns(function=ns(arguments="{}")))),
+        ),
+        ns(type="tool-call-end", index=0),
+        ns(type="message-end", delta=ns(finish_reason="TOOL_CALL", error=None)),
+    ]
+    assert run(events) == [
+        chunk(0, name="f", id="t"),
+        chunk(0, args="{}"),
+        CallEnd(index=0),
+        StreamEnd(reason="TOOL_CALL"),
+    ]
+
+
+def test_detect() -> None:
+    assert detect(MESSAGE_START)
+    assert detect(call_delta(0, "{"))
+    assert detect(message_end("COMPLETE"))
+    for other in (
+        {"type": "message_start"},
+        {"type": "response.created"},
+        {"candidates": []},
+        {"messageStart": {}},
+        None,
+        "x",
+        [],
+    ):
+        assert not detect(other)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), value=json_objects(max_leaves=12))
+def test_any_split_of_the_argument_text_gives_the_same_text(
+    data: st.DataObject, value: Any
+) -> None:
+    text = json.dumps(value, indent=data.draw(st.sampled_from([None, 2])))
+    pieces = data.draw(splits(text))
+    events = [call_start(4, "t", "f", pieces[0]), *(call_delta(4, p) for p in pieces[1:])]
+    signals = run([*events, call_end(4), message_end("TOOL_CALL")])
+    assert texts(signals)[4] == text
+    assert json.loads(texts(signals)[4]) == value
+    assert signals[-2:] == [CallEnd(index=4), StreamEnd(reason="TOOL_CALL")]
+
+
+_KEYS = [
+    "type",
+    "index",
+    "delta",
+    "message",
+    "tool_calls",
+    "id",
+    "function",
+    "name",
+    "arguments",
+    "finish_reason",
+    "error",
+]
+_odd_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.floats(allow_nan=True),
+    st.sampled_from(
+        [
+            "tool-call-start",
+            "tool-call-delta",
+            "tool-call-end",
+            "message-end",
+            "message-start",
+            "ERROR",
+            "MAX_TOKENS",
+        ]
+    ),
+    st.text(max_size=4),
+)
+odd_payloads = st.recursive(
+    _odd_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(odd_payloads, max_size=8))
+def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
+    translator = CohereTranslator()
+    for payload in payloads:
+        assert isinstance(translator.translate(payload), list)
+
+
+def recorded() -> list[str]:
+    if not RECORDED.is_dir():
+        return []
+    return sorted(p.stem for p in RECORDED.glob("cohere_*.jsonl"))
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded())
+def test_recorded_streams_translate(name: str) -> None:
+    translator = CohereTranslator()
+    signals: list[Signal] = []
+    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            signals.extend(translator.translate(json.loads(line)))
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    starts = [s for s in signals if isinstance(s, dict) and s["name"]]
+    assert [(s["name"], s["id"]) for s in starts] == [
+        (call["name"], call["id"]) for call in expected["tool_calls"]
+    ]
+    streamed = texts(signals)
+    for start, call in zip(starts, expected["tool_calls"]):
+        assert json.loads(streamed.get(start["index"]) or "{}") == call["args"]
+        assert CallEnd(index=start["index"]) in signals
+    assert sum(isinstance(s, StreamEnd) for s in signals) == 1

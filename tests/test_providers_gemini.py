@@ -1,0 +1,841 @@
+"""Gemini / Vertex translator: whole calls, finish reasons, streamed ``partialArgs`` leaves
+turned into JSON text (nested paths, separators, missing terminals, string continuations),
+random re-splits and re-orderings, odd payloads, and the recorded streams."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream.providers.gemini import GeminiTranslator, detect, parse_json_path
+from tests.strategies import json_scalars, json_text
+
+RECORDED = Path(
+    os.environ.get(
+        "CALLSTREAM_RECORDED_STREAMS",
+        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
+    )
+)
+
+
+# --- chunk builders (the wire shapes) ---------------------------------------------------
+
+
+def response(
+    *parts: dict[str, Any], finish: str | None = None, message: str | None = None
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": list(parts)}, "index": 0}
+    if finish is not None:
+        candidate["finishReason"] = finish
+    if message is not None:
+        candidate["finishMessage"] = message
+    return {"candidates": [candidate], "modelVersion": "gemini-test", "responseId": "r1"}
+
+
+def call_part(name: str | None = None, **fields: Any) -> dict[str, Any]:
+    function_call = dict(fields)
+    if name is not None:
+        function_call["name"] = name
+    return {"functionCall": function_call}
+
+
+def opener(name: str, signature: bool = False) -> dict[str, Any]:
+    part = call_part(name, willContinue=True)
+    if signature:
+        part["thoughtSignature"] = "CiMBjz1rX25K"
+    return part
+
+
+def leaves(*entries: dict[str, Any], more: bool = True) -> dict[str, Any]:
+    function_call: dict[str, Any] = {"partialArgs": list(entries)}
+    if more:
+        function_call["willContinue"] = True
+    return {"functionCall": function_call}
+
+
+def s(path: str, value: str, more: bool = False) -> dict[str, Any]:
+    leaf: dict[str, Any] = {"jsonPath": path, "stringValue": value}
+    if more:
+        leaf["willContinue"] = True
+    return leaf
+
+
+def n(path: str, value: float) -> dict[str, Any]:
+    return {"jsonPath": path, "numberValue": value}
+
+
+SEPARATOR = {"functionCall": {"willContinue": True}}
+TERMINATOR = {"functionCall": {}}
+
+
+def chunk(
+    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
+) -> dict[str, Any]:
+    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
+
+
+def run(payloads: list[Any], translator: GeminiTranslator | None = None) -> list[Signal]:
+    translator = translator or GeminiTranslator()
+    out: list[Signal] = []
+    for payload in payloads:
+        out.extend(translator.translate(payload))
+    return out
+
+
+def texts(signals: list[Signal]) -> dict[int | None, str]:
+    out: dict[int | None, str] = {}
+    for signal in signals:
+        if isinstance(signal, dict) and isinstance(signal["args"], str):
+            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
+    return out
+
+
+def final_args(signals: list[Signal]) -> dict[int | None, Any]:
+    """What each ended call's arguments come to: CallEnd args, else the streamed text or
+    whole object, else {} (a stand-in for the assembler until tests use it)."""
+    whole: dict[int | None, Any] = {}
+    for signal in signals:
+        if isinstance(signal, dict) and isinstance(signal["args"], dict):
+            whole[signal["index"]] = signal["args"]
+    streamed = texts(signals)
+    out: dict[int | None, Any] = {}
+    for signal in signals:
+        if isinstance(signal, CallEnd):
+            if signal.args is not None:
+                args = signal.args
+                out[signal.index] = json.loads(args) if isinstance(args, str) else args
+            elif signal.index in streamed:
+                out[signal.index] = json.loads(streamed[signal.index])
+            else:
+                out[signal.index] = whole.get(signal.index, {})
+    return out
+
+
+# --- whole calls ------------------------------------------------------------------------
+
+
+def test_whole_call_is_a_chunk_then_call_end() -> None:
+    payload = response(call_part("get_capital", args={"country": "France"}), finish="STOP")
+    assert run([payload]) == [
+        chunk(0, name="get_capital", args={"country": "France"}),
+        CallEnd(index=0),
+        StreamEnd(reason="STOP"),
+    ]
+
+
+def test_each_part_is_a_new_call_numbered_in_order() -> None:
+    payloads = [
+        response({"text": "Let me check both."}),
+        response(
+            call_part("get_weather", args={"city": "Lisboa"}, id="fc_1"),
+            call_part("convert", args={"amount": 120.5}),
+        ),
+        response(call_part("get_weather", args={"city": "Porto"}), finish="STOP"),
+    ]
+    assert run(payloads) == [
+        chunk(0, name="get_weather", id="fc_1", args={"city": "Lisboa"}),
+        CallEnd(index=0),
+        chunk(1, name="convert", args={"amount": 120.5}),
+        CallEnd(index=1),
+        chunk(2, name="get_weather", args={"city": "Porto"}),
+        CallEnd(index=2),
+        StreamEnd(reason="STOP"),
+    ]
+
+
+def test_thought_signature_sibling_and_trailing_empty_text_are_harmless() -> None:
+    first = response(
+        {"functionCall": {"name": "get_country", "args": {}}, "thoughtSignature": "Epw=="}
+    )
+    last = response({"text": ""}, finish="STOP")
+    assert run([first, last]) == [
+        chunk(0, name="get_country", args={}),
+        CallEnd(index=0),
+        StreamEnd(reason="STOP"),
+    ]
+
+
+def test_name_only_part_is_a_complete_call_without_arguments() -> None:
+    assert run([response(call_part("read_theme"))]) == [
+        chunk(0, name="read_theme"),
+        CallEnd(index=0),
+    ]
+
+
+def test_thought_parts_are_ignored() -> None:
+    assert run([response({"text": "**Planning**", "thought": True})]) == []
+
+
+def test_arguments_that_are_not_an_object_are_passed_on_as_text() -> None:
+    signals = run([response(call_part("f", args=[1, 2]))])
+    assert signals[0] == chunk(0, name="f", args="[1, 2]")
+
+
+# --- finish reasons ---------------------------------------------------------------------
+
+
+def test_malformed_function_call_without_parts_is_a_new_invalid_call() -> None:
+    message = "Malformed function call: print(default_api.get_weather(city=))"
+    payload = {
+        "candidates": [
+            {"finishReason": "MALFORMED_FUNCTION_CALL", "finishMessage": message, "index": 0}
+        ]
+    }
+    assert run([payload]) == [
+        CallFailure(error=f"MALFORMED_FUNCTION_CALL: {message}"),
+        StreamEnd(reason="MALFORMED_FUNCTION_CALL"),
+    ]
+
+
+def test_failure_reason_fails_the_calls_of_its_chunk_not_earlier_ones() -> None:
+    payloads = [
+        response(call_part("ok", args={"a": 1})),
+        response(call_part("surprise", args={"b": 2}), finish="UNEXPECTED_TOOL_CALL"),
+    ]
+    assert run(payloads) == [
+        chunk(0, name="ok", args={"a": 1}),
+        CallEnd(index=0),
+        chunk(1, name="surprise", args={"b": 2}),
+        CallFailure(error="UNEXPECTED_TOOL_CALL", index=1),
+        StreamEnd(reason="UNEXPECTED_TOOL_CALL"),
+    ]
+
+
+def test_failure_reason_fails_an_open_streamed_call() -> None:
+    payloads = [
+        response(opener("f")),
+        response(leaves(s("$.a", "x", more=True))),
+        response(finish="MALFORMED_FUNCTION_CALL", message="bad call"),
+    ]
+    signals = run(payloads)
+    assert signals[-2:] == [
+        CallFailure(error="MALFORMED_FUNCTION_CALL: bad call", index=0),
+        StreamEnd(reason="MALFORMED_FUNCTION_CALL"),
+    ]
+    assert not any(isinstance(sig, CallEnd) for sig in signals)
+
+
+def test_max_tokens_is_length_and_leaves_the_open_call_open() -> None:
+    payloads = [
+        response(opener("write")),
+        response(leaves(s("$.text", "Once upon", more=True))),
+        response(finish="MAX_TOKENS"),
+    ]
+    signals = run(payloads)
+    assert texts(signals) == {0: '{"text": "Once upon'}
+    assert signals[-1] == StreamEnd(reason="length")
+    assert not any(isinstance(sig, (CallEnd, CallFailure)) for sig in signals)
+
+
+def test_stop_ends_an_open_streamed_call_normally() -> None:
+    payloads = [response(opener("f")), response(leaves(n("$.x", 1)), finish="STOP")]
+    signals = run(payloads)
+    assert texts(signals) == {0: '{"x": 1}'}
+    assert signals[-2:] == [CallEnd(index=0), StreamEnd(reason="STOP")]
+
+
+def test_other_stop_reasons_fail_an_open_streamed_call() -> None:
+    payloads = [response(opener("f")), response(leaves(n("$.x", 1)), finish="SAFETY")]
+    assert run(payloads)[-2:] == [
+        CallFailure(error="generation stopped (SAFETY) before the call was complete", index=0),
+        StreamEnd(reason="SAFETY"),
+    ]
+
+
+def test_only_one_stream_end() -> None:
+    assert run([response(finish="STOP"), response(finish="STOP")]) == [StreamEnd(reason="STOP")]
+
+
+def test_blocked_prompt_and_error_payloads_end_the_stream() -> None:
+    assert run([{"promptFeedback": {"blockReason": "SAFETY"}}]) == [StreamEnd(reason="SAFETY")]
+    error = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
+    signals = run([response(opener("f")), error])
+    assert signals[-2:] == [
+        CallFailure(error="Gemini stream error (UNAVAILABLE): The model is overloaded.", index=0),
+        StreamEnd(reason="error"),
+    ]
+
+
+# --- Vertex streamed arguments (partialArgs) --------------------------------------------
+
+
+def test_two_streamed_calls_with_string_continuations_and_empty_terminators() -> None:
+    payloads = [
+        response(opener("getWeather", signature=True)),
+        response(leaves(s("$.location", "Bos", more=True))),
+        response(leaves(s("$.location", "ton", more=True))),
+        response(leaves(s("$.location", ""))),
+        response(TERMINATOR),
+        response(opener("getWeather")),
+        response(leaves(s("$.location", "San Francisco", more=True))),
+        response(leaves(s("$.location", ""))),
+        response(TERMINATOR, finish="STOP"),
+    ]
+    signals = run(payloads)
+    assert signals[:5] == [
+        chunk(0, name="getWeather"),
+        chunk(0, args='{"location": "Bos'),
+        chunk(0, args="ton"),
+        chunk(0, args='"'),
+        chunk(0, args="}"),
+    ]
+    assert texts(signals) == {0: '{"location": "Boston"}', 1: '{"location": "San Francisco"}'}
+    assert [sig for sig in signals if not isinstance(sig, dict)] == [
+        CallEnd(index=0),
+        CallEnd(index=1),
+        StreamEnd(reason="STOP"),
+    ]
+
+
+def test_nested_arrays_of_objects_with_separator_parts() -> None:
+    payloads = [
+        response(opener("cookRecipe")),
+        response(leaves(s("$.recipe.ingredients[0].amount", "16 oz"))),
+        response(leaves(s("$.recipe.ingredients[0].name", "Noodles", more=True))),
+        response(leaves(s("$.recipe.ingredients[0].name", ""))),
+        response(SEPARATOR),
+        response(leaves(s("$.recipe.ingredients[1].amount", "1 lb"))),
+        response(leaves(s("$.recipe.ingredients[1].name", "Beef"))),
+        response(SEPARATOR),
+        response(leaves(s("$.recipe.name", "Lasagna"))),
+        response(leaves(s("$.recipe.steps[0]", "Preheat to 375\u00b0F."))),
+        response(leaves(s("$.recipe.steps[1]", "Cook noodles", more=True))),
+        response(leaves(s("$.recipe.steps[1]", ".", more=True))),
+        response(leaves(s("$.recipe.steps[1]", ""))),
+        response(TERMINATOR, finish="STOP"),
+    ]
+    value = {
+        "recipe": {
+            "ingredients": [
+                {"amount": "16 oz", "name": "Noodles"},
+                {"amount": "1 lb", "name": "Beef"},
+            ],
+            "name": "Lasagna",
+            "steps": ["Preheat to 375\u00b0F.", "Cook noodles."],
+        }
+    }
+    signals = run(payloads)
+    assert texts(signals) == {0: json.dumps(value)}
+    assert final_args(signals) == {0: value}
+
+
+def test_missing_terminal_last_leaves_part_without_will_continue_ends_the_call() -> None:
+    payloads = [
+        response(opener("writeItems")),
+        response(leaves(s("$.operations[0].action", "add", more=True))),
+        response(leaves(s("$.operations[0].action", ""))),
+        response(leaves(n("$.operations[0].price", 0.5))),
+        response(leaves(s("$.operations[1].action", "add"))),
+        response(leaves(n("$.operations[1].price", 0.3), more=False)),
+        response({"text": ""}, finish="STOP"),
+    ]
+    signals = run(payloads)
+    value = {"operations": [{"action": "add", "price": 0.5}, {"action": "add", "price": 0.3}]}
+    assert texts(signals) == {0: json.dumps(value)}
+    assert [sig for sig in signals if not isinstance(sig, dict)] == [
+        CallEnd(index=0),
+        StreamEnd(reason="STOP"),
+    ]
+
+
+def test_no_args_call_then_streamed_calls() -> None:
+    payloads = [response({"functionCall": {"name": "read_theme"}, "thoughtSignature": "AY89"})]
+    for screen in "AB":
+        payloads += [
+            response(opener("read_screen")),
+            response(leaves(s("$.id", screen, more=True))),
+            response(leaves(s("$.id", ""))),
+            response(TERMINATOR),
+        ]
+    signals = run([*payloads, response({"text": ""}, finish="STOP")])
+    assert final_args(signals) == {0: {}, 1: {"id": "A"}, 2: {"id": "B"}}
+    assert [sig["name"] for sig in signals if isinstance(sig, dict) and sig["name"]] == [
+        "read_theme",
+        "read_screen",
+        "read_screen",
+    ]
+
+
+def test_all_scalar_kinds_several_leaves_per_part_and_quoted_keys() -> None:
+    payloads = [
+        response(opener("f")),
+        response(
+            leaves(
+                n("$.int", 3),
+                n("$.float", -0.25),
+                {"jsonPath": "$.yes", "boolValue": True},
+                {"jsonPath": "$.no", "boolValue": False},
+                {"jsonPath": "$.none", "nullValue": "NULL_VALUE"},
+                {"jsonPath": "$.none2", "nullValue": None},
+                s("$['odd.key'][0]", 'quote " backslash \\ newline \n emoji \U0001f600'),
+                s("$['it\\'s']", "ok"),
+                more=False,
+            )
+        ),
+    ]
+    value = {
+        "int": 3,
+        "float": -0.25,
+        "yes": True,
+        "no": False,
+        "none": None,
+        "none2": None,
+        "odd.key": ['quote " backslash \\ newline \n emoji \U0001f600'],
+        "it's": "ok",
+    }
+    signals = run(payloads)
+    assert texts(signals) == {0: json.dumps(value)}
+    assert signals[-1] == CallEnd(index=0)
+
+
+def test_leaf_without_value_continues_an_open_string_or_is_null() -> None:
+    payloads = [
+        response(opener("f")),
+        response(leaves(s("$.a", "x", more=True))),
+        response(leaves({"jsonPath": "$.a", "willContinue": True})),
+        response(leaves({"jsonPath": "$.a"})),
+        response(leaves({"jsonPath": "$.b"}, more=False)),
+    ]
+    assert final_args(run(payloads)) == {0: {"a": "x", "b": None}}
+
+
+def test_a_new_name_ends_an_open_call_without_terminator() -> None:
+    payloads = [
+        response(opener("first")),
+        response(leaves(s("$.q", "partial", more=True))),
+        response(opener("second")),
+        response(leaves(n("$.n", 1), more=False)),
+    ]
+    signals = run(payloads)
+    assert texts(signals) == {0: '{"q": "partial"}', 1: '{"n": 1}'}
+    assert [sig for sig in signals if isinstance(sig, CallEnd)] == [
+        CallEnd(index=0),
+        CallEnd(index=1),
+    ]
+
+
+def test_opener_with_whole_args_and_no_leaves_keeps_those_args() -> None:
+    payloads = [response(call_part("f", args={"k": "v"}, willContinue=True)), response(TERMINATOR)]
+    assert run(payloads) == [chunk(0, name="f"), CallEnd(index=0, args={"k": "v"})]
+
+
+def test_leaves_without_an_opener_start_a_nameless_call() -> None:
+    signals = run([response(leaves(n("$.x", 1), more=False))])
+    assert signals == [chunk(0), chunk(0, args='{"x": 1'), chunk(0, args="}"), CallEnd(index=0)]
+
+
+def test_stray_terminators_and_separators_are_ignored() -> None:
+    assert run([response(TERMINATOR), response(SEPARATOR)]) == []
+
+
+def test_out_of_order_leaves_are_rebuilt_and_handed_over_whole() -> None:
+    payloads = [
+        response(opener("f")),
+        response(leaves(s("$.a.x", "1"))),
+        response(leaves(s("$.b", "2"))),
+        response(leaves(s("$.a.y", "3"))),  # re-enters the closed object "a"
+        response(leaves(n("$.list[1]", 5))),  # position 1 before 0
+        response(leaves(n("$.list[0]", 4))),
+        response(leaves(s("$.b", "two"))),  # a later write wins
+        response(TERMINATOR),
+    ]
+    signals = run(payloads)
+    assert signals[-1] == CallEnd(
+        index=0, args={"a": {"x": "1", "y": "3"}, "b": "two", "list": [4, 5]}
+    )
+    # What was streamed before the leaves went out of order is a consistent prefix.
+    assert texts(signals)[0] == '{"a": {"x": "1"}, "b": "2"'
+
+
+def test_an_array_position_never_filled_makes_the_call_invalid() -> None:
+    payloads = [response(opener("f")), response(leaves(n("$.list[2]", 5), more=False))]
+    signals = run(payloads)
+    assert signals[-1] == CallFailure(
+        error="streamed arguments: array position 0 has no value", index=0
+    )
+
+
+def test_unreadable_json_path_fails_the_call_and_ignores_its_rest() -> None:
+    payloads = [
+        response(opener("f")),
+        response(leaves(s("$.ok", "1"))),
+        response(leaves(s("items[0]", "x"))),
+        response(leaves(s("$.more", "2"))),
+        response(TERMINATOR),
+        response(opener("g")),
+        response(leaves(n("$.fine", 1), more=False)),
+    ]
+    signals = run(payloads)
+    assert (
+        CallFailure(error="streamed arguments: unreadable jsonPath 'items[0]'", index=0) in signals
+    )
+    assert CallEnd(index=0) not in signals
+    assert texts(signals) == {0: '{"ok": "1"', 1: '{"fine": 1}'}
+    assert signals[-1] == CallEnd(index=1)
+
+
+def test_parse_json_path() -> None:
+    assert parse_json_path("$") == ()
+    assert parse_json_path("$.recipe.ingredients[3].name") == ("recipe", "ingredients", 3, "name")
+    assert parse_json_path("$['a.b'][\"c\"][10]") == ("a.b", "c", 10)
+    assert parse_json_path("$['it\\'s']") == ("it's",)
+    for bad in ("", "a.b", "$.", "$..a", "$[x]", "$[-1]", "$['open", "$['a'x", "$[1", "$a", "$[٣]"):
+        assert parse_json_path(bad) is None, bad
+
+
+# --- random re-splits and re-orderings --------------------------------------------------
+
+_SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def path_text(path: tuple[str | int, ...]) -> str:
+    out = ["$"]
+    for segment in path:
+        if isinstance(segment, int):
+            out.append(f"[{segment}]")
+        elif _SIMPLE_KEY.match(segment):
+            out.append("." + segment)
+        else:
+            out.append("['" + segment.replace("\\", "\\\\").replace("'", "\\'") + "']")
+    return "".join(out)
+
+
+def scalar_groups(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
+    """(path, scalar) in document order; empty containers have no leaves at all."""
+    out: list[tuple[tuple[str | int, ...], Any]] = []
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(((*path, key), child) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend(((*path, i), child) for i, child in reversed(list(enumerate(item))))
+        else:
+            out.append((path, item))
+    return out
+
+
+@st.composite
+def leaf_groups(draw: st.DrawFn, value: Any) -> list[list[dict[str, Any]]]:
+    """The leaves of ``value``, one group per scalar; strings cut into continued pieces."""
+    groups = []
+    for path, scalar in scalar_groups(value):
+        jp = path_text(path)
+        if isinstance(scalar, str):
+            cuts = sorted(draw(st.lists(st.integers(0, len(scalar)), max_size=4)))
+            bounds = [0, *cuts, len(scalar)]
+            pieces = [scalar[a:b] for a, b in itertools.pairwise(bounds)]
+            if draw(st.booleans()):
+                pieces.append("")  # Vertex closes strings with an empty piece
+            group = [s(jp, piece, more=True) for piece in pieces]
+            group[-1] = s(jp, pieces[-1])
+        elif isinstance(scalar, bool):
+            group = [{"jsonPath": jp, "boolValue": scalar}]
+        elif scalar is None:
+            group = [{"jsonPath": jp, "nullValue": "NULL_VALUE"}]
+        else:
+            group = [n(jp, scalar)]
+        groups.append(group)
+    return groups
+
+
+@st.composite
+def partial_args_stream(
+    draw: st.DrawFn, groups: list[list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """Chunks for one streamed call: the leaves spread over parts, with separators and a
+    random ending (empty terminator, or a last leaves part without willContinue)."""
+    flat = [leaf for group in groups for leaf in group]
+    payloads = [response(opener("tool", signature=draw(st.booleans())))]
+    i = 0
+    while i < len(flat):
+        size = draw(st.integers(1, 3))
+        payloads.append(response(leaves(*flat[i : i + size])))
+        i += size
+        if draw(st.integers(0, 4)) == 0:
+            payloads.append(response(SEPARATOR))
+    if (
+        len(payloads) > 1
+        and draw(st.booleans())
+        and "partialArgs" in payloads[-1]["candidates"][0]["content"]["parts"][0]["functionCall"]
+    ):
+        del payloads[-1]["candidates"][0]["content"]["parts"][0]["functionCall"]["willContinue"]
+    else:
+        payloads.append(response(TERMINATOR))
+    payloads.append(response({"text": ""}, finish="STOP"))
+    return payloads
+
+
+_nonempty_values = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, min_size=1, max_size=4),
+        st.dictionaries(json_text, children, min_size=1, max_size=4),
+    ),
+    max_leaves=15,
+)
+# Leaves cannot express an empty container, so the values here have none (but may be {}).
+objects_without_empties = st.dictionaries(json_text, _nonempty_values, max_size=5)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), value=objects_without_empties)
+def test_streamed_leaves_in_document_order_give_the_json_text_of_the_value(
+    data: st.DataObject, value: dict[str, Any]
+) -> None:
+    payloads = data.draw(partial_args_stream(data.draw(leaf_groups(value))))
+    signals = run(payloads)
+    expected_text = json.dumps(value) if value else ""
+    assert texts(signals).get(0, "") == expected_text
+    assert final_args(signals) == {0: value}
+    assert signals[-2:] == [CallEnd(index=0), StreamEnd(reason="STOP")]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), value=objects_without_empties)
+def test_streamed_leaves_in_any_order_give_the_value(
+    data: st.DataObject, value: dict[str, Any]
+) -> None:
+    groups = data.draw(st.permutations(data.draw(leaf_groups(value))))
+    signals = run(data.draw(partial_args_stream(groups)))
+    assert final_args(signals) == {0: value}
+    assert not any(isinstance(sig, CallFailure) for sig in signals)
+
+
+def root_leaf(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return s("$", value)
+    if isinstance(value, bool):
+        return {"jsonPath": "$", "boolValue": value}
+    if value is None:
+        return {"jsonPath": "$", "nullValue": "NULL_VALUE"}
+    return n("$", value)
+
+
+@settings(max_examples=50, deadline=None)
+@given(value=json_scalars)
+def test_a_root_scalar_is_passed_on_as_is(value: Any) -> None:
+    signals = run([response(opener("f")), response(leaves(root_leaf(value), more=False))])
+    # Not an object: the assembler will say so; the translator passes the value on as is.
+    assert json.loads(texts(signals)[0]) == value
+    assert signals[-1] == CallEnd(index=0)
+
+
+# --- odd payloads -----------------------------------------------------------------------
+
+_KEYS = [
+    "candidates",
+    "content",
+    "parts",
+    "functionCall",
+    "name",
+    "args",
+    "id",
+    "willContinue",
+    "partialArgs",
+    "jsonPath",
+    "stringValue",
+    "numberValue",
+    "boolValue",
+    "nullValue",
+    "finishReason",
+    "finishMessage",
+    "index",
+    "error",
+    "promptFeedback",
+    "blockReason",
+    "thoughtSignature",
+    "text",
+]
+_VALUES = [
+    "STOP",
+    "MAX_TOKENS",
+    "MALFORMED_FUNCTION_CALL",
+    "SAFETY",
+    "$",
+    "$.a",
+    "$.a[0]",
+    "$.a[1].b",
+    "$['x']",
+    "$[",
+    "f",
+]
+_odd_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2, 3),
+    st.floats(allow_nan=True),
+    st.sampled_from(_VALUES),
+    st.text(max_size=4),
+)
+odd_payloads = st.recursive(
+    _odd_leaf,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(odd_payloads, max_size=8))
+def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
+    translator = GeminiTranslator()
+    for payload in payloads:
+        assert isinstance(translator.translate(payload), list)
+
+
+def test_huge_or_deep_paths_fail_cleanly() -> None:
+    deep = "$" + ".a" * 600
+    signals = run([response(opener("f")), response(leaves(s(deep, "x"), more=False))])
+    assert signals[-1] == CallFailure(
+        error="streamed arguments: jsonPath deeper than 512 levels", index=0
+    )
+    far = [
+        response(opener("f")),
+        response(leaves(n("$.a[0]", 1), n("$.b", 1), n("$.a[99999999]", 2), more=False)),
+    ]
+    assert run(far)[-1] == CallFailure(
+        error="streamed arguments: array position 99999999 is far past the end", index=0
+    )
+    nan = [
+        response(opener("f")),
+        response(leaves({"jsonPath": "$.x", "numberValue": float("nan")})),
+    ]
+    assert run(nan)[-1] == CallFailure(
+        error="streamed arguments: non-finite numberValue at $.x", index=0
+    )
+
+
+def test_list_payloads_and_several_candidates() -> None:
+    batch = [response(call_part("a")), response(call_part("b"), finish="STOP")]
+    assert [sig["name"] for sig in run([batch]) if isinstance(sig, dict)] == ["a", "b"]
+    two = {
+        "candidates": [
+            {"index": 1, "content": {"parts": [call_part("second_candidate")]}},
+            {"index": 0, "content": {"parts": [call_part("first_candidate")]}},
+        ]
+    }
+    assert run([two])[0] == chunk(0, name="first_candidate")
+
+
+def test_detect() -> None:
+    assert detect(response(call_part("f")))
+    assert detect({"candidates": []})
+    assert detect([response()])
+    assert detect(SimpleNamespace(candidates=[]))
+    for other in ({"choices": []}, {"type": "message_start"}, {"candidates": None}, [], None, "x"):
+        assert not detect(other)
+
+
+# --- SDK-shaped objects -----------------------------------------------------------------
+
+
+def test_snake_case_objects_and_enums_work_like_the_wire() -> None:
+    import enum
+
+    class FinishReason(str, enum.Enum):
+        STOP = "STOP"
+        MAX_TOKENS = "MAX_TOKENS"
+
+    ns = SimpleNamespace
+
+    def sdk_response(*parts: Any, finish: Any = None) -> Any:
+        return ns(candidates=[ns(content=ns(parts=list(parts)), finish_reason=finish, index=None)])
+
+    payloads = [
+        sdk_response(
+            ns(
+                function_call=ns(name="get", args=None, will_continue=True, partial_args=None),
+                thought_signature=b"\x00",
+            )
+        ),
+        sdk_response(
+            ns(
+                function_call=ns(
+                    name=None,
+                    will_continue=True,
+                    partial_args=[
+                        ns(json_path="$.q", string_value="he", will_continue=True),
+                        ns(json_path="$.q", string_value="llo", will_continue=None),
+                        ns(
+                            json_path="$.n",
+                            string_value=None,
+                            number_value=2.0,
+                            bool_value=None,
+                            null_value=None,
+                        ),
+                    ],
+                )
+            )
+        ),
+        sdk_response(ns(function_call=ns(name=None, will_continue=None, partial_args=None))),
+        sdk_response(
+            ns(function_call=ns(name="whole", args={"x": [1]}, id="c1")),
+            finish=FinishReason.MAX_TOKENS,
+        ),
+    ]
+    signals = run(payloads)
+    assert texts(signals) == {0: '{"q": "hello", "n": 2.0}'}
+    assert chunk(1, name="whole", id="c1", args={"x": [1]}) in signals
+    assert signals[-1] == StreamEnd(reason="length")
+
+
+def test_real_sdk_types() -> None:
+    types = pytest.importorskip("google.genai.types")
+    payload = types.GenerateContentResponse(
+        candidates=[
+            types.Candidate(
+                content=types.Content(
+                    role="model",
+                    parts=[types.Part(function_call=types.FunctionCall(name="f", args={"a": 1}))],
+                ),
+                finish_reason=types.FinishReason.STOP,
+            )
+        ]
+    )
+    assert run([payload]) == [
+        chunk(0, name="f", args={"a": 1}),
+        CallEnd(index=0),
+        StreamEnd(reason="STOP"),
+    ]
+
+
+# --- recorded streams -------------------------------------------------------------------
+
+
+def recorded() -> list[str]:
+    if not RECORDED.is_dir():
+        return []
+    return sorted(p.stem for p in RECORDED.glob("gemini*.jsonl"))
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded())
+def test_recorded_streams_translate(name: str) -> None:
+    translator = GeminiTranslator()
+    signals: list[Signal] = []
+    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            signals.extend(translator.translate(json.loads(line)))
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    calls = expected["tool_calls"]
+    names = [sig["name"] for sig in signals if isinstance(sig, dict) and sig["name"]]
+    assert names == [call["name"] for call in calls]
+    args = final_args(signals)
+    assert [args.get(i) for i in range(len(calls))] == [call["args"] for call in calls]
+    streamed = texts(signals)
+    for i, call in enumerate(calls):
+        if i in streamed:  # streamed arguments are re-serialized exactly as json.dumps does
+            assert streamed[i] == call["raw"]
+    assert sum(isinstance(sig, StreamEnd) for sig in signals) == 1
