@@ -97,6 +97,7 @@ class Run:
     done: int
     yielded: int
     final: Any
+    validations: int | None = None
 
     @property
     def stopped(self) -> bool:
@@ -126,10 +127,28 @@ class Feeder:
             yield item
 
 
+def counted(parser: Any) -> list[int]:
+    """Count the validations a callstream pydantic parser runs (through its hook)."""
+    count = [0]
+    original = parser._validate
+
+    def validate(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return original(*args, **kwargs)
+
+    parser._validate = validate
+    return count
+
+
 def timed(
-    label: str, make: Callable[[Iterator[Any]], Iterator[Any]], inputs: Sequence[Any], budget: float
+    label: str,
+    make: Callable[[Iterator[Any]], Iterator[Any]],
+    inputs: Sequence[Any],
+    budget: float,
+    count: list[int] | None,
 ) -> Run:
     """Consume ``make(feeder)`` to the end; extrapolate the total if the feeder stopped."""
+    before = count[0] if count is not None else 0
     feeder = Feeder(inputs, budget)
     yielded = 0
     last: Any = None
@@ -141,7 +160,8 @@ def timed(
     if feeder.done < len(inputs):
         fit = c.fit_quadratic(feeder.curve)
         total = fit(float(len(inputs)))
-    return Run(label, total, len(inputs), feeder.done, yielded, last)
+    validations = count[0] - before if count is not None else None
+    return Run(label, total, len(inputs), feeder.done, yielded, last, validations)
 
 
 def final_value(label: str, result: Any) -> Any:
@@ -164,21 +184,24 @@ def measure(
 
         growth = 0.0 if label == OURS_EAGER else 0.05
         parser = PydanticToolsParser([model], min_preview_growth=growth)
+        count: list[int] | None = counted(parser)
         make: Callable[[Iterator[Any]], Iterator[Any]] = parser.stream
         inputs: Sequence[Any] = chunks
     elif label == OURS_LC:
         from callstream.parsers.langchain import ToolCallsOutputParser
 
         lc_ours = ToolCallsOutputParser(tools=[model], output="calls")
+        count = counted(lc_ours.core())
         make, inputs = lc_ours.transform, messages
     else:
         from langchain_core.output_parsers.openai_tools import PydanticToolsParser as LCParser
 
         lc = LCParser(tools=[model])
+        count = None
         make, inputs = lc.transform, messages
-    runs = [timed(label, make, inputs, budget)]
+    runs = [timed(label, make, inputs, budget, count)]
     while len(runs) < repeats and not runs[-1].stopped and sum(r.total_s for r in runs) < budget:
-        runs.append(timed(label, make, inputs, budget))
+        runs.append(timed(label, make, inputs, budget, count))
     best = sorted(runs, key=lambda r: r.total_s)[len(runs) // 2]
     best.total_s = statistics.median(r.total_s for r in runs)
     return best
@@ -251,6 +274,11 @@ def _main(argv: Sequence[str] | None) -> int:
                 yielded = (
                     f"{run.yielded} (of {run.done} chunks fed)" if run.stopped else str(run.yielded)
                 )
+                checks = (
+                    str(run.validations)
+                    if run.validations is not None
+                    else "one per chunk, after re-parsing all text"
+                )
                 rows.append(
                     [
                         doc,
@@ -260,6 +288,7 @@ def _main(argv: Sequence[str] | None) -> int:
                         total,
                         c.fmt_ns(run.total_s / run.inputs * 1e9),
                         yielded,
+                        checks,
                         ratio,
                     ]
                 )
@@ -275,6 +304,7 @@ def _main(argv: Sequence[str] | None) -> int:
             "total",
             "per chunk",
             "results yielded",
+            "validations",
             "vs LangChain",
         ],
         rows,
@@ -292,6 +322,8 @@ Notes:
 - "~ (stopped)": the run passed the {budget:g} s budget; its total is extrapolated from
   its own cumulative-time curve (fit ``t = a n + b n^2``). Ratios against a stopped run
   are estimates (marked ``~``).
+- "validations": pydantic validations run (previews and the final one), counted through
+  callstream's validation hook; a stopped run counts those before it stopped.
 - ``min_preview_growth=0`` validates a preview after every chunk in which a value closed:
   each validation is O(size), so with many small values the total grows quadratically;
   the default (5% growth between preview validations) keeps it linear.
