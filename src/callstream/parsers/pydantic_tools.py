@@ -62,9 +62,10 @@ class PydanticToolsParser(ToolsParser[Any]):
             end, and no validation before it).
         min_preview_growth: validate a new preview only once the call's argument text
             grew by this fraction since the last preview validation (0: after every
-            input item in which a value closed). The default keeps small calls
-            responsive (a 1 KB call is previewed at least every 50 characters that close
-            a value) and makes the total preview cost linear in the argument size.
+            input item in which a value closed). With the default, a call of 1 KB is
+            previewed again after 50 more characters (small calls at nearly every value
+            that closes), and all preview validations of a call together cost about 21
+            times one validation of its final arguments: linear in its size.
 
     Results: unknown tool names and validation failures are invalid results whose
     ``error`` is the pydantic error text (or names the known tools); nothing is raised
