@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.anthropic import AnthropicTranslator, detect
 from tests.strategies import json_objects, splits
@@ -347,6 +348,9 @@ def test_any_split_of_the_argument_text_gives_the_same_text(
     assert signals[0] == chunk(3, name="f", id="toolu_x")
     assert signals[-2:] == [CallEnd(index=3), StreamEnd(reason="tool_use")]
     assert all(s["args"] for s in signals[1:-2] if isinstance(s, dict))  # "" never sent
+    assert assemble(signals).tool_calls == [
+        {"name": "f", "args": value, "id": "toolu_x", "type": "tool_call"}
+    ]
 
 
 # --- odd payloads -----------------------------------------------------------------------
@@ -500,6 +504,63 @@ def test_real_sdk_event_types() -> None:
     ) == [CallEnd(index=0, args={"n": 2})]
 
 
+# --- through the assembler -------------------------------------------------------------
+
+
+def assemble(signals: list[Signal]) -> ToolCallAssembler:
+    assembler = ToolCallAssembler()
+    for signal in signals:
+        assembler.apply(signal)
+    if not assembler.finished:
+        assembler.finish()
+    return assembler
+
+
+def test_assembled_calls_for_our_streams() -> None:
+    events = [
+        message_start(),
+        block_start(0, {"type": "text", "text": ""}),
+        block_stop(0),
+        tool_start(1, id="toolu_a", name="search", kind="server_tool_use"),
+        json_delta(1, ""),
+        json_delta(1, '{"q": "ca'),
+        json_delta(1, 'ts"}'),
+        block_stop(1),
+        tool_start(2, id="toolu_b", name="roll", input={"sides": 6}),
+        block_stop(2),
+        tool_start(3, id="toolu_c", name="noop"),
+        json_delta(3, ""),
+        block_stop(3),
+        tool_start(4, id="toolu_d", name="write"),
+        json_delta(4, '{"text": "long'),
+        message_delta("max_tokens"),
+        MESSAGE_STOP,
+    ]
+    assembler = assemble(run(events))
+    assert assembler.tool_calls == [
+        {"name": "search", "args": {"q": "cats"}, "id": "toolu_a", "type": "tool_call"},
+        {"name": "roll", "args": {"sides": 6}, "id": "toolu_b", "type": "tool_call"},
+        {"name": "noop", "args": {}, "id": "toolu_c", "type": "tool_call"},
+    ]
+    (cut,) = assembler.invalid_tool_calls
+    assert (cut["name"], cut["id"], cut["args"]) == ("write", "toolu_d", '{"text": "long')
+    assert cut["error"] is not None and "cut off" in cut["error"]
+    assert assembler.finish_reason == "length"
+
+
+def test_assembled_error_event_gives_an_invalid_call_with_the_reason() -> None:
+    events = [
+        tool_start(0, id="toolu_e", name="f"),
+        json_delta(0, '{"a": 1'),
+        {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+    ]
+    assembler = assemble(run(events))
+    assert assembler.tool_calls == []
+    assert [(c["name"], c["id"], c["error"]) for c in assembler.invalid_tool_calls] == [
+        ("f", "toolu_e", "Anthropic stream error (overloaded_error): Overloaded")
+    ]
+
+
 # --- recorded streams -------------------------------------------------------------------
 
 
@@ -509,29 +570,52 @@ def recorded(prefix: str) -> list[str]:
     return sorted(p.stem for p in RECORDED.glob(f"{prefix}*.jsonl"))
 
 
+def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
+
+
+def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) -> None:
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
+        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
+    ]
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.invalid_tool_calls] == [
+        (c["name"], c["id"], c["raw"]) for c in calls if not c["valid"]
+    ]
+
+
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded("anthropic_"))
-def test_recorded_streams_translate(name: str) -> None:
-    translator = AnthropicTranslator()
-    signals: list[Signal] = []
-    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            signals.extend(translator.translate(json.loads(line)))
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    starts = [s for s in signals if isinstance(s, dict) and s["name"]]
-    assert [(s["name"], s["id"]) for s in starts] == [
-        (call["name"], call["id"]) for call in expected["tool_calls"]
-    ]
-    streamed = texts(signals)
-    ends = {s.index: s for s in signals if isinstance(s, CallEnd)}
-    for start, call in zip(starts, expected["tool_calls"]):
-        index = start["index"]
-        end = ends.get(index)
-        if call["valid"]:
-            assert end is not None
-            args = end.args if end.args is not None else json.loads(streamed.get(index) or "{}")
-            assert args == call["args"]
-        else:
-            # Invalid calls: the raw text arrives as sent; the verdict is the assembler's.
-            assert streamed.get(index, "") == call["raw"]
+def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
+    events, calls = load(name)
+    assert detect(events[0])
+    signals = run(events)
     assert sum(isinstance(s, StreamEnd) for s in signals) == 1
+    check_expected(assemble(signals), calls)
+
+
+def resplit(events: list[Any], draw: Any) -> list[Any]:
+    """The same stream with each tool block's argument text cut at new random points."""
+    text: dict[int, str] = {}
+    for event in events:
+        if event.get("type") == "content_block_delta" and "partial_json" in event["delta"]:
+            text[event["index"]] = text.get(event["index"], "") + event["delta"]["partial_json"]
+    out: list[Any] = []
+    for event in events:
+        if event.get("type") == "content_block_delta" and "partial_json" in event["delta"]:
+            index = event["index"]
+            if index in text:
+                out.extend(json_delta(index, piece) for piece in draw(splits(text.pop(index))))
+        else:
+            out.append(event)
+    return out
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded("anthropic_"))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:
+    events, calls = load(name)
+    check_expected(assemble(run(resplit(events, data.draw))), calls)

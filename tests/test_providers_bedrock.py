@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.bedrock import BedrockTranslator, detect
 from tests.strategies import json_objects, splits
@@ -200,6 +201,9 @@ def test_any_split_of_the_input_text_gives_the_same_text(data: st.DataObject, va
     assert json.loads(texts(signals)[2]) == value
     assert texts(signals)[2] == text
     assert signals[-2:] == [CallEnd(index=2), StreamEnd(reason="tool_use")]
+    assert assemble(signals).tool_calls == [
+        {"name": "f", "args": value, "id": "tooluse_x", "type": "tool_call"}
+    ]
 
 
 _KEYS = [
@@ -246,27 +250,98 @@ def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
         assert isinstance(translator.translate(payload), list)
 
 
+def assemble(signals: list[Signal]) -> ToolCallAssembler:
+    assembler = ToolCallAssembler()
+    for signal in signals:
+        assembler.apply(signal)
+    if not assembler.finished:
+        assembler.finish()
+    return assembler
+
+
+def test_assembled_calls_for_our_stream() -> None:
+    events = [
+        MESSAGE_START,
+        text_delta(0, "Let me compute."),
+        block_stop(0),
+        tool_start(1, "calc", "tooluse_1", kind="server_tool_use"),
+        tool_delta(1, '{"snippet":'),
+        tool_delta(1, '"1 + 1"}'),
+        block_stop(1),
+        tool_start(2, "final", "tooluse_2"),
+        tool_delta(2, '{"result": [1, 2'),
+        message_stop("max_tokens"),
+        METADATA,
+    ]
+    assembler = assemble(run(events))
+    assert assembler.tool_calls == [
+        {"name": "calc", "args": {"snippet": "1 + 1"}, "id": "tooluse_1", "type": "tool_call"}
+    ]
+    (cut,) = assembler.invalid_tool_calls
+    assert (cut["name"], cut["id"], cut["args"]) == ("final", "tooluse_2", '{"result": [1, 2')
+    assert cut["error"] is not None and "cut off" in cut["error"]
+
+
 def recorded() -> list[str]:
     if not RECORDED.is_dir():
         return []
     return sorted(p.stem for p in RECORDED.glob("bedrock_*.jsonl"))
 
 
+def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
+
+
+def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) -> None:
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
+        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
+    ]
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.invalid_tool_calls] == [
+        (c["name"], c["id"], c["raw"]) for c in calls if not c["valid"]
+    ]
+
+
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded())
-def test_recorded_streams_translate(name: str) -> None:
-    translator = BedrockTranslator()
-    signals: list[Signal] = []
-    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            signals.extend(translator.translate(json.loads(line)))
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    starts = [s for s in signals if isinstance(s, dict) and s["name"]]
-    assert [(s["name"], s["id"]) for s in starts] == [
-        (call["name"], call["id"]) for call in expected["tool_calls"]
-    ]
-    streamed = texts(signals)
-    for start, call in zip(starts, expected["tool_calls"]):
-        assert json.loads(streamed[start["index"]]) == call["args"]
-        assert CallEnd(index=start["index"]) in signals
+def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
+    events, calls = load(name)
+    assert detect(events[0])
+    signals = run(events)
     assert sum(isinstance(s, StreamEnd) for s in signals) == 1
+    check_expected(assemble(signals), calls)
+
+
+def _tool_input(event: Any) -> str | None:
+    delta = event.get("contentBlockDelta")
+    tool = delta.get("delta", {}).get("toolUse") if isinstance(delta, dict) else None
+    return tool.get("input") if isinstance(tool, dict) else None
+
+
+def resplit(events: list[Any], draw: Any) -> list[Any]:
+    """The same stream with each tool block's input text cut at new random points."""
+    text: dict[int, str] = {}
+    for event in events:
+        piece = _tool_input(event)
+        if piece is not None:
+            index = event["contentBlockDelta"]["contentBlockIndex"]
+            text[index] = text.get(index, "") + piece
+    out: list[Any] = []
+    for event in events:
+        if _tool_input(event) is None:
+            out.append(event)
+            continue
+        index = event["contentBlockDelta"]["contentBlockIndex"]
+        if index in text:
+            out.extend(tool_delta(index, piece) for piece in draw(splits(text.pop(index))))
+    return out
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded())
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:
+    events, calls = load(name)
+    check_expected(assemble(run(resplit(events, data.draw))), calls)

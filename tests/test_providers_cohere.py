@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.cohere import CohereTranslator, detect
 from tests.strategies import json_objects, splits
@@ -224,6 +225,9 @@ def test_any_split_of_the_argument_text_gives_the_same_text(
     assert texts(signals)[4] == text
     assert json.loads(texts(signals)[4]) == value
     assert signals[-2:] == [CallEnd(index=4), StreamEnd(reason="TOOL_CALL")]
+    assert assemble(signals).tool_calls == [
+        {"name": "f", "args": value, "id": "t", "type": "tool_call"}
+    ]
 
 
 _KEYS = [
@@ -274,27 +278,91 @@ def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
         assert isinstance(translator.translate(payload), list)
 
 
+def assemble(signals: list[Signal]) -> ToolCallAssembler:
+    assembler = ToolCallAssembler()
+    for signal in signals:
+        assembler.apply(signal)
+    if not assembler.finished:
+        assembler.finish()
+    return assembler
+
+
+def test_assembled_calls_for_our_stream() -> None:
+    events = [
+        MESSAGE_START,
+        plan("Two lookups."),
+        call_start(0, "currentTime_1", "currentTime"),
+        call_end(0),
+        call_start(1, "weather_2", "weather"),
+        call_delta(1, '{"location": '),
+        call_delta(1, '"Berlin"}'),
+        call_end(1),
+        call_start(2, "broken_3", "broken"),
+        call_delta(2, '{"a": 1,'),
+        message_end("ERROR", error="upstream timeout"),
+    ]
+    assembler = assemble(run(events))
+    assert assembler.tool_calls == [
+        {"name": "currentTime", "args": {}, "id": "currentTime_1", "type": "tool_call"},
+        {"name": "weather", "args": {"location": "Berlin"}, "id": "weather_2", "type": "tool_call"},
+    ]
+    assert [(c["name"], c["args"], c["error"]) for c in assembler.invalid_tool_calls] == [
+        ("broken", '{"a": 1,', "Cohere stream ended with ERROR: upstream timeout")
+    ]
+
+
 def recorded() -> list[str]:
     if not RECORDED.is_dir():
         return []
     return sorted(p.stem for p in RECORDED.glob("cohere_*.jsonl"))
 
 
+def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
+
+
+def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) -> None:
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
+        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
+    ]
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.invalid_tool_calls] == [
+        (c["name"], c["id"], c["raw"]) for c in calls if not c["valid"]
+    ]
+
+
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded())
-def test_recorded_streams_translate(name: str) -> None:
-    translator = CohereTranslator()
-    signals: list[Signal] = []
-    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            signals.extend(translator.translate(json.loads(line)))
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    starts = [s for s in signals if isinstance(s, dict) and s["name"]]
-    assert [(s["name"], s["id"]) for s in starts] == [
-        (call["name"], call["id"]) for call in expected["tool_calls"]
-    ]
-    streamed = texts(signals)
-    for start, call in zip(starts, expected["tool_calls"]):
-        assert json.loads(streamed.get(start["index"]) or "{}") == call["args"]
-        assert CallEnd(index=start["index"]) in signals
+def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
+    events, calls = load(name)
+    assert detect(events[0])
+    signals = run(events)
     assert sum(isinstance(s, StreamEnd) for s in signals) == 1
+    check_expected(assemble(signals), calls)
+
+
+def resplit(events: list[Any], draw: Any) -> list[Any]:
+    """The same stream with each call's argument deltas cut at new random points."""
+    text: dict[int, str] = {}
+    for event in events:
+        if event.get("type") == "tool-call-delta":
+            piece = event["delta"]["message"]["tool_calls"]["function"]["arguments"]
+            text[event["index"]] = text.get(event["index"], "") + piece
+    out: list[Any] = []
+    for event in events:
+        if event.get("type") != "tool-call-delta":
+            out.append(event)
+        elif event["index"] in text:
+            index = event["index"]
+            out.extend(call_delta(index, piece) for piece in draw(splits(text.pop(index))))
+    return out
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded())
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:
+    events, calls = load(name)
+    check_expected(assemble(run(resplit(events, data.draw))), calls)

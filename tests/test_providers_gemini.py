@@ -16,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.gemini import GeminiTranslator, detect, parse_json_path
-from tests.strategies import json_scalars, json_text
+from tests.strategies import json_scalars, json_text, splits
 
 RECORDED = Path(
     os.environ.get(
@@ -100,25 +101,20 @@ def texts(signals: list[Signal]) -> dict[int | None, str]:
     return out
 
 
-def final_args(signals: list[Signal]) -> dict[int | None, Any]:
-    """What each ended call's arguments come to: CallEnd args, else the streamed text or
-    whole object, else {} (a stand-in for the assembler until tests use it)."""
-    whole: dict[int | None, Any] = {}
+def assemble(signals: list[Signal]) -> ToolCallAssembler:
+    assembler = ToolCallAssembler()
     for signal in signals:
-        if isinstance(signal, dict) and isinstance(signal["args"], dict):
-            whole[signal["index"]] = signal["args"]
-    streamed = texts(signals)
-    out: dict[int | None, Any] = {}
-    for signal in signals:
-        if isinstance(signal, CallEnd):
-            if signal.args is not None:
-                args = signal.args
-                out[signal.index] = json.loads(args) if isinstance(args, str) else args
-            elif signal.index in streamed:
-                out[signal.index] = json.loads(streamed[signal.index])
-            else:
-                out[signal.index] = whole.get(signal.index, {})
-    return out
+        assembler.apply(signal)
+    if not assembler.finished:
+        assembler.finish()
+    return assembler
+
+
+def final_args(signals: list[Signal]) -> dict[int, Any]:
+    """The arguments of each call after assembly (all calls must be valid)."""
+    assembler = assemble(signals)
+    assert assembler.invalid_tool_calls == []
+    return dict(enumerate(call["args"] for call in assembler.tool_calls))
 
 
 # --- whole calls ------------------------------------------------------------------------
@@ -811,6 +807,36 @@ def test_real_sdk_types() -> None:
     ]
 
 
+# --- through the assembler -------------------------------------------------------------
+
+
+def test_assembled_failures_and_cut_off_calls() -> None:
+    malformed = [
+        response(call_part("fine", args={"a": 1})),
+        {"candidates": [{"finishReason": "MALFORMED_FUNCTION_CALL", "finishMessage": "bad"}]},
+    ]
+    assembler = assemble(run(malformed))
+    assert [c["name"] for c in assembler.tool_calls] == ["fine"]
+    assert [(c["name"], c["error"]) for c in assembler.invalid_tool_calls] == [
+        (None, "MALFORMED_FUNCTION_CALL: bad")
+    ]
+    cut = [
+        response(opener("write")),
+        response(leaves(s("$.text", "Once", more=True)), finish="MAX_TOKENS"),
+    ]
+    assembler = assemble(run(cut))
+    (invalid,) = assembler.invalid_tool_calls
+    assert (invalid["name"], invalid["args"]) == ("write", '{"text": "Once')
+    assert invalid["error"] is not None and "cut off" in invalid["error"]
+    assert assembler.finish_reason == "length"
+
+
+def test_assembled_root_scalar_is_invalid() -> None:
+    signals = run([response(opener("f")), response(leaves(n("$", 3), more=False))])
+    (invalid,) = assemble(signals).invalid_tool_calls
+    assert invalid["args"] == "3"
+
+
 # --- recorded streams -------------------------------------------------------------------
 
 
@@ -820,22 +846,64 @@ def recorded() -> list[str]:
     return sorted(p.stem for p in RECORDED.glob("gemini*.jsonl"))
 
 
+def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
+
+
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded())
-def test_recorded_streams_translate(name: str) -> None:
-    translator = GeminiTranslator()
-    signals: list[Signal] = []
-    for line in (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            signals.extend(translator.translate(json.loads(line)))
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    calls = expected["tool_calls"]
-    names = [sig["name"] for sig in signals if isinstance(sig, dict) and sig["name"]]
-    assert names == [call["name"] for call in calls]
-    args = final_args(signals)
-    assert [args.get(i) for i in range(len(calls))] == [call["args"] for call in calls]
+def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
+    payloads, calls = load(name)
+    assert detect(payloads[0])
+    signals = run(payloads)
+    assert sum(isinstance(sig, StreamEnd) for sig in signals) == 1
+    assembler = assemble(signals)
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
+        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
+    ]
+    assert assembler.invalid_tool_calls == []
     streamed = texts(signals)
     for i, call in enumerate(calls):
         if i in streamed:  # streamed arguments are re-serialized exactly as json.dumps does
             assert streamed[i] == call["raw"]
-    assert sum(isinstance(sig, StreamEnd) for sig in signals) == 1
+
+
+def resplit(payloads: list[Any], draw: Any) -> list[Any]:
+    """The same stream with every continued string re-cut into new pieces: the pieces of
+    one string are joined and cut at random points, each piece in a part of its own."""
+    out: list[Any] = []
+    pending: list[str] = []  # pieces of the string being continued
+    for payload in payloads:
+        parts = payload["candidates"][0].get("content", {}).get("parts", [])
+        entries = parts[0].get("functionCall", {}).get("partialArgs") if len(parts) == 1 else None
+        if not entries or len(entries) != 1 or "stringValue" not in entries[0]:
+            out.append(payload)
+            continue
+        (entry,) = entries
+        pending.append(entry["stringValue"])
+        if entry.get("willContinue"):
+            continue
+        pieces = draw(splits("".join(pending)))
+        pending.clear()
+        part_continues = parts[0]["functionCall"].get("willContinue") is True
+        for i, piece in enumerate(pieces):
+            leaf = dict(entry, stringValue=piece, willContinue=True)
+            last = i == len(pieces) - 1
+            if last:
+                del leaf["willContinue"]
+            out.append(response(leaves(leaf, more=part_continues or not last)))
+    return out
+
+
+@pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
+@pytest.mark.parametrize("name", recorded())
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:
+    payloads, calls = load(name)
+    assembler = assemble(run(resplit(payloads, data.draw)))
+    assert [(c["name"], c["args"]) for c in assembler.tool_calls] == [
+        (c["name"], c["args"]) for c in calls
+    ]
