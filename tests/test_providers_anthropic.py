@@ -329,6 +329,30 @@ def test_detect() -> None:
         assert not detect(other)
 
 
+def test_claude_on_bedrock_chunk_wrappers_are_opened() -> None:
+    def wrapped(event: dict[str, Any]) -> dict[str, Any]:
+        return {"chunk": {"bytes": json.dumps(event).encode()}}
+
+    events = [
+        wrapped(message_start()),
+        wrapped(tool_start(0, id="toolu_b", name="f")),
+        wrapped(json_delta(0, '{"a": 1}')),
+        wrapped(block_stop(0)),
+        wrapped(message_delta("tool_use")),
+    ]
+    assert detect(events[0])
+    assert run(events) == [
+        chunk(0, name="f", id="toolu_b"),
+        chunk(0, args='{"a": 1}'),
+        CallEnd(index=0),
+        StreamEnd(reason="tool_use"),
+    ]
+    junk = [{"chunk": {"bytes": b"\xff\xfe not json"}}, {"chunk": {"bytes": b"[" * 100_000}}]
+    assert run(junk) == []
+    assert not detect(junk[0])
+    assert not detect({"chunk": {"bytes": b'{"outputText": "llama"}'}})
+
+
 # --- random re-splits -------------------------------------------------------------------
 
 

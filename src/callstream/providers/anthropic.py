@@ -17,11 +17,13 @@ Wire facts this translator is built on (all seen in real recordings):
 - ``ping``, text/thinking deltas and ``*_tool_result`` blocks carry no call data.
 
 Payloads are plain dicts (decoded SSE ``data:``) or the SDK's event objects, read by duck
-typing; the SDK is never imported.
+typing; the SDK is never imported. Claude on Bedrock (``invoke_model_with_response_stream``)
+wraps each event as ``{"chunk": {"bytes": b'<event JSON>'}}``; the wrapper is opened.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
@@ -53,7 +55,21 @@ def detect(payload: Any) -> bool:
     Only the message/content-block event types count (``ping`` and ``error`` are too
     generic to name a format). Cost: O(1).
     """
-    return get_str(payload, "type") in _EVENT_TYPES
+    return get_str(_unwrap(payload), "type") in _EVENT_TYPES
+
+
+def _unwrap(payload: Any) -> Any:
+    """The event inside a Bedrock ``{"chunk": {"bytes": ...}}`` wrapper, else ``payload``."""
+    chunk = get(payload, "chunk")
+    if chunk is None:
+        return payload
+    data = get(chunk, "bytes")
+    if not isinstance(data, (bytes, bytearray, str)):
+        return payload
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # undecodable bytes are not an event
+        return None
 
 
 class _Block:
@@ -95,6 +111,7 @@ class AnthropicTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
+        payload = _unwrap(payload)
         kind = get_str(payload, "type")
         if kind == "content_block_start":
             return self._block_start(payload)
