@@ -148,7 +148,8 @@ class _LeafWriter:
     does not fit that order (a key seen before, an array index that is not the next one,
     a container re-entered) switches the writer to *replay mode*: text output stops and
     the final value is rebuilt from the log of leaves (last write wins), to be handed over
-    whole at the end. Cost: O(length of the leaf's path + value) per leaf.
+    whole at the end. Cost: O(length of the leaf's path + value) per leaf; the leaves are
+    also kept in a log (memory O(total leaf size)) so that replay mode is possible.
     """
 
     def __init__(self) -> None:
