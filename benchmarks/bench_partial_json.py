@@ -122,7 +122,7 @@ def _reparse(parse: Callable[[str], Any]) -> Callable[[str], c.Consumer]:
 
 def _pjp() -> Callable[[str], c.Consumer] | None:
     try:
-        import partial_json_parser  # type: ignore[import-untyped]
+        import partial_json_parser
     except ImportError:
         return None
     return _reparse(partial_json_parser.loads)
