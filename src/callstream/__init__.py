@@ -39,6 +39,7 @@ from callstream._errors import JSONLimitError as JSONLimitError
 from callstream._errors import MalformedJSONError as MalformedJSONError
 from callstream._errors import ParserStateError as ParserStateError
 from callstream._errors import PartialJSONError as PartialJSONError
+from callstream._errors import ToolDefinitionError as ToolDefinitionError
 from callstream._errors import UnknownFormatError as UnknownFormatError
 from callstream._errors import UsageError as UsageError
 from callstream._json import Change as Change
@@ -56,6 +57,12 @@ from callstream._sync import collect as collect
 from callstream._sync import stream as stream
 from callstream._types import MISSING as MISSING
 from callstream._types import JSONPath as JSONPath
+from callstream.parsers import JsonToolsParser as JsonToolsParser
+from callstream.parsers import ParsedCall as ParsedCall
+from callstream.parsers import PydanticToolsParser as PydanticToolsParser
+from callstream.tools import to_anthropic_tool as to_anthropic_tool
+from callstream.tools import to_openai_tool as to_openai_tool
+from callstream.tools import tool_adapter as tool_adapter
 
 __all__ = (
     "MISSING",
@@ -78,10 +85,13 @@ __all__ = (
     "InvalidToolCall",
     "JSONLimitError",
     "JSONPath",
+    "JsonToolsParser",
     "MalformedJSONError",
+    "ParsedCall",
     "ParserStateError",
     "PartialJSONError",
     "PartialJSONParser",
+    "PydanticToolsParser",
     "ScalarSet",
     "Signal",
     "StreamEnd",
@@ -93,6 +103,7 @@ __all__ = (
     "ToolCallAssembler",
     "ToolCallChunk",
     "ToolCallStream",
+    "ToolDefinitionError",
     "UnknownFormatError",
     "UsageError",
     "ValueClosed",
@@ -102,5 +113,8 @@ __all__ = (
     "collect",
     "parse_partial_json",
     "stream",
+    "to_anthropic_tool",
     "to_json_pointer",
+    "to_openai_tool",
+    "tool_adapter",
 )

@@ -8,7 +8,9 @@ Two families hang off one base class, so ``except CallstreamError`` catches both
     │   ├── AssemblerStateError          feed/finish on an assembler that has finished
     │   ├── ChunkValidationError (+TypeError)
     │   │                                a user-supplied chunk has a field of the wrong type
-    │   └── ConcurrentIterationError     two tasks iterating one stream at once
+    │   ├── ConcurrentIterationError     two tasks iterating one stream at once
+    │   └── ToolDefinitionError (+TypeError)
+    │                                    an object cannot be described as a tool
     └── DataError (ValueError)           the model or provider sent bad data
         ├── PartialJSONError             base of the JSON parser's verdicts (.position, .reason)
         │   ├── IncompleteJSONError      the text ended before the value did
@@ -33,6 +35,7 @@ __all__ = (
     "MalformedJSONError",
     "ParserStateError",
     "PartialJSONError",
+    "ToolDefinitionError",
     "UnknownFormatError",
     "UsageError",
 )
@@ -60,6 +63,10 @@ class ChunkValidationError(UsageError, TypeError):
 
 class ConcurrentIterationError(UsageError):
     """Two consumers tried to iterate the same stream at the same time."""
+
+
+class ToolDefinitionError(UsageError, TypeError):
+    """An object cannot be described as a tool (the message says which and why)."""
 
 
 class DataError(CallstreamError, ValueError):

@@ -44,7 +44,7 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import is_typeddict
 
-from callstream._errors import UsageError
+from callstream._errors import ToolDefinitionError
 
 __all__ = (
     "ToolDefinition",
@@ -77,10 +77,6 @@ _ARGS_SECTIONS = frozenset(
 )
 # "name (type): text", "name: text", "*name: text"
 _ARG_LINE_RE = re.compile(r"^\*{0,2}([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:(.*)$")
-
-
-class ToolDefinitionError(UsageError, TypeError):
-    """An object cannot be described as a tool (say which and why)."""
 
 
 class _NoFieldTitles(GenerateJsonSchema):
