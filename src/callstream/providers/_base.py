@@ -76,6 +76,8 @@ def alternate_key(key: str) -> str | None:
 
 
 def _lookup(obj: Any, key: str) -> Any:
+    if type(obj) is dict:  # the common case, without the ABC check below
+        return obj.get(key, _MISSING)
     if isinstance(obj, Mapping):
         try:
             return obj.get(key, _MISSING)
@@ -87,7 +89,7 @@ def _lookup(obj: Any, key: str) -> Any:
         value = getattr(obj, key, _MISSING)
     except Exception:  # a property that raises reads as absent
         return _MISSING
-    if value is not _MISSING and inspect.isroutine(value):
+    if value is not _MISSING and callable(value) and inspect.isroutine(value):
         return _MISSING  # a method, not a field
     return value
 
