@@ -100,6 +100,15 @@ def get(obj: Any, key: str, default: Any = None) -> Any:
     Tries ``key`` and then its other naming style (see :func:`alternate_key`). A missing
     field, a method of that name, or a ``None`` value give ``default``. Never raises.
     """
+    if type(obj) is dict:  # the common case, inline (one lookup when the field is there)
+        value = obj.get(key)
+        if value is None:
+            other = alternate_key(key)
+            if other is not None:
+                value = obj.get(other)
+            if value is None:
+                return default
+        return value
     value = _lookup(obj, key)
     if value is _MISSING or value is None:
         other = alternate_key(key)
@@ -131,6 +140,8 @@ def path(obj: Any, *keys: str | int) -> Any:
 def get_str(obj: Any, key: str) -> str | None:
     """Read a text field; an enum member reads as its value (or name), other types as None."""
     value = get(obj, key)
+    if type(value) is str:
+        return value
     if isinstance(value, enum.Enum):
         value = value.value if isinstance(value.value, str) else value.name
     return value if isinstance(value, str) else None
@@ -139,6 +150,8 @@ def get_str(obj: Any, key: str) -> str | None:
 def get_int(obj: Any, key: str) -> int | None:
     """Read an integer field; a decimal string (``"2"``) is accepted, anything else is None."""
     value = get(obj, key)
+    if type(value) is int:
+        return value
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -157,6 +170,8 @@ def get_list(obj: Any, key: str) -> list[Any]:
     None, a missing field, a string or a number give ``[]``.
     """
     value = get(obj, key)
+    if type(value) is list:
+        return value
     if isinstance(value, list):
         return value
     if isinstance(value, tuple):
@@ -168,7 +183,7 @@ def get_list(obj: Any, key: str) -> list[Any]:
 
 def is_record(obj: Any) -> bool:
     """True for things whose fields :func:`get` can read: mappings and non-scalar objects."""
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):
         return True
     return not (
         obj is None or isinstance(obj, (str, bytes, bytearray, int, float, list, tuple, set))
