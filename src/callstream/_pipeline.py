@@ -79,6 +79,15 @@ class StreamResult:
     finished: bool = True
 
 
+_new = object.__new__
+_slots: Any = StreamUpdate.__dict__  # the slot descriptors of the frozen dataclass
+_set_events = _slots["events"].__set__
+_set_tool_calls = _slots["tool_calls"].__set__
+_set_invalid = _slots["invalid_tool_calls"].__set__
+_set_finish_reason = _slots["finish_reason"].__set__
+_set_payload = _slots["payload"].__set__
+
+
 def _normalize(message: TransportMessage) -> Any:
     """An SSE ``event: error`` whose data lacks an ``error`` field is wrapped in one."""
     payload = message.payload
@@ -159,10 +168,12 @@ class Pipeline:
         """
         if self._closed:
             raise UsageError("feed() after close(): this stream is over")
-        if is_transport_chunk(item):
+        if type(item) is not dict and is_transport_chunk(item):
             if self._transport is None:
                 self._transport = TransportDecoder()
             return self._payloads([_normalize(m) for m in self._transport.feed(item)])
+        if self._translator is not None:  # the common case: one payload, format known
+            return [self._translate(item)]
         return self._payloads([item])
 
     def close(self) -> list[StreamUpdate]:
@@ -208,18 +219,20 @@ class Pipeline:
         for signal in signals:
             if assembler.finished:
                 break
-            events.extend(assembler.apply(signal))
+            events += assembler.apply(signal)
         return self._update(tuple(events), payload)
 
     def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
+        """``StreamUpdate(events=..., ...)`` built by setting its slots directly (hot path:
+        one per payload; the frozen dataclass constructor costs about three times more)."""
         assembler = self._assembler
-        return StreamUpdate(
-            events=events,
-            tool_calls=assembler.tool_calls,
-            invalid_tool_calls=assembler.invalid_tool_calls,
-            finish_reason=assembler.finish_reason,
-            payload=payload,
-        )
+        update: StreamUpdate = _new(StreamUpdate)
+        _set_events(update, events)
+        _set_tool_calls(update, assembler.tool_calls)
+        _set_invalid(update, assembler.invalid_tool_calls)
+        _set_finish_reason(update, assembler.finish_reason)
+        _set_payload(update, payload)
+        return update
 
     def _unknown(self) -> UnknownFormatError:
         first = self._pending[0]
