@@ -44,10 +44,10 @@ from callstream._errors import (
 )
 from callstream._json.changes import (
     Change,
-    ScalarSet,
-    StringExtended,
-    ValueClosed,
-    ValueStarted,
+    scalar_set,
+    string_extended,
+    value_closed,
+    value_started,
 )
 from callstream._types import MISSING, JSONPath
 
@@ -335,7 +335,7 @@ class PartialJSONParser:
             # Fast path (most fragments of a long string): plain characters only.
             self._str_parts.append(text)
             self._str_mark = len(self._str_parts)
-            return [StringExtended(path=self._str_path, text=text)]
+            return [string_extended(self._str_path, text)]
         changes: list[Change] = []
         try:
             self._scan(text, total - len(text), changes)
@@ -606,7 +606,7 @@ class PartialJSONParser:
         self._str_path = path
         self._str_container = container
         self._str_slot = slot
-        changes.append(ValueStarted(path=path, kind="string"))
+        changes.append(value_started(path, "string"))
         if self._allow & STR:
             self._str_placed = True
             _place(self, container, slot, "")
@@ -621,7 +621,7 @@ class PartialJSONParser:
             added = parts[mark] if len(parts) == mark + 1 else "".join(parts[mark:])
             self._str_mark = len(parts)
             if added:
-                changes.append(StringExtended(path=self._str_path, text=added))
+                changes.append(string_extended(self._str_path, added))
 
     def _end_string(self, changes: list[Change]) -> int:
         parts = self._str_parts
@@ -634,7 +634,7 @@ class PartialJSONParser:
         value = parts[0] if len(parts) == 1 else "".join(parts)
         self._str_parts = []
         _place(self, self._str_container, self._str_slot, value)
-        changes.append(ValueClosed(path=self._str_path))
+        changes.append(value_closed(self._str_path))
         return self._complete_value()
 
     def _escape(self, text: str, i: int, base: int) -> int:
@@ -689,14 +689,14 @@ class PartialJSONParser:
         if placed:
             _place(self, container, slot, new)
         frames.append([new, path, is_obj, None if is_obj else 0, container, slot, placed])
-        changes.append(ValueStarted(path=path, kind="object" if is_obj else "array"))
+        changes.append(value_started(path, "object" if is_obj else "array"))
         return _OBJECT_FIRST if is_obj else _ARRAY_FIRST
 
     def _close_container(self, changes: list[Change]) -> int:
         frame = self._frames.pop()
         if not frame[_PLACED]:
             _place(self, frame[_PARENT], frame[_PSLOT], frame[_C])
-        changes.append(ValueClosed(path=frame[_PATH]))
+        changes.append(value_closed(frame[_PATH]))
         return self._complete_value()
 
     # --- numbers and literals -----------------------------------------------------------
@@ -705,7 +705,7 @@ class PartialJSONParser:
         self._started = True
         container, slot = self._value_site()
         _place(self, container, slot, value)
-        changes.append(ScalarSet(path=self._value_path(), value=value))
+        changes.append(scalar_set(self._value_path(), value))
 
     def _literal(
         self, text: str, i: int, base: int, changes: list[Change], final: bool
