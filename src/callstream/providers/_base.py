@@ -11,7 +11,8 @@ and ``function_call``), because SDKs expose wire fields in snake case while the 
 ``model_dump(by_alias=True)`` use camel case.
 
 Cost: one dict lookup or ``getattr`` per field, plus one more when the first misses; the
-name conversions are cached.
+name conversions are cached. Plain dicts (decoded JSON, the common case) are read inline,
+without the generic ``Mapping`` / attribute path.
 """
 
 from __future__ import annotations
@@ -139,8 +140,12 @@ def path(obj: Any, *keys: str | int) -> Any:
 
 def get_str(obj: Any, key: str) -> str | None:
     """Read a text field; an enum member reads as its value (or name), other types as None."""
+    if type(obj) is dict:  # a plain dict holding the field: no further call
+        value = obj.get(key)
+        if type(value) is str:
+            return value
     value = get(obj, key)
-    if type(value) is str:
+    if value is None or type(value) is str:
         return value
     if isinstance(value, enum.Enum):
         value = value.value if isinstance(value.value, str) else value.name
@@ -149,8 +154,12 @@ def get_str(obj: Any, key: str) -> str | None:
 
 def get_int(obj: Any, key: str) -> int | None:
     """Read an integer field; a decimal string (``"2"``) is accepted, anything else is None."""
+    if type(obj) is dict:  # a plain dict holding the field: no further call
+        value = obj.get(key)
+        if type(value) is int:
+            return value
     value = get(obj, key)
-    if type(value) is int:
+    if value is None or type(value) is int:
         return value
     if isinstance(value, bool):
         return None
@@ -169,25 +178,31 @@ def get_list(obj: Any, key: str) -> list[Any]:
 
     None, a missing field, a string or a number give ``[]``.
     """
+    if type(obj) is dict:  # a plain dict holding the field: no further call
+        value = obj.get(key)
+        if type(value) is list:
+            return value
     value = get(obj, key)
-    if type(value) is list:
-        return value
     if isinstance(value, list):
         return value
+    if value is None:
+        return []
     if isinstance(value, tuple):
         return list(value)
-    if value is None or isinstance(value, (str, bytes, bytearray, int, float)):
+    if isinstance(value, (str, bytes, bytearray, int, float)):
         return []
     return [value]
 
 
 def is_record(obj: Any) -> bool:
     """True for things whose fields :func:`get` can read: mappings and non-scalar objects."""
-    if type(obj) is dict or isinstance(obj, Mapping):
+    if type(obj) is dict:
         return True
-    return not (
-        obj is None or isinstance(obj, (str, bytes, bytearray, int, float, list, tuple, set))
-    )
+    if obj is None:
+        return False
+    if isinstance(obj, Mapping):
+        return True
+    return not isinstance(obj, (str, bytes, bytearray, int, float, list, tuple, set))
 
 
 def _plain_container(obj: Any) -> Any:
