@@ -81,6 +81,7 @@ _NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:(?:\.[0-9]+)?[eE][+-]?[0-
 # These patterns match the empty string too, so ``match`` never returns None.
 _Run = Callable[[str, int], "re.Match[str]"]
 _number_prefix = cast(_Run, _NUMBER_PREFIX.match)
+_ws_match = cast(_Run, _WS.match)
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES: Final = {
@@ -305,16 +306,17 @@ class PartialJSONParser:
                 ``int()`` was exceeded.
             ParserStateError: the parser already failed or was closed.
         """
-        if self._error is not None:
-            raise ParserStateError(
-                f"the parser failed earlier ({self._error}) and accepts no more text"
-            )
-        if self._closed:
-            raise ParserStateError("the parser is closed and accepts no more text")
-        if not isinstance(text, str):
-            raise TypeError(f"feed() takes str, got {type(text).__name__}")
-        if not text:
-            return []
+        if self._error is not None or self._closed or type(text) is not str or not text:
+            if self._error is not None:
+                raise ParserStateError(
+                    f"the parser failed earlier ({self._error}) and accepts no more text"
+                )
+            if self._closed:
+                raise ParserStateError("the parser is closed and accepts no more text")
+            if not isinstance(text, str):
+                raise TypeError(f"feed() takes str, got {type(text).__name__}")
+            if not text:
+                return []
         total = self._chars + len(text)
         if self._max_chars is not None and total > self._max_chars:
             self._error = JSONLimitError(
@@ -474,7 +476,6 @@ class PartialJSONParser:
         i = 0
         state = self._state
         frames = self._frames
-        ws_match = cast(_Run, _WS.match)
         str_run = self._str_run
         try:
             while i < n:
@@ -502,7 +503,7 @@ class PartialJSONParser:
 
                 c = text[i]
                 if c in " \t\n\r":
-                    i = ws_match(text, i).end()
+                    i = _ws_match(text, i).end()
                     if i == n:
                         break
                     c = text[i]
