@@ -81,6 +81,11 @@ def arguments(description: str, argv: Sequence[str] | None) -> argparse.Namespac
     parser.add_argument(
         "--tiny", action="store_true", help="smallest sizes only (the test suite's smoke run)"
     )
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="measure nothing: rewrite the report and plot from the JSON already in --out",
+    )
     ns = parser.parse_args(argv)
     ns.quick = ns.quick or ns.tiny
     if ns.budget is None:
@@ -246,6 +251,29 @@ class Measurement:
             "note": self.note,
             **self.extra,
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Measurement:
+        """Rebuild a measurement written by :meth:`as_json` (for re-rendering reports)."""
+        known = ("label", "size", "inputs", "status", "total_s", "median_ns", "best_s")
+        rest = {k: v for k, v in data.items() if k not in (*known, "passes", "note")}
+
+        def num(key: str) -> float:
+            value = data.get(key)
+            return math.nan if value is None else float(value)
+
+        return cls(
+            label=data["label"],
+            size=data["size"],
+            inputs=data["inputs"],
+            status=data["status"],
+            total_s=num("total_s"),
+            median_ns=num("median_ns"),
+            best_s=num("best_s"),
+            passes=data.get("passes", 0),
+            note=data.get("note", ""),
+            extra=rest,
+        )
 
 
 def quiet_gc() -> None:

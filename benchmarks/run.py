@@ -29,6 +29,7 @@ and 1,000 concurrent small streams in one process under anyio.
 from __future__ import annotations
 
 import gc
+import json
 import math
 import statistics
 import sys
@@ -802,6 +803,8 @@ def report(
                 table,
             )
         )
+    out.append("\n## Issue targets (measured here, not asserted)\n\n")
+    out.append(c.markdown_table(["target", "format", "measured"], _targets(speed)))
     out.append(f"\n## Memory: one stream with {c.fmt_bytes(memory_size)} of arguments\n\n")
     out.append(
         "Peak memory traced by `tracemalloc` while consuming the stream (the input payloads "
@@ -871,6 +874,62 @@ def report(
     return "".join(out)
 
 
+def _targets(speed: dict[str, list[c.Measurement]]) -> list[list[str]]:
+    """Issue 7's targets against the `callstream stream()` row, per format."""
+    out: list[list[str]] = []
+    peers = {
+        "openai ChatCompletionStreamState": 20,
+        "anthropic accumulate_event": 20,
+        "LangChain AIMessageChunk +": 50,
+        "pydantic-ai parts manager (no parsing)": 1,
+    }
+    for fmt, rows in speed.items():
+
+        def get(
+            label: str, scenario: str, rows: list[c.Measurement] = rows
+        ) -> c.Measurement | None:
+            for m in rows:
+                if m.label == label and m.extra["scenario"] == scenario:
+                    return None if math.isnan(m.total_s) else m
+            return None
+
+        small = "1 call, 200 B"
+        ours = get(OURS[0], small)
+        out.append(
+            [
+                "per chunk <= 5 µs (median), 200 B call, preview every chunk",
+                fmt,
+                "—" if ours is None else c.fmt_ns(ours.median_ns),
+            ]
+        )
+        for label, want in peers.items():
+            peer = get(label, small)
+            if ours is None or peer is None:
+                continue
+            goal = "no slower than" if want == 1 else f">= {want}x faster than"
+            out.append(
+                [
+                    f"{goal} {label}, 200 B call (per chunk; totals)",
+                    fmt,
+                    f"{c.fmt_ratio(ours.median_ns, peer.median_ns)}; "
+                    f"{c.fmt_ratio(ours.total_s, peer.total_s)}",
+                ]
+            )
+        big = [m for m in rows if m.label == OURS[0] and m.extra["calls"] == 1]
+        big.sort(key=lambda m: m.size)
+        if big and big[-1].size >= 1 << 20 and ours is not None:
+            top = big[-1]
+            out.append(
+                [
+                    "1 MB argument: total < 1 s, per chunk flat",
+                    fmt,
+                    f"{c.fmt_s(top.total_s)} total; per chunk {c.fmt_ns(ours.median_ns)} "
+                    f"(200 B) -> {c.fmt_ns(top.median_ns)} (1 MB)",
+                ]
+            )
+    return out
+
+
 def plot(speed: dict[str, list[c.Measurement]], path: Path, budget_s: float) -> Path | None:
     """Log-log total time vs argument size (single-call streams), one panel per format."""
     panels: dict[str, dict[str, c.Points]] = {}
@@ -911,6 +970,8 @@ PEER_MODULES = (
 def main(argv: Sequence[str] | None = None) -> int:
     """Run everything; write ``pipeline.md``, ``pipeline.json`` and ``pipeline.png``."""
     ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
+    if ns.render:
+        return _render(ns)
     info = c.machine()
     c.settle_imports(PEER_MODULES)
     try:
@@ -930,24 +991,40 @@ def _main(ns: Any, info: dict[str, Any]) -> int:
     memory = run_memory(memory_size, budget_s=ns.budget)
     concurrent = run_concurrent(streams, budget_s=ns.budget)
     info["load_average_1m_end"] = c.load_average()
-    cmd = "python benchmarks/run.py" + (" --quick" if ns.quick else "")
+    info["command"] = "python benchmarks/run.py" + (" --quick" if ns.quick else "")
+    data = {
+        "machine": info,
+        "budget_s": ns.budget,
+        "fragment_chars": c.FRAGMENT,
+        "speed": {f: [m.as_json() for m in rows] for f, rows in speed.items()},
+        "memory": {"argument_bytes": memory_size, "results": memory},
+        "concurrent": concurrent,
+    }
+    c.write_json(ns.out / "pipeline.json", data)
+    return _write(ns, data, speed)
+
+
+def _render(ns: Any) -> int:
+    """Rewrite pipeline.md and pipeline.png from pipeline.json (no measuring)."""
+    data = json.loads((ns.out / "pipeline.json").read_text(encoding="utf-8"))
+    speed = {f: [c.Measurement.from_json(r) for r in rows] for f, rows in data["speed"].items()}
+    return _write(ns, data, speed)
+
+
+def _write(ns: Any, data: dict[str, Any], speed: dict[str, list[c.Measurement]]) -> int:
+    info = data["machine"]
     text = report(
-        speed, memory, concurrent, info, budget_s=ns.budget, cmd=cmd, memory_size=memory_size
+        speed,
+        data["memory"]["results"],
+        data["concurrent"],
+        info,
+        budget_s=data["budget_s"],
+        cmd=info.get("command", "python benchmarks/run.py"),
+        memory_size=data["memory"]["argument_bytes"],
     )
     c.write_text(ns.out / "pipeline.md", text)
-    c.write_json(
-        ns.out / "pipeline.json",
-        {
-            "machine": info,
-            "budget_s": ns.budget,
-            "fragment_chars": c.FRAGMENT,
-            "speed": {f: [m.as_json() for m in rows] for f, rows in speed.items()},
-            "memory": {"argument_bytes": memory_size, "results": memory},
-            "concurrent": concurrent,
-        },
-    )
     if not ns.no_plot:
-        plot(speed, ns.out / "pipeline.png", ns.budget)
+        plot(speed, ns.out / "pipeline.png", data["budget_s"])
     print(text)
     return 0
 

@@ -73,6 +73,9 @@ def test_pipeline_tiny_with_plot(tmp_path: Path) -> None:
     assert measured and all(r["agrees"] for r in measured)
     png = (tmp_path / "pipeline.png").read_bytes()
     assert png.startswith(b"\x89PNG")
+    # Re-rendering from the JSON alone reproduces the report exactly.
+    assert bench.main(["--render", "--out", str(tmp_path), "--no-plot"]) == 0
+    assert (tmp_path / "pipeline.md").read_text(encoding="utf-8") == text
 
 
 def test_series_skips_and_extrapolates() -> None:
