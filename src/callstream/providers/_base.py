@@ -144,6 +144,8 @@ def get_str(obj: Any, key: str) -> str | None:
         value = obj.get(key)
         if type(value) is str:
             return value
+        if value is None and alternate_key(key) is None:
+            return None  # missing, and no other spelling to try
     value = get(obj, key)
     if value is None or type(value) is str:
         return value
