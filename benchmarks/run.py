@@ -761,7 +761,12 @@ def report(
         f"{budget_s:g} s at a size is skipped and its total extrapolated with a quadratic "
         "fit over the smaller sizes (`~… (skipped)`), never dropped. All libraries are "
         "imported first and `gc.freeze()` is called, so garbage collections walk only what "
-        "is allocated while streaming.\n\n",
+        "is allocated while streaming.\n\n"
+        "What the previews hold differs: openai-python and anthropic parse with jiter "
+        '`partial_mode=True` (not `"trailing-strings"`), which leaves an unfinished string '
+        "out, so their preview of a `write_file` call has no `content` until the string "
+        "closes (less work and less memory than showing it); callstream's preview shows the "
+        "string as it grows. LangChain shows it. pydantic-ai shows nothing until the end.\n\n",
         c.machine_markdown(info, cmd),
     ]
     for fmt, rows in speed.items():
