@@ -138,6 +138,7 @@ def _callgrind(mode: str, passes: int) -> int:
             ],
             check=True,
             capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},  # the same dict probes every run
         )
         with open(out, encoding="utf-8") as f:
             for line in f:
