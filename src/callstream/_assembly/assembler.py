@@ -436,6 +436,10 @@ class ToolCallAssembler:
             AssemblerStateError, ChunkValidationError: as the method it dispatches to.
         """
         s: Any = signal
+        if type(s) is dict and not self._finished:  # feed(s), inline (hot path)
+            events: list[AssemblyEvent] = []
+            self._merge(read_chunk(s), events)
+            return events
         if type(s) is dict or isinstance(s, Mapping):
             return self.feed(s)
         if isinstance(s, CallEnd):
@@ -445,7 +449,7 @@ class ToolCallAssembler:
         if isinstance(s, StreamEnd):
             return self.finish(s.reason)
         if isinstance(s, Sequence) and not isinstance(s, (str, bytes, bytearray)):
-            events: list[AssemblyEvent] = []
+            events = []
             for item in s:
                 events.extend(self.apply(item))
             return events
@@ -732,10 +736,11 @@ class ToolCallAssembler:
         parts = call.parts
         parts.append(text)
         call.chars = chars
-        call.loose += 1
-        if call.loose >= _BLOCK:  # bound the per-fragment overhead of long texts
+        loose = call.loose + 1
+        if loose >= _BLOCK:  # bound the per-fragment overhead of long texts
             parts[-_BLOCK:] = ["".join(parts[-_BLOCK:])]
-            call.loose = 0
+            loose = 0
+        call.loose = loose
         if call.state != OPEN:  # invalid: the raw text grows, nothing else
             call.inv_view = None
             self._inv = None
