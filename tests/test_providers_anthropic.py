@@ -4,8 +4,6 @@ re-splits of the argument text, odd payloads, SDK objects, and the recorded stre
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,18 +11,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.anthropic import AnthropicTranslator, detect
-from tests.strategies import json_objects, splits
-
-RECORDED = Path(
-    os.environ.get(
-        "CALLSTREAM_RECORDED_STREAMS",
-        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
-    )
+from tests.provider_helpers import (
+    RECORDED,
+    assemble,
+    check_expected,
+    chunk,
+    load,
+    odd_payloads,
+    recorded,
+    texts,
+    translate_all,
 )
-
+from tests.strategies import json_objects, splits
 
 # --- event builders (the wire shapes) ---------------------------------------------------
 
@@ -91,27 +91,8 @@ PING = {"type": "ping"}
 MESSAGE_STOP = {"type": "message_stop"}
 
 
-def chunk(
-    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
-) -> dict[str, Any]:
-    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
-
-
 def run(events: list[Any]) -> list[Signal]:
-    translator = AnthropicTranslator()
-    out: list[Signal] = []
-    for event in events:
-        out.extend(translator.translate(event))
-    return out
-
-
-def texts(signals: list[Signal]) -> dict[int | None, str]:
-    """The argument text streamed per index."""
-    out: dict[int | None, str] = {}
-    for signal in signals:
-        if isinstance(signal, dict) and isinstance(signal["args"], str):
-            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
-    return out
+    return translate_all(AnthropicTranslator(), events)
 
 
 # --- streams of our own -----------------------------------------------------------------
@@ -407,26 +388,11 @@ _TYPES = [
     "input_json_delta",
     "text_delta",
 ]
-_odd_leaf = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-3, 3),
-    st.floats(allow_nan=True),
-    st.sampled_from(_TYPES),
-    st.text(max_size=5),
-)
-odd_payloads = st.recursive(
-    _odd_leaf,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3),
-        st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5),
-    ),
-    max_leaves=20,
-)
+_ODD_PAYLOADS = odd_payloads(_KEYS, _TYPES, lowest=-3, text_size=5, max_leaves=20)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(odd_payloads, max_size=8))
+@given(st.lists(_ODD_PAYLOADS, max_size=8))
 def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
     translator = AnthropicTranslator()
     for payload in payloads:
@@ -531,15 +497,6 @@ def test_real_sdk_event_types() -> None:
 # --- through the assembler -------------------------------------------------------------
 
 
-def assemble(signals: list[Signal]) -> ToolCallAssembler:
-    assembler = ToolCallAssembler()
-    for signal in signals:
-        assembler.apply(signal)
-    if not assembler.finished:
-        assembler.finish()
-    return assembler
-
-
 def test_assembled_calls_for_our_streams() -> None:
     events = [
         message_start(),
@@ -586,27 +543,6 @@ def test_assembled_error_event_gives_an_invalid_call_with_the_reason() -> None:
 
 
 # --- recorded streams -------------------------------------------------------------------
-
-
-def recorded(prefix: str) -> list[str]:
-    if not RECORDED.is_dir():
-        return []
-    return sorted(p.stem for p in RECORDED.glob(f"{prefix}*.jsonl"))
-
-
-def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
-    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
-
-
-def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) -> None:
-    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
-        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
-    ]
-    assert [(c["name"], c["id"], c["args"]) for c in assembler.invalid_tool_calls] == [
-        (c["name"], c["id"], c["raw"]) for c in calls if not c["valid"]
-    ]
 
 
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")

@@ -4,25 +4,26 @@ re-splits of the argument text, odd payloads, and the recorded streams."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.bedrock import BedrockTranslator, detect
-from tests.strategies import json_objects, splits
-
-RECORDED = Path(
-    os.environ.get(
-        "CALLSTREAM_RECORDED_STREAMS",
-        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
-    )
+from tests.provider_helpers import (
+    RECORDED,
+    assemble,
+    check_expected,
+    chunk,
+    load,
+    odd_payloads,
+    recorded,
+    texts,
+    translate_all,
 )
+from tests.strategies import json_objects, splits
 
 PAD = "abcdefghij"  # Bedrock pads every event with a meaningless "p" field
 
@@ -62,26 +63,8 @@ METADATA = {
 }
 
 
-def chunk(
-    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
-) -> dict[str, Any]:
-    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
-
-
 def run(events: list[Any]) -> list[Signal]:
-    translator = BedrockTranslator()
-    out: list[Signal] = []
-    for event in events:
-        out.extend(translator.translate(event))
-    return out
-
-
-def texts(signals: list[Signal]) -> dict[int | None, str]:
-    out: dict[int | None, str] = {}
-    for signal in signals:
-        if isinstance(signal, dict) and isinstance(signal["args"], str):
-            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
-    return out
+    return translate_all(BedrockTranslator(), events)
 
 
 def test_text_block_without_start_then_tool_block() -> None:
@@ -206,6 +189,7 @@ def test_any_split_of_the_input_text_gives_the_same_text(data: st.DataObject, va
     ]
 
 
+_VALUES = ["tool_use", "max_tokens", "{", "}"]
 _KEYS = [
     "messageStart",
     "contentBlockStart",
@@ -225,38 +209,15 @@ _KEYS = [
     "message",
     "p",
 ]
-_odd_leaf = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-2, 3),
-    st.floats(allow_nan=True),
-    st.sampled_from(["tool_use", "max_tokens", "{", "}"]),
-    st.text(max_size=4),
-)
-odd_payloads = st.recursive(
-    _odd_leaf,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
-    ),
-    max_leaves=20,
-)
+_ODD_PAYLOADS = odd_payloads(_KEYS, _VALUES, lowest=-2, text_size=4, max_leaves=20)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(odd_payloads, max_size=8))
+@given(st.lists(_ODD_PAYLOADS, max_size=8))
 def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
     translator = BedrockTranslator()
     for payload in payloads:
         assert isinstance(translator.translate(payload), list)
-
-
-def assemble(signals: list[Signal]) -> ToolCallAssembler:
-    assembler = ToolCallAssembler()
-    for signal in signals:
-        assembler.apply(signal)
-    if not assembler.finished:
-        assembler.finish()
-    return assembler
 
 
 def test_assembled_calls_for_our_stream() -> None:
@@ -282,29 +243,8 @@ def test_assembled_calls_for_our_stream() -> None:
     assert cut["error"] is not None and "cut off" in cut["error"]
 
 
-def recorded() -> list[str]:
-    if not RECORDED.is_dir():
-        return []
-    return sorted(p.stem for p in RECORDED.glob("bedrock_*.jsonl"))
-
-
-def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
-    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
-
-
-def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) -> None:
-    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
-        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
-    ]
-    assert [(c["name"], c["id"], c["args"]) for c in assembler.invalid_tool_calls] == [
-        (c["name"], c["id"], c["raw"]) for c in calls if not c["valid"]
-    ]
-
-
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
-@pytest.mark.parametrize("name", recorded())
+@pytest.mark.parametrize("name", recorded("bedrock_"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
     events, calls = load(name)
     assert detect(events[0])
@@ -339,7 +279,7 @@ def resplit(events: list[Any], draw: Any) -> list[Any]:
 
 
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
-@pytest.mark.parametrize("name", recorded())
+@pytest.mark.parametrize("name", recorded("bedrock_"))
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:

@@ -4,8 +4,6 @@ an object), random re-splits of the argument text, odd payloads, and the recorde
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,17 +11,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.cohere import CohereTranslator, detect
-from tests.strategies import json_objects, splits
-
-RECORDED = Path(
-    os.environ.get(
-        "CALLSTREAM_RECORDED_STREAMS",
-        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
-    )
+from tests.provider_helpers import (
+    RECORDED,
+    assemble,
+    check_expected,
+    chunk,
+    load,
+    odd_payloads,
+    recorded,
+    texts,
+    translate_all,
 )
+from tests.strategies import json_objects, splits
 
 MESSAGE_START = {
     "id": "66dec7d7",
@@ -60,26 +61,8 @@ def message_end(reason: str, error: str | None = None) -> dict[str, Any]:
     return {"type": "message-end", "delta": delta}
 
 
-def chunk(
-    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
-) -> dict[str, Any]:
-    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
-
-
 def run(events: list[Any]) -> list[Signal]:
-    translator = CohereTranslator()
-    out: list[Signal] = []
-    for event in events:
-        out.extend(translator.translate(event))
-    return out
-
-
-def texts(signals: list[Signal]) -> dict[int | None, str]:
-    out: dict[int | None, str] = {}
-    for signal in signals:
-        if isinstance(signal, dict) and isinstance(signal["args"], str):
-            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
-    return out
+    return translate_all(CohereTranslator(), events)
 
 
 def test_two_calls_keyed_by_event_index() -> None:
@@ -230,6 +213,15 @@ def test_any_split_of_the_argument_text_gives_the_same_text(
     ]
 
 
+_VALUES = [
+    "tool-call-start",
+    "tool-call-delta",
+    "tool-call-end",
+    "message-end",
+    "message-start",
+    "ERROR",
+    "MAX_TOKENS",
+]
 _KEYS = [
     "type",
     "index",
@@ -243,48 +235,15 @@ _KEYS = [
     "finish_reason",
     "error",
 ]
-_odd_leaf = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-2, 3),
-    st.floats(allow_nan=True),
-    st.sampled_from(
-        [
-            "tool-call-start",
-            "tool-call-delta",
-            "tool-call-end",
-            "message-end",
-            "message-start",
-            "ERROR",
-            "MAX_TOKENS",
-        ]
-    ),
-    st.text(max_size=4),
-)
-odd_payloads = st.recursive(
-    _odd_leaf,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
-    ),
-    max_leaves=20,
-)
+_ODD_PAYLOADS = odd_payloads(_KEYS, _VALUES, lowest=-2, text_size=4, max_leaves=20)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(odd_payloads, max_size=8))
+@given(st.lists(_ODD_PAYLOADS, max_size=8))
 def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
     translator = CohereTranslator()
     for payload in payloads:
         assert isinstance(translator.translate(payload), list)
-
-
-def assemble(signals: list[Signal]) -> ToolCallAssembler:
-    assembler = ToolCallAssembler()
-    for signal in signals:
-        assembler.apply(signal)
-    if not assembler.finished:
-        assembler.finish()
-    return assembler
 
 
 def test_assembled_calls_for_our_stream() -> None:
@@ -311,29 +270,8 @@ def test_assembled_calls_for_our_stream() -> None:
     ]
 
 
-def recorded() -> list[str]:
-    if not RECORDED.is_dir():
-        return []
-    return sorted(p.stem for p in RECORDED.glob("cohere_*.jsonl"))
-
-
-def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
-    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
-
-
-def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) -> None:
-    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
-        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
-    ]
-    assert [(c["name"], c["id"], c["args"]) for c in assembler.invalid_tool_calls] == [
-        (c["name"], c["id"], c["raw"]) for c in calls if not c["valid"]
-    ]
-
-
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
-@pytest.mark.parametrize("name", recorded())
+@pytest.mark.parametrize("name", recorded("cohere_"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
     events, calls = load(name)
     assert detect(events[0])
@@ -360,7 +298,7 @@ def resplit(events: list[Any], draw: Any) -> list[Any]:
 
 
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
-@pytest.mark.parametrize("name", recorded())
+@pytest.mark.parametrize("name", recorded("cohere_"))
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,18 +14,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream import ToolCallAssembler
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.gemini import GeminiTranslator, detect, parse_json_path
-from tests.strategies import json_scalars, json_text, splits
-
-RECORDED = Path(
-    os.environ.get(
-        "CALLSTREAM_RECORDED_STREAMS",
-        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
-    )
+from tests.provider_helpers import (
+    RECORDED,
+    assemble,
+    chunk,
+    load,
+    odd_payloads,
+    recorded,
+    texts,
+    translate_all,
 )
-
+from tests.strategies import json_scalars, json_text, splits
 
 # --- chunk builders (the wire shapes) ---------------------------------------------------
 
@@ -79,35 +78,8 @@ SEPARATOR = {"functionCall": {"willContinue": True}}
 TERMINATOR = {"functionCall": {}}
 
 
-def chunk(
-    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
-) -> dict[str, Any]:
-    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
-
-
 def run(payloads: list[Any], translator: GeminiTranslator | None = None) -> list[Signal]:
-    translator = translator or GeminiTranslator()
-    out: list[Signal] = []
-    for payload in payloads:
-        out.extend(translator.translate(payload))
-    return out
-
-
-def texts(signals: list[Signal]) -> dict[int | None, str]:
-    out: dict[int | None, str] = {}
-    for signal in signals:
-        if isinstance(signal, dict) and isinstance(signal["args"], str):
-            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
-    return out
-
-
-def assemble(signals: list[Signal]) -> ToolCallAssembler:
-    assembler = ToolCallAssembler()
-    for signal in signals:
-        assembler.apply(signal)
-    if not assembler.finished:
-        assembler.finish()
-    return assembler
+    return translate_all(translator or GeminiTranslator(), payloads)
 
 
 def final_args(signals: list[Signal]) -> dict[int, Any]:
@@ -666,25 +638,11 @@ _VALUES = [
     "$[",
     "f",
 ]
-_odd_leaf = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-2, 3),
-    st.floats(allow_nan=True),
-    st.sampled_from(_VALUES),
-    st.text(max_size=4),
-)
-odd_payloads = st.recursive(
-    _odd_leaf,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(_KEYS), inner, max_size=5)
-    ),
-    max_leaves=25,
-)
+_ODD_PAYLOADS = odd_payloads(_KEYS, _VALUES, lowest=-2, text_size=4, max_leaves=25)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(odd_payloads, max_size=8))
+@given(st.lists(_ODD_PAYLOADS, max_size=8))
 def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
     translator = GeminiTranslator()
     for payload in payloads:
@@ -840,20 +798,8 @@ def test_assembled_root_scalar_is_invalid() -> None:
 # --- recorded streams -------------------------------------------------------------------
 
 
-def recorded() -> list[str]:
-    if not RECORDED.is_dir():
-        return []
-    return sorted(p.stem for p in RECORDED.glob("gemini*.jsonl"))
-
-
-def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
-    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
-    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
-    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
-
-
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
-@pytest.mark.parametrize("name", recorded())
+@pytest.mark.parametrize("name", recorded("gemini"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
     payloads, calls = load(name)
     assert detect(payloads[0])
@@ -898,7 +844,7 @@ def resplit(payloads: list[Any], draw: Any) -> list[Any]:
 
 
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
-@pytest.mark.parametrize("name", recorded())
+@pytest.mark.parametrize("name", recorded("gemini"))
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:

@@ -1,0 +1,119 @@
+"""Shared pieces of the provider translator tests: running a translator over payloads,
+assembling its signals, the recorded streams and their expected calls, and a builder for
+junk payloads made of the keys and values of one wire format."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from hypothesis import strategies as st
+
+from callstream import ToolCallAssembler
+from callstream._assembly.types import Signal
+
+RECORDED = Path(
+    os.environ.get(
+        "CALLSTREAM_RECORDED_STREAMS",
+        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
+    )
+)
+
+
+class Translator(Protocol):
+    def translate(self, payload: Any) -> list[Signal]: ...
+
+
+def chunk(
+    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
+) -> dict[str, Any]:
+    """A tool call chunk as the translators emit it (all LangChain keys present)."""
+    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
+
+
+def translate_all(translator: Translator, payloads: Iterable[Any]) -> list[Signal]:
+    """The signals ``translator`` gives for ``payloads``, in order."""
+    out: list[Signal] = []
+    for payload in payloads:
+        out.extend(translator.translate(payload))
+    return out
+
+
+def texts(signals: list[Signal]) -> dict[int | None, str]:
+    """The argument text streamed per index."""
+    out: dict[int | None, str] = {}
+    for signal in signals:
+        if isinstance(signal, dict) and isinstance(signal["args"], str):
+            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
+    return out
+
+
+def assemble(signals: list[Signal]) -> ToolCallAssembler:
+    """An assembler that applied ``signals`` and was finished if they did not finish it."""
+    assembler = ToolCallAssembler()
+    for signal in signals:
+        assembler.apply(signal)
+    if not assembler.finished:
+        assembler.finish()
+    return assembler
+
+
+# --- recorded streams -------------------------------------------------------------------
+
+
+def recorded(prefix: str) -> list[str]:
+    """The names of the recorded streams starting with ``prefix`` (none when absent)."""
+    if not RECORDED.is_dir():
+        return []
+    return sorted(p.stem for p in RECORDED.glob(f"{prefix}*.jsonl"))
+
+
+def load(name: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The payloads of recorded stream ``name`` and its expected tool calls."""
+    lines = (RECORDED / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    expected = json.loads((RECORDED / "expected" / f"{name}.json").read_text(encoding="utf-8"))
+    return [json.loads(line) for line in lines if line.strip()], expected["tool_calls"]
+
+
+def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) -> None:
+    """The valid and invalid calls of ``assembler`` are exactly the expected ones."""
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.tool_calls] == [
+        (c["name"], c["id"], c["args"]) for c in calls if c["valid"]
+    ]
+    assert [(c["name"], c["id"], c["args"]) for c in assembler.invalid_tool_calls] == [
+        (c["name"], c["id"], c["raw"]) for c in calls if not c["valid"]
+    ]
+
+
+# --- odd payloads -----------------------------------------------------------------------
+
+
+def odd_payloads(
+    keys: Sequence[str],
+    values: Sequence[str],
+    *,
+    lowest: int = -2,
+    text_size: int = 4,
+    max_leaves: int = 20,
+) -> st.SearchStrategy[Any]:
+    """Junk payloads: nested lists and dicts keyed by ``keys`` of a wire format, with leaves
+    of every JSON kind, NaN, integers from ``lowest`` to 3, and the format's own ``values``."""
+    leaf = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(lowest, 3),
+        st.floats(allow_nan=True),
+        st.sampled_from(list(values)),
+        st.text(max_size=text_size),
+    )
+    return st.recursive(
+        leaf,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(st.sampled_from(list(keys)), inner, max_size=5),
+        ),
+        max_leaves=max_leaves,
+    )
