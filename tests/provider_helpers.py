@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from hypothesis import strategies as st
 
 from callstream import ToolCallAssembler
-from callstream._assembly.types import Signal
+from callstream._assembly.types import Signal, StreamEnd
+from tests.strategies import splits
 
 RECORDED = Path(
     os.environ.get(
@@ -88,6 +89,47 @@ def check_expected(assembler: ToolCallAssembler, calls: list[dict[str, Any]]) ->
     ]
 
 
+def check_recorded(
+    events: list[Any],
+    calls: list[dict[str, Any]],
+    detect: Callable[[Any], bool],
+    run: Callable[[list[Any]], list[Signal]],
+) -> None:
+    """A recorded stream: its first payload is detected, it ends once, and it assembles to
+    exactly the expected calls."""
+    assert detect(events[0])
+    signals = run(events)
+    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
+    check_expected(assemble(signals), calls)
+
+
+def resplit_deltas(
+    events: list[Any],
+    draw: Any,
+    piece: Callable[[Any], tuple[int, str] | None],
+    delta: Callable[[int, str], Any],
+) -> list[Any]:
+    """The same stream with each call's argument text cut at new random points.
+
+    ``piece`` reads an argument delta as (index, text), None for any other event; ``delta``
+    builds one. The text of an index is joined and its new pieces stand where its first
+    delta stood; its other deltas are dropped, every other event is kept in place."""
+    text: dict[int, str] = {}
+    for event in events:
+        found = piece(event)
+        if found is not None:
+            text[found[0]] = text.get(found[0], "") + found[1]
+    out: list[Any] = []
+    for event in events:
+        found = piece(event)
+        if found is None:
+            out.append(event)
+        elif found[0] in text:
+            index = found[0]
+            out.extend(delta(index, part) for part in draw(splits(text.pop(index))))
+    return out
+
+
 # --- odd payloads -----------------------------------------------------------------------
 
 
@@ -117,3 +159,9 @@ def odd_payloads(
         ),
         max_leaves=max_leaves,
     )
+
+
+def check_never_raises(translator: Translator, payloads: list[Any]) -> None:
+    """``translator`` answers every payload, junk or not, with a list of signals."""
+    for payload in payloads:
+        assert isinstance(translator.translate(payload), list)

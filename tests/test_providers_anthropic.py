@@ -17,10 +17,13 @@ from tests.provider_helpers import (
     RECORDED,
     assemble,
     check_expected,
+    check_never_raises,
+    check_recorded,
     chunk,
     load,
     odd_payloads,
     recorded,
+    resplit_deltas,
     texts,
     translate_all,
 )
@@ -394,10 +397,7 @@ _ODD_PAYLOADS = odd_payloads(_KEYS, _TYPES, lowest=-3, text_size=5, max_leaves=2
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_ODD_PAYLOADS, max_size=8))
 def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
-    translator = AnthropicTranslator()
-    for payload in payloads:
-        signals = translator.translate(payload)
-        assert isinstance(signals, list)
+    check_never_raises(AnthropicTranslator(), payloads)
 
 
 def test_odd_but_plausible_payloads() -> None:
@@ -548,28 +548,18 @@ def test_assembled_error_event_gives_an_invalid_call_with_the_reason() -> None:
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded("anthropic_"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
-    events, calls = load(name)
-    assert detect(events[0])
-    signals = run(events)
-    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
-    check_expected(assemble(signals), calls)
+    check_recorded(*load(name), detect, run)
+
+
+def _json_piece(event: Any) -> tuple[int, str] | None:
+    if event.get("type") == "content_block_delta" and "partial_json" in event["delta"]:
+        return event["index"], event["delta"]["partial_json"]
+    return None
 
 
 def resplit(events: list[Any], draw: Any) -> list[Any]:
     """The same stream with each tool block's argument text cut at new random points."""
-    text: dict[int, str] = {}
-    for event in events:
-        if event.get("type") == "content_block_delta" and "partial_json" in event["delta"]:
-            text[event["index"]] = text.get(event["index"], "") + event["delta"]["partial_json"]
-    out: list[Any] = []
-    for event in events:
-        if event.get("type") == "content_block_delta" and "partial_json" in event["delta"]:
-            index = event["index"]
-            if index in text:
-                out.extend(json_delta(index, piece) for piece in draw(splits(text.pop(index))))
-        else:
-            out.append(event)
-    return out
+    return resplit_deltas(events, draw, _json_piece, json_delta)
 
 
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")

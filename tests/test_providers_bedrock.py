@@ -16,10 +16,13 @@ from tests.provider_helpers import (
     RECORDED,
     assemble,
     check_expected,
+    check_never_raises,
+    check_recorded,
     chunk,
     load,
     odd_payloads,
     recorded,
+    resplit_deltas,
     texts,
     translate_all,
 )
@@ -215,9 +218,7 @@ _ODD_PAYLOADS = odd_payloads(_KEYS, _VALUES, lowest=-2, text_size=4, max_leaves=
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_ODD_PAYLOADS, max_size=8))
 def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
-    translator = BedrockTranslator()
-    for payload in payloads:
-        assert isinstance(translator.translate(payload), list)
+    check_never_raises(BedrockTranslator(), payloads)
 
 
 def test_assembled_calls_for_our_stream() -> None:
@@ -246,11 +247,7 @@ def test_assembled_calls_for_our_stream() -> None:
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded("bedrock_"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
-    events, calls = load(name)
-    assert detect(events[0])
-    signals = run(events)
-    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
-    check_expected(assemble(signals), calls)
+    check_recorded(*load(name), detect, run)
 
 
 def _tool_input(event: Any) -> str | None:
@@ -259,23 +256,16 @@ def _tool_input(event: Any) -> str | None:
     return tool.get("input") if isinstance(tool, dict) else None
 
 
+def _input_piece(event: Any) -> tuple[int, str] | None:
+    piece = _tool_input(event)
+    if piece is None:
+        return None
+    return event["contentBlockDelta"]["contentBlockIndex"], piece
+
+
 def resplit(events: list[Any], draw: Any) -> list[Any]:
     """The same stream with each tool block's input text cut at new random points."""
-    text: dict[int, str] = {}
-    for event in events:
-        piece = _tool_input(event)
-        if piece is not None:
-            index = event["contentBlockDelta"]["contentBlockIndex"]
-            text[index] = text.get(index, "") + piece
-    out: list[Any] = []
-    for event in events:
-        if _tool_input(event) is None:
-            out.append(event)
-            continue
-        index = event["contentBlockDelta"]["contentBlockIndex"]
-        if index in text:
-            out.extend(tool_delta(index, piece) for piece in draw(splits(text.pop(index))))
-    return out
+    return resplit_deltas(events, draw, _input_piece, tool_delta)
 
 
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")

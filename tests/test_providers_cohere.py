@@ -17,10 +17,13 @@ from tests.provider_helpers import (
     RECORDED,
     assemble,
     check_expected,
+    check_never_raises,
+    check_recorded,
     chunk,
     load,
     odd_payloads,
     recorded,
+    resplit_deltas,
     texts,
     translate_all,
 )
@@ -241,9 +244,7 @@ _ODD_PAYLOADS = odd_payloads(_KEYS, _VALUES, lowest=-2, text_size=4, max_leaves=
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_ODD_PAYLOADS, max_size=8))
 def test_odd_payloads_never_raise(payloads: list[Any]) -> None:
-    translator = CohereTranslator()
-    for payload in payloads:
-        assert isinstance(translator.translate(payload), list)
+    check_never_raises(CohereTranslator(), payloads)
 
 
 def test_assembled_calls_for_our_stream() -> None:
@@ -273,28 +274,18 @@ def test_assembled_calls_for_our_stream() -> None:
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded("cohere_"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
-    events, calls = load(name)
-    assert detect(events[0])
-    signals = run(events)
-    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
-    check_expected(assemble(signals), calls)
+    check_recorded(*load(name), detect, run)
+
+
+def _arguments_piece(event: Any) -> tuple[int, str] | None:
+    if event.get("type") != "tool-call-delta":
+        return None
+    return event["index"], event["delta"]["message"]["tool_calls"]["function"]["arguments"]
 
 
 def resplit(events: list[Any], draw: Any) -> list[Any]:
     """The same stream with each call's argument deltas cut at new random points."""
-    text: dict[int, str] = {}
-    for event in events:
-        if event.get("type") == "tool-call-delta":
-            piece = event["delta"]["message"]["tool_calls"]["function"]["arguments"]
-            text[event["index"]] = text.get(event["index"], "") + piece
-    out: list[Any] = []
-    for event in events:
-        if event.get("type") != "tool-call-delta":
-            out.append(event)
-        elif event["index"] in text:
-            index = event["index"]
-            out.extend(call_delta(index, piece) for piece in draw(splits(text.pop(index))))
-    return out
+    return resplit_deltas(events, draw, _arguments_piece, call_delta)
 
 
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
