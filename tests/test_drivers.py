@@ -255,16 +255,17 @@ def test_updates_for_raw_chunks_carry_decoded_payloads() -> None:
     assert [u.payload for u in updates] == CHAT
 
 
+def closing_source(payloads: list[Any], closed: list[bool]) -> Iterator[Any]:
+    """Yields ``payloads``; appends True to ``closed`` once closed or exhausted."""
+    try:
+        yield from payloads
+    finally:
+        closed.append(True)
+
+
 def test_breaking_out_closes_the_source() -> None:
-    closed = []
-
-    def source() -> Iterator[dict[str, Any]]:
-        try:
-            yield from CHAT
-        finally:
-            closed.append(True)
-
-    s = stream(source())
+    closed: list[bool] = []
+    s = stream(closing_source(CHAT, closed))
     for update in s:
         if update.tool_calls:
             break
@@ -275,33 +276,19 @@ def test_breaking_out_closes_the_source() -> None:
 
 
 def test_with_block_closes_the_source_and_close_before_iteration() -> None:
-    closed = []
-
-    def source() -> Iterator[dict[str, Any]]:
-        try:
-            yield from CHAT
-        finally:
-            closed.append(True)
-
-    with stream(source()) as s:
+    closed: list[bool] = []
+    with stream(closing_source(CHAT, closed)) as s:
         next(s)
     assert closed == [True]
-    gen = source()
+    gen = closing_source(CHAT, closed)
     next(gen)  # started, so closing it runs its finally
     stream(gen).close()
     assert closed == [True, True]
 
 
 def test_dropping_the_stream_after_break_closes_the_source() -> None:
-    closed = []
-
-    def source() -> Iterator[dict[str, Any]]:
-        try:
-            yield from CHAT
-        finally:
-            closed.append(True)
-
-    for _ in stream(source()):
+    closed: list[bool] = []
+    for _ in stream(closing_source(CHAT, closed)):
         break
     assert closed == [True]
 
