@@ -23,7 +23,9 @@ scripts measure the same way:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as _dt
+import gc
 import json
 import math
 import os
@@ -32,7 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -157,10 +159,8 @@ def settle_imports(modules: Iterable[str]) -> None:
 
     Garbage collections during the runs then walk only the objects the libraries
     allocate while streaming, not the libraries' import-time objects: the same for every
-    library. Undo with ``gc.unfreeze()`` (the scripts' ``main`` does, in ``finally``).
+    library. Undo with ``gc.unfreeze()`` (:func:`settled` does, on leaving).
     """
-    import contextlib
-    import gc
     import importlib
 
     for module in modules:
@@ -168,6 +168,23 @@ def settle_imports(modules: Iterable[str]) -> None:
             importlib.import_module(module)
     gc.collect()
     gc.freeze()
+
+
+@contextlib.contextmanager
+def settled(modules: Iterable[str]) -> Iterator[None]:
+    """:func:`settle_imports` on entry, ``gc.unfreeze()`` on leaving (even on error)."""
+    settle_imports(modules)
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+GC_NOTE = (
+    "All libraries are imported first and `gc.freeze()` is called, so garbage collections "
+    "walk only what is allocated while streaming.\n\n"
+)
+"""The reports' sentence on imports and the garbage collector (see :func:`settle_imports`)."""
 
 
 def machine_markdown(info: dict[str, Any], command: str) -> str:
@@ -284,8 +301,6 @@ def quiet_gc() -> None:
     not keep every chunk alive) nor earlier passes' garbage -- the same for every
     library. Frozen objects are still freed by reference counting.
     """
-    import gc
-
     gc.collect()
     gc.freeze()
 
@@ -727,6 +742,30 @@ def normalize_calls(calls: Iterable[tuple[str | None, str | None, Any]]) -> list
 def expected_calls(calls: Sequence[Call]) -> list[tuple[Any, ...]]:
     """The final calls every library must produce for ``calls``."""
     return normalize_calls((c.name, c.id, json.loads(c.args)) for c in calls)
+
+
+def dict_calls(calls: Iterable[Any]) -> list[tuple[Any, ...]]:
+    """:func:`normalize_calls` of tool call dicts (``name``, ``id``, ``args`` keys)."""
+    return normalize_calls((t["name"], t["id"], t["args"]) for t in calls)
+
+
+def langchain_gather() -> tuple[Step, Finish]:
+    """A LangChain consumer: ``gathered = gathered + chunk``, reading ``gathered.tool_calls``
+    after every ``AIMessageChunk``; the finish asserts no invalid calls."""
+    state: dict[str, Any] = {"gathered": None}
+
+    def step(msg: Any) -> object:
+        gathered = state["gathered"]
+        gathered = msg if gathered is None else gathered + msg
+        state["gathered"] = gathered
+        return gathered.tool_calls
+
+    def finish() -> Any:
+        g = state["gathered"]
+        assert not g.invalid_tool_calls, g.invalid_tool_calls
+        return dict_calls(g.tool_calls)
+
+    return step, finish
 
 
 # --- formatting -------------------------------------------------------------------------

@@ -19,7 +19,6 @@ to take longer than the budget (60 s) at a size is skipped and its total extrapo
 
 from __future__ import annotations
 
-import gc
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -59,7 +58,7 @@ def _ours(read_view: bool) -> Factory | None:
             def finish() -> Any:
                 asm.finish()
                 assert not asm.invalid_tool_calls, asm.invalid_tool_calls
-                return c.normalize_calls((t["name"], t["id"], t["args"]) for t in asm.tool_calls)
+                return c.dict_calls(asm.tool_calls)
 
             if read_view:
 
@@ -101,23 +100,7 @@ def _langchain() -> Factory | None:
             for ch in chunks
         ]
 
-        def consumer() -> tuple[c.Step, c.Finish]:
-            state: dict[str, Any] = {"gathered": None}
-
-            def step(msg: Any) -> object:
-                gathered = state["gathered"]
-                gathered = msg if gathered is None else gathered + msg
-                state["gathered"] = gathered
-                return gathered.tool_calls
-
-            def finish() -> Any:
-                g = state["gathered"]
-                assert not g.invalid_tool_calls, g.invalid_tool_calls
-                return c.normalize_calls((t["name"], t["id"], t["args"]) for t in g.tool_calls)
-
-            return step, finish
-
-        return consumer, messages
+        return c.langchain_gather, messages
 
     return factory
 
@@ -181,9 +164,8 @@ def report(
         "against the originals for every library (asserted). A library predicted to need "
         f"more than {budget_s:g} s is skipped, its total extrapolated (quadratic fit over "
         "the smaller sizes) and marked `~… (skipped)`. *Best pass* is the fastest pass; the "
-        "per-chunk ratio compares medians of individually timed chunks. All libraries are "
-        "imported first and `gc.freeze()` is called, so garbage collections walk only what "
-        "is allocated while streaming.\n\n",
+        "per-chunk ratio compares medians of individually timed chunks. ",
+        c.GC_NOTE,
         c.machine_markdown(info, cmd),
         "\n",
     ]
@@ -287,11 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         calls, sizes = TINY_CALLS, TINY_SIZES
     else:
         calls, sizes = (QUICK_CALLS, QUICK_SIZES) if ns.quick else (CALLS, SIZES)
-    c.settle_imports(("callstream._assembly", "langchain_core.messages"))
-    try:
+    with c.settled(("callstream._assembly", "langchain_core.messages")):
         rows = run(calls, sizes, budget_s=ns.budget, repeats=ns.repeats)
-    finally:
-        gc.unfreeze()
     info["load_average_1m_end"] = c.load_average()
     cmd = "python benchmarks/bench_assembler.py" + (" --quick" if ns.quick else "")
     text = report(rows, info, budget_s=ns.budget, cmd=cmd)

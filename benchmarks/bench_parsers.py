@@ -27,7 +27,6 @@ is stopped and its total extrapolated from its own cumulative-time curve (least 
 
 from __future__ import annotations
 
-import gc
 import statistics
 import sys
 import time
@@ -225,18 +224,15 @@ def build_inputs(text: str, name: str) -> tuple[list[dict[str, Any]], list[Any]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    c.settle_imports(
+    with c.settled(
         (
             "callstream.parsers",
             "callstream.parsers.langchain",
             "langchain_core.messages",
             "langchain_core.output_parsers.openai_tools",
         )
-    )
-    try:
+    ):
         return _main(argv)
-    finally:
-        gc.unfreeze()
 
 
 def _main(argv: Sequence[str] | None) -> int:

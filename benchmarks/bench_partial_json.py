@@ -21,7 +21,6 @@ longer than the budget (60 s) at a size is skipped and its total extrapolated (m
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import math
 import sys
@@ -266,9 +265,8 @@ def report(
         "accumulated UTF-8 bytes, as the SDKs keep them). Every library's final value "
         f"equals `json.loads` of the whole text (asserted). A peer predicted to need more "
         f"than {budget_s:g} s at a size is skipped and its total extrapolated with a "
-        "quadratic fit over the smaller sizes, marked `~… (skipped)`. All libraries are "
-        "imported first and `gc.freeze()` is called, so garbage collections walk only what "
-        "is allocated while streaming.\n\n",
+        "quadratic fit over the smaller sizes, marked `~… (skipped)`. ",
+        c.GC_NOTE,
         c.machine_markdown(info, cmd),
     ]
     for doc, rows in results.items():
@@ -380,11 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
     info = c.machine()
     sizes = TINY_SIZES if ns.tiny else QUICK_SIZES if ns.quick else SIZES
-    c.settle_imports(("callstream._json", "jiter", "partial_json_parser", "langchain_core"))
-    try:
+    with c.settled(("callstream._json", "jiter", "partial_json_parser", "langchain_core")):
         results = run(sizes, budget_s=ns.budget, repeats=ns.repeats)
-    finally:
-        gc.unfreeze()
     info["load_average_1m_end"] = c.load_average()
     cmd = "python benchmarks/bench_partial_json.py" + (" --quick" if ns.quick else "")
     text = report(results, info, budget_s=ns.budget, cmd=cmd)

@@ -152,10 +152,6 @@ async def _async_source(items: Sequence[Any]) -> AsyncIterator[Any]:
         yield item
 
 
-def _tool_calls_of(calls: Sequence[Any]) -> list[tuple[Any, ...]]:
-    return c.normalize_calls((t["name"], t["id"], t["args"]) for t in calls)
-
-
 class CallstreamDriver(Library):
     """``callstream.stream(source)`` over the dicts, reading ``update.tool_calls``."""
 
@@ -191,7 +187,7 @@ class CallstreamDriver(Library):
                     state["last"] = upd
                 last = state["last"]
                 assert not last.invalid_tool_calls, last.invalid_tool_calls
-                return _tool_calls_of(last.tool_calls)
+                return c.dict_calls(last.tool_calls)
 
             return step, finish
 
@@ -205,7 +201,7 @@ class CallstreamDriver(Library):
             _ = upd.tool_calls
             last = upd
         assert last is not None and not last.invalid_tool_calls
-        return _tool_calls_of(last.tool_calls)
+        return c.dict_calls(last.tool_calls)
 
 
 def _drivers() -> tuple[Any, Any] | None:
@@ -287,7 +283,7 @@ class CallstreamPipeline(Library):
                 if not asm.finished:
                     asm.finish()
                 assert not asm.invalid_tool_calls, asm.invalid_tool_calls
-                return _tool_calls_of(asm.tool_calls)
+                return c.dict_calls(asm.tool_calls)
 
             return step, finish
 
@@ -447,23 +443,7 @@ class LangChainAdd(Library):
         return out
 
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        def make() -> tuple[c.Step, c.Finish]:
-            state: dict[str, Any] = {"gathered": None}
-
-            def step(msg: Any) -> object:
-                g = state["gathered"]
-                g = msg if g is None else g + msg
-                state["gathered"] = g
-                return g.tool_calls
-
-            def finish() -> Any:
-                g = state["gathered"]
-                assert not g.invalid_tool_calls, g.invalid_tool_calls
-                return _tool_calls_of(g.tool_calls)
-
-            return step, finish
-
-        return make
+        return c.langchain_gather
 
 
 class PydanticAIParts(Library):
@@ -759,9 +739,8 @@ def report(
         "fastest pass. Every library's final calls equal the original calls "
         "(asserted). A library predicted to need more than "
         f"{budget_s:g} s at a size is skipped and its total extrapolated with a quadratic "
-        "fit over the smaller sizes (`~… (skipped)`), never dropped. All libraries are "
-        "imported first and `gc.freeze()` is called, so garbage collections walk only what "
-        "is allocated while streaming.\n\n"
+        "fit over the smaller sizes (`~… (skipped)`), never dropped. ",
+        c.GC_NOTE,
         "What the previews hold differs: openai-python and anthropic parse with jiter "
         '`partial_mode=True` (not `"trailing-strings"`), which leaves an unfinished string '
         "out, so their preview of a `write_file` call has no `content` until the string "
@@ -978,11 +957,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.render:
         return _render(ns)
     info = c.machine()
-    c.settle_imports(PEER_MODULES)
-    try:
+    with c.settled(PEER_MODULES):
         return _main(ns, info)
-    finally:
-        gc.unfreeze()
 
 
 def _main(ns: Any, info: dict[str, Any]) -> int:
