@@ -812,6 +812,17 @@ def fmt_total(m: Measurement) -> str:
     return fmt_s(m.total_s)
 
 
+def timing_cells(m: Measurement) -> list[str]:
+    """A measurement's per-input median, total and best pass as table cells ("—" for the
+    median and an empty best pass unless measured)."""
+    measured = m.status == "measured"
+    return [
+        fmt_ns(m.median_ns) if measured else "—",
+        fmt_total(m),
+        fmt_s(m.best_s) if measured else "",
+    ]
+
+
 def fmt_ratio(mine: float, other: float, *, estimated: bool = False) -> str:
     """``other / mine`` as ``"47x faster"`` / ``"3.1x slower"``; ``~`` when estimated."""
     if math.isnan(mine) or math.isnan(other) or mine <= 0 or other <= 0:

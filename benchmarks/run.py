@@ -290,16 +290,20 @@ class CallstreamPipeline(Library):
         return make
 
 
-class OpenAIStreamState(Library):
+class SDKLibrary(Library):
+    """A library fed the SDK's own event objects (built from the payloads, untimed)."""
+
+    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
+        return _sdk_objects(fmt, payloads)
+
+
+class OpenAIStreamState(SDKLibrary):
     """openai-python ``ChatCompletionStreamState`` with strict tools (parses every chunk)."""
 
     label = "openai ChatCompletionStreamState"
     formats = ("openai-chat",)
     reads = "tool_call.function.parsed_arguments"
     modules = ("openai",)
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        return _sdk_objects(fmt, payloads)
 
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
         from openai.lib.streaming.chat import ChatCompletionStreamState
@@ -346,16 +350,13 @@ class OpenAIStreamState(Library):
         return make
 
 
-class AnthropicAccumulate(Library):
+class AnthropicAccumulate(SDKLibrary):
     """anthropic ``accumulate_event`` (what ``MessageStream`` runs on every event)."""
 
     label = "anthropic accumulate_event"
     formats = ("anthropic",)
     reads = "tool_use_block.input"
     modules = ("anthropic",)
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        return _sdk_objects(fmt, payloads)
 
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
         from anthropic.lib.streaming._messages import accumulate_event
@@ -446,7 +447,7 @@ class LangChainAdd(Library):
         return c.langchain_gather
 
 
-class PydanticAIParts(Library):
+class PydanticAIParts(SDKLibrary):
     """pydantic-ai ``ModelResponsePartsManager`` fed as its model classes feed it.
 
     Events only: pydantic-ai keeps the argument text and parses it after the stream.
@@ -455,9 +456,6 @@ class PydanticAIParts(Library):
     label = "pydantic-ai parts manager (no parsing)"
     reads = "(nothing: no parsed preview offered)"
     modules = ("pydantic_ai", "openai", "anthropic")
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        return _sdk_objects(fmt, payloads)
 
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
         from pydantic_ai._parts_manager import ModelResponsePartsManager
@@ -763,9 +761,7 @@ def report(
                     m.extra["scenario"],
                     m.inputs,
                     m.label,
-                    c.fmt_ns(m.median_ns) if m.status == "measured" else "—",
-                    c.fmt_total(m),
-                    c.fmt_s(m.best_s) if m.status == "measured" else "",
+                    *c.timing_cells(m),
                     ratio,
                     chunk_ratio,
                     m.note or m.extra["reads"],
