@@ -67,10 +67,7 @@ class OpenAIResponsesTranslator:
             delta = get_str(payload, "delta")
             return [_chunk(index, None, None, delta)] if delta else []
         if kind == "response.output_item.added":
-            item = get(payload, "item")
-            if get_str(item, "type") not in _CALL_ITEMS:
-                return []
-            index = self._index(payload, item)
+            item, index = self._call_item(payload)
             if index is None:
                 return []
             self._calls.setdefault(index, False)
@@ -82,10 +79,7 @@ class OpenAIResponsesTranslator:
                 return []
             return self._end(index, get_str(payload, "name"), None, get(payload, "arguments"))
         if kind == "response.output_item.done":
-            item = get(payload, "item")
-            if get_str(item, "type") not in _CALL_ITEMS:
-                return []
-            index = self._index(payload, item)
+            item, index = self._call_item(payload)
             if index is None:
                 return []
             return self._end(
@@ -111,6 +105,13 @@ class OpenAIResponsesTranslator:
             signals.append(StreamEnd(reason="error"))
             return signals
         return []
+
+    def _call_item(self, payload: Any) -> tuple[Any, int | None]:
+        """The item of an ``output_item`` event and its call key (None when it is no call)."""
+        item = get(payload, "item")
+        if get_str(item, "type") not in _CALL_ITEMS:
+            return item, None
+        return item, self._index(payload, item)
 
     def _index(self, payload: Any, item: Any = None) -> int | None:
         """The call key: ``output_index``, else the index known for the item id."""
