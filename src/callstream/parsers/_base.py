@@ -170,17 +170,15 @@ class ToolsParser(Generic[T]):
         self, source: AsyncIterable[Any] | Iterable[Any], **assembler_options: Any
     ) -> AsyncIterator[list[ParsedCall[T]]]:
         """The async form of :meth:`stream` (``source`` may be sync or async)."""
+        if not isinstance(source, AsyncIterable):
+            for calls in self.stream(source, **assembler_options):
+                yield calls
+            return
         session = self.session(**assembler_options)
-        if isinstance(source, AsyncIterable):
-            async for item in source:
-                result = session.feed(item)
-                if result is not None:
-                    yield result
-        else:
-            for item in source:
-                result = session.feed(item)
-                if result is not None:
-                    yield result
+        async for item in source:
+            result = session.feed(item)
+            if result is not None:
+                yield result
         final = session.close()
         if final is not None:
             yield final
