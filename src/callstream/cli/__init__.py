@@ -170,14 +170,18 @@ def _safe_json(value: Any, *, indent: int | None = None) -> str:
     return text
 
 
+def _rich_missing() -> InputError:
+    return InputError(
+        "the live display needs rich: pip install 'callstream[cli]' "
+        "(or use --output jsonl, which works without it)"
+    )
+
+
 def _console(stdout: IO[str]) -> Console:
     try:
         from rich.console import Console
     except ImportError:
-        raise InputError(
-            "the live display needs rich: pip install 'callstream[cli]' "
-            "(or use --output jsonl, which works without it)"
-        ) from None
+        raise _rich_missing() from None
     return Console(file=stdout, highlight=False)
 
 
@@ -210,10 +214,7 @@ def _run_rich(
         from callstream.cli._render import render_stream, render_summary, symbols_for
         from callstream.cli._view import StreamView
     except ImportError:
-        raise InputError(
-            "the live display needs rich: pip install 'callstream[cli]' "
-            "(or use --output jsonl, which works without it)"
-        ) from None
+        raise _rich_missing() from None
 
     view = StreamView()
     symbols = symbols_for(console.encoding)
