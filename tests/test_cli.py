@@ -14,7 +14,6 @@ import jsonschema
 import pytest
 from rich.console import Console
 
-from callstream._pipeline import Pipeline
 from callstream.cli import main, run
 from callstream.cli._input import InputError, load_text
 from callstream.cli._render import render_stream, symbols_for
@@ -23,6 +22,7 @@ from callstream.cli._split import resplit
 from callstream.cli._view import ArrayNode, Node, ObjectNode, ScalarNode, StreamView, StringNode
 from callstream.examples import DEMO, EXAMPLES, example_path, read_example
 from callstream.feed import feed_schema
+from tests.example_events import events_of
 
 ANSI = re.compile(r"\x1b\[")
 COLOR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])(?:;[0-9;]*)?m")
@@ -303,18 +303,6 @@ def test_paced_replay_sleeps_after_each_visible_change() -> None:
 
 
 # --- the renderer, without a terminal -------------------------------------------------------
-
-
-def events_of(name: str) -> list[Any]:
-    prepared = prepare(load_text(read_example(name), name))
-    pipeline = Pipeline("auto")
-    events: list[Any] = []
-    for item in prepared.items:
-        for update in pipeline.feed(item):
-            events.extend(update.events)
-    for update in pipeline.close():
-        events.extend(update.events)
-    return events
 
 
 def render_text(view: StreamView, *, limit: int | None = None, encoding: str = "utf-8") -> str:

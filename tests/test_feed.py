@@ -30,10 +30,11 @@ from callstream._assembly.types import (
 from callstream._errors import UsageError
 from callstream._json.changes import ScalarSet, StringExtended, ValueClosed, ValueStarted
 from callstream._pipeline import Pipeline
-from callstream.cli._input import load_path, load_text
+from callstream.cli._input import load_path
 from callstream.cli._replay import prepare
-from callstream.examples import EXAMPLES, read_example
+from callstream.examples import EXAMPLES
 from callstream.feed import dumps_feed, feed_schema, to_feed
+from tests.example_events import events_of
 from tests.strategies import json_objects, serializations, splits
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,19 +43,6 @@ WEB = ROOT / "examples" / "web"
 RECORDED = ROOT.parent / "shared" / "recorded-streams"
 
 VALIDATOR = jsonschema.Draft202012Validator(feed_schema())
-
-
-def events_of(name: str, split: int | None = None) -> list[AssemblyEvent]:
-    """All assembly events of a bundled example, through the drivers' pipeline."""
-    prepared = prepare(load_text(read_example(name), name), split=split)
-    pipeline = Pipeline("auto")
-    events: list[AssemblyEvent] = []
-    for item in prepared.items:
-        for update in pipeline.feed(item):
-            events.extend(update.events)
-    for update in pipeline.close():
-        events.extend(update.events)
-    return events
 
 
 # --- conversion -----------------------------------------------------------------------------
