@@ -15,9 +15,8 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 
-from callstream._assembly.types import InvalidToolCall, ToolCall
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import Pipeline, StreamResult, StreamUpdate
+from callstream._pipeline import Pipeline, StreamResult, StreamState, StreamUpdate
 from callstream.providers import Translator
 
 __all__ = ("AsyncToolCallStream", "acollect", "astream")
@@ -67,7 +66,7 @@ async def _run(
         await _close_source(source)
 
 
-class AsyncToolCallStream(AsyncIterator[StreamUpdate]):
+class AsyncToolCallStream(StreamState, AsyncIterator[StreamUpdate]):
     """An async iterator of :class:`StreamUpdate` s over a source; see :func:`astream`.
 
     The state so far stays readable during and after iteration, also after cancellation.
@@ -103,26 +102,6 @@ class AsyncToolCallStream(AsyncIterator[StreamUpdate]):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-    @property
-    def result(self) -> StreamResult:
-        """The result so far (final once the iteration ended)."""
-        return self._pipeline.result()
-
-    @property
-    def tool_calls(self) -> list[ToolCall]:
-        """The tool calls so far (valid and final once the iteration ended)."""
-        return self._pipeline.assembler.tool_calls
-
-    @property
-    def invalid_tool_calls(self) -> list[InvalidToolCall]:
-        """The invalid tool calls so far."""
-        return self._pipeline.assembler.invalid_tool_calls
-
-    @property
-    def finish_reason(self) -> str | None:
-        """The finish reason, once the stream finished."""
-        return self._pipeline.assembler.finish_reason
 
 
 def astream(

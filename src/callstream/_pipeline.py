@@ -33,7 +33,7 @@ from callstream._errors import UnknownFormatError, UsageError
 from callstream.providers import Translator, detect_format, get_translator
 from callstream.providers.transport import TransportDecoder, TransportMessage, is_transport_chunk
 
-__all__ = ("MAX_UNRECOGNIZED", "Pipeline", "StreamResult", "StreamUpdate")
+__all__ = ("MAX_UNRECOGNIZED", "Pipeline", "StreamResult", "StreamState", "StreamUpdate")
 
 MAX_UNRECOGNIZED = 64
 """Payloads held back by ``provider="auto"`` before giving up on recognizing the format."""
@@ -242,3 +242,32 @@ class Pipeline:
             " 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'cohere',"
             " 'ollama', 'langchain'"
         )
+
+
+class StreamState:
+    """The state views both drivers' stream objects offer, read from their pipeline.
+
+    Readable at any time, also after the iteration was closed or cancelled.
+    """
+
+    _pipeline: Pipeline
+
+    @property
+    def result(self) -> StreamResult:
+        """The result so far (final once the iteration ended)."""
+        return self._pipeline.result()
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls so far (valid and final once the iteration ended)."""
+        return self._pipeline.assembler.tool_calls
+
+    @property
+    def invalid_tool_calls(self) -> list[InvalidToolCall]:
+        """The invalid tool calls so far."""
+        return self._pipeline.assembler.invalid_tool_calls
+
+    @property
+    def finish_reason(self) -> str | None:
+        """The finish reason, once the stream finished."""
+        return self._pipeline.assembler.finish_reason

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
-from callstream._assembly.types import InvalidToolCall, ToolCall
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import Pipeline, StreamResult, StreamUpdate
+from callstream._pipeline import Pipeline, StreamResult, StreamState, StreamUpdate
 from callstream.providers import Translator
 
 __all__ = ("ToolCallStream", "collect", "stream")
@@ -35,7 +34,7 @@ def _run(source: Iterator[Any], pipeline: Pipeline) -> Generator[StreamUpdate, N
             close()
 
 
-class ToolCallStream(Iterator[StreamUpdate]):
+class ToolCallStream(StreamState, Iterator[StreamUpdate]):
     """An iterator of :class:`StreamUpdate` s over a source; see :func:`stream`.
 
     The state so far stays readable during and after iteration (``tool_calls``,
@@ -76,26 +75,6 @@ class ToolCallStream(Iterator[StreamUpdate]):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    @property
-    def result(self) -> StreamResult:
-        """The result so far (final once the iteration ended)."""
-        return self._pipeline.result()
-
-    @property
-    def tool_calls(self) -> list[ToolCall]:
-        """The tool calls so far (valid and final once the iteration ended)."""
-        return self._pipeline.assembler.tool_calls
-
-    @property
-    def invalid_tool_calls(self) -> list[InvalidToolCall]:
-        """The invalid tool calls so far."""
-        return self._pipeline.assembler.invalid_tool_calls
-
-    @property
-    def finish_reason(self) -> str | None:
-        """The finish reason, once the stream finished."""
-        return self._pipeline.assembler.finish_reason
 
 
 def stream(
