@@ -30,6 +30,7 @@ from typing import Any
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, InvalidToolCall, Signal, ToolCall
 from callstream._errors import UnknownFormatError, UsageError
+from callstream._types import slot_setter
 from callstream.providers import Translator, detect_format, get_translator
 from callstream.providers.transport import TransportDecoder, TransportMessage, is_transport_chunk
 
@@ -80,12 +81,11 @@ class StreamResult:
 
 
 _new = object.__new__
-_slots: Any = StreamUpdate.__dict__  # the slot descriptors of the frozen dataclass
-_set_events = _slots["events"].__set__
-_set_tool_calls = _slots["tool_calls"].__set__
-_set_invalid = _slots["invalid_tool_calls"].__set__
-_set_finish_reason = _slots["finish_reason"].__set__
-_set_payload = _slots["payload"].__set__
+_set_events = slot_setter(StreamUpdate, "events")
+_set_tool_calls = slot_setter(StreamUpdate, "tool_calls")
+_set_invalid = slot_setter(StreamUpdate, "invalid_tool_calls")
+_set_finish_reason = slot_setter(StreamUpdate, "finish_reason")
+_set_payload = slot_setter(StreamUpdate, "payload")
 
 
 def _normalize(message: TransportMessage) -> Any:

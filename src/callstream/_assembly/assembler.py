@@ -65,6 +65,7 @@ from callstream._errors import (
 )
 from callstream._json.changes import Change
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH, PartialJSONParser
+from callstream._types import slot_setter
 
 __all__ = ("TRUNCATION_REASONS", "ToolCallAssembler")
 
@@ -77,10 +78,9 @@ _BLOCK: Final = 256
 in tiny fragments costs O(1) string objects per 256 fragments, not one per fragment."""
 
 _new = object.__new__
-_slots: Any = ArgumentsDelta.__dict__  # the slot descriptors of the frozen dataclass
-_set_index = _slots["index"].__set__
-_set_text = _slots["text"].__set__
-_set_changes = _slots["changes"].__set__
+_set_index = slot_setter(ArgumentsDelta, "index")
+_set_text = slot_setter(ArgumentsDelta, "text")
+_set_changes = slot_setter(ArgumentsDelta, "changes")
 
 
 def _delta(index: int, text: str, changes: tuple[Change, ...]) -> ArgumentsDelta:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from callstream._types import JSONPath
+from callstream._types import JSONPath, slot_setter
 
 __all__ = (
     "Change",
@@ -79,18 +79,13 @@ Change: TypeAlias = ValueStarted | StringExtended | ScalarSet | ValueClosed
 _new = object.__new__
 
 
-def _setter(cls: type, name: str) -> Any:
-    """The ``__set__`` of slot ``name`` of ``cls`` (bypasses the frozen ``__setattr__``)."""
-    return cls.__dict__[name].__set__
-
-
-_vs_path = _setter(ValueStarted, "path")
-_vs_kind = _setter(ValueStarted, "kind")
-_se_path = _setter(StringExtended, "path")
-_se_text = _setter(StringExtended, "text")
-_ss_path = _setter(ScalarSet, "path")
-_ss_value = _setter(ScalarSet, "value")
-_vc_path = _setter(ValueClosed, "path")
+_vs_path = slot_setter(ValueStarted, "path")
+_vs_kind = slot_setter(ValueStarted, "kind")
+_se_path = slot_setter(StringExtended, "path")
+_se_text = slot_setter(StringExtended, "text")
+_ss_path = slot_setter(ScalarSet, "path")
+_ss_value = slot_setter(ScalarSet, "value")
+_vc_path = slot_setter(ValueClosed, "path")
 
 
 def value_started(path: JSONPath, kind: Literal["object", "array", "string"]) -> ValueStarted:
