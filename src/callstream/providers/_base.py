@@ -25,7 +25,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from callstream._assembly.types import Signal
+from callstream._assembly.types import Signal, ToolCallChunk
 
 __all__ = (
     "Translator",
@@ -253,3 +253,10 @@ def to_plain(value: Any) -> Any:
         else:
             parent[slot] = item
     return root[0]
+
+
+def tool_chunk(
+    index: int | None, id_: str | None, name: str | None, args: str | dict[str, Any] | None
+) -> ToolCallChunk:
+    """A ``ToolCallChunk`` dict (LangChain's keys), the signal every translator emits."""
+    return {"name": name, "args": args, "id": id_, "index": index, "type": "tool_call_chunk"}

@@ -27,7 +27,7 @@ import json
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_int, get_str, is_record, to_plain
+from callstream.providers._base import get, get_int, get_str, is_record, to_plain, tool_chunk
 
 __all__ = ("AnthropicTranslator", "detect")
 
@@ -146,13 +146,7 @@ class AnthropicTranslator:
             if isinstance(plain, dict) and plain:
                 start_input = plain
         self._open[index] = _Block(start_input)
-        chunk: ToolCallChunk = {
-            "name": get_str(block, "name"),
-            "args": None,
-            "id": get_str(block, "id"),
-            "index": index,
-            "type": "tool_call_chunk",
-        }
+        chunk: ToolCallChunk = tool_chunk(index, get_str(block, "id"), get_str(block, "name"), None)
         return [chunk]
 
     def _block_delta(self, payload: Any) -> list[Signal]:
@@ -165,13 +159,7 @@ class AnthropicTranslator:
         if not text or block is None:
             return []  # "" is a no-op; a delta for a block we never saw start is not a call
         block.streamed = True
-        chunk: ToolCallChunk = {
-            "name": None,
-            "args": text,
-            "id": None,
-            "index": index,
-            "type": "tool_call_chunk",
-        }
+        chunk: ToolCallChunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _block_stop(self, payload: Any) -> list[Signal]:

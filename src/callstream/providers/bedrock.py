@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_int, get_str, is_record, to_plain
+from callstream.providers._base import get, get_int, get_str, is_record, to_plain, tool_chunk
 
 __all__ = ("BedrockTranslator", "detect")
 
@@ -104,13 +104,9 @@ class BedrockTranslator:
         if index is None or tool is None:
             return []
         self._open.add(index)
-        chunk: ToolCallChunk = {
-            "name": get_str(tool, "name"),
-            "args": None,
-            "id": get_str(tool, "toolUseId"),
-            "index": index,
-            "type": "tool_call_chunk",
-        }
+        chunk: ToolCallChunk = tool_chunk(
+            index, get_str(tool, "toolUseId"), get_str(tool, "name"), None
+        )
         return [chunk]
 
     def _delta(self, event: Any) -> list[Signal]:
@@ -122,13 +118,7 @@ class BedrockTranslator:
             text = plain if isinstance(plain, dict) else None
         if index is None or index not in self._open or not text:
             return []
-        chunk: ToolCallChunk = {
-            "name": None,
-            "args": text,
-            "id": None,
-            "index": index,
-            "type": "tool_call_chunk",
-        }
+        chunk: ToolCallChunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _stop(self, event: Any) -> list[Signal]:

@@ -19,7 +19,15 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_int, get_list, get_str, is_record, to_plain
+from callstream.providers._base import (
+    get,
+    get_int,
+    get_list,
+    get_str,
+    is_record,
+    to_plain,
+    tool_chunk,
+)
 
 __all__ = ("CohereTranslator", "detect")
 
@@ -102,21 +110,11 @@ class CohereTranslator:
             args = _arguments(function)
             if start:
                 self._open.add(index)
-                chunk: ToolCallChunk = {
-                    "name": get_str(function, "name"),
-                    "args": args,
-                    "id": get_str(call, "id"),
-                    "index": index,
-                    "type": "tool_call_chunk",
-                }
+                chunk: ToolCallChunk = tool_chunk(
+                    index, get_str(call, "id"), get_str(function, "name"), args
+                )
             elif args:
-                chunk = {
-                    "name": None,
-                    "args": args,
-                    "id": None,
-                    "index": index,
-                    "type": "tool_call_chunk",
-                }
+                chunk = tool_chunk(index, None, None, args)
             else:
                 continue
             out.append(chunk)

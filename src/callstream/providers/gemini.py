@@ -39,6 +39,7 @@ from callstream.providers._base import (
     get_str,
     is_record,
     to_plain,
+    tool_chunk,
 )
 
 __all__ = ("GeminiTranslator", "detect", "parse_json_path")
@@ -489,25 +490,13 @@ class GeminiTranslator:
             touched.append(index)
             args = _whole_args(get(call, "args"))
             if not more and not leaves:
-                whole: ToolCallChunk = {
-                    "name": name,
-                    "args": args,
-                    "id": get_str(call, "id"),
-                    "index": index,
-                    "type": "tool_call_chunk",
-                }
+                whole: ToolCallChunk = tool_chunk(index, get_str(call, "id"), name, args)
                 out.append(whole)
                 out.append(CallEnd(index=index))
                 return
             start_args = args if isinstance(args, dict) and args else None
             self._call = _StreamedCall(index, start_args)
-            opener: ToolCallChunk = {
-                "name": name,
-                "args": None,
-                "id": get_str(call, "id"),
-                "index": index,
-                "type": "tool_call_chunk",
-            }
+            opener: ToolCallChunk = tool_chunk(index, get_str(call, "id"), name, None)
             out.append(opener)
         elif self._call is None:
             if not leaves:
@@ -515,13 +504,7 @@ class GeminiTranslator:
             index = self._next_index  # arguments for a call whose start we never saw
             self._next_index += 1
             self._call = _StreamedCall(index, None)
-            nameless: ToolCallChunk = {
-                "name": None,
-                "args": None,
-                "id": get_str(call, "id"),
-                "index": index,
-                "type": "tool_call_chunk",
-            }
+            nameless: ToolCallChunk = tool_chunk(index, get_str(call, "id"), None, None)
             out.append(nameless)
         current = self._call
         assert current is not None
@@ -549,13 +532,7 @@ class GeminiTranslator:
         text = "".join(pieces)
         pieces.clear()
         if text:
-            chunk: ToolCallChunk = {
-                "name": None,
-                "args": text,
-                "id": None,
-                "index": call.index,
-                "type": "tool_call_chunk",
-            }
+            chunk: ToolCallChunk = tool_chunk(call.index, None, None, text)
             out.append(chunk)
 
     def _finish_call(self, out: list[Signal]) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_list, get_str, is_record
+from callstream.providers._base import get, get_list, get_str, is_record, tool_chunk
 from callstream.providers.openai_chat import args_value
 
 __all__ = ("OllamaTranslator", "detect")
@@ -45,13 +45,12 @@ class OllamaTranslator:
             function = get(call, "function")
             key = self._count
             self._count += 1
-            chunk: ToolCallChunk = {
-                "name": get_str(function, "name"),
-                "args": args_value(get(function, "arguments")),
-                "id": get_str(call, "id"),
-                "index": key,
-                "type": "tool_call_chunk",
-            }
+            chunk: ToolCallChunk = tool_chunk(
+                key,
+                get_str(call, "id"),
+                get_str(function, "name"),
+                args_value(get(function, "arguments")),
+            )
             signals.append(chunk)
             signals.append(CallEnd(index=key))
         if get(payload, "done") is True:

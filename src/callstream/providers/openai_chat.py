@@ -34,7 +34,7 @@ import json
 import re
 from typing import Any
 
-from callstream._assembly.types import CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream._assembly.types import CallFailure, Signal, StreamEnd
 from callstream.providers._base import (
     get,
     get_int,
@@ -42,6 +42,7 @@ from callstream.providers._base import (
     get_str,
     is_record,
     to_plain,
+    tool_chunk,
 )
 
 __all__ = ("OpenAIChatTranslator", "detect", "failed_generation_calls", "normalize_finish_reason")
@@ -80,12 +81,6 @@ def args_value(value: Any) -> str | dict[str, Any] | None:
         return json.dumps(plain)
     except (TypeError, ValueError):
         return str(plain)
-
-
-def _chunk(
-    index: int | None, id_: str | None, name: str | None, args: str | dict[str, Any] | None
-) -> ToolCallChunk:
-    return {"name": name, "args": args, "id": id_, "index": index, "type": "tool_call_chunk"}
 
 
 # Llama-style text a model may emit instead of a structured call:
@@ -158,7 +153,7 @@ class OpenAIChatTranslator:
                 if function is None and get(entry, "custom") is not None:
                     continue  # custom (free-form text) tools have no JSON arguments
                 signals.append(
-                    _chunk(
+                    tool_chunk(
                         get_int(entry, "index"),
                         get_str(entry, "id"),
                         get_str(function, "name"),
@@ -168,7 +163,9 @@ class OpenAIChatTranslator:
             legacy = get(delta, "function_call")
             if is_record(legacy):
                 signals.append(
-                    _chunk(0, None, get_str(legacy, "name"), args_value(get(legacy, "arguments")))
+                    tool_chunk(
+                        0, None, get_str(legacy, "name"), args_value(get(legacy, "arguments"))
+                    )
                 )
             reason = get_str(choice, "finish_reason")
             if reason:

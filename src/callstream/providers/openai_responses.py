@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_int, get_str, path
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream.providers._base import get, get_int, get_str, path, tool_chunk
 from callstream.providers.openai_chat import args_value
 
 __all__ = ("OpenAIResponsesTranslator", "detect")
@@ -65,14 +65,16 @@ class OpenAIResponsesTranslator:
                 return []
             self._calls.setdefault(index, False)
             delta = get_str(payload, "delta")
-            return [_chunk(index, None, None, delta)] if delta else []
+            return [tool_chunk(index, None, None, delta)] if delta else []
         if kind == "response.output_item.added":
             item, index = self._call_item(payload)
             if index is None:
                 return []
             self._calls.setdefault(index, False)
             args = args_value(get(item, "arguments"))
-            return [_chunk(index, get_str(item, "call_id"), get_str(item, "name"), args or None)]
+            return [
+                tool_chunk(index, get_str(item, "call_id"), get_str(item, "name"), args or None)
+            ]
         if kind == "response.function_call_arguments.done":
             index = self._index(payload)
             if index is None:
@@ -134,12 +136,6 @@ class OpenAIResponsesTranslator:
         self._calls[index] = True
         signals: list[Signal] = []
         if name or id_:
-            signals.append(_chunk(index, id_, name, None))
+            signals.append(tool_chunk(index, id_, name, None))
         signals.append(CallEnd(index=index, args=args_value(arguments)))
         return signals
-
-
-def _chunk(
-    index: int, id_: str | None, name: str | None, args: str | dict[str, Any] | None
-) -> ToolCallChunk:
-    return {"name": name, "args": args, "id": id_, "index": index, "type": "tool_call_chunk"}
