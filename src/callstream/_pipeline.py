@@ -250,6 +250,8 @@ class StreamState:
     Readable at any time, also after the iteration was closed or cancelled.
     """
 
+    __slots__ = ()  # the driver classes are slotted; keep their instances free of __dict__
+
     _pipeline: Pipeline
 
     @property
