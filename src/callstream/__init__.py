@@ -20,6 +20,8 @@ from callstream._assembly import CallFailure as CallFailure
 from callstream._assembly import CallInvalid as CallInvalid
 from callstream._assembly import CallStarted as CallStarted
 from callstream._assembly import InvalidToolCall as InvalidToolCall
+from callstream._assembly import ServerToolCall as ServerToolCall
+from callstream._assembly import ServerToolUse as ServerToolUse
 from callstream._assembly import Signal as Signal
 from callstream._assembly import StreamEnd as StreamEnd
 from callstream._assembly import StreamFinished as StreamFinished
@@ -93,6 +95,8 @@ __all__ = (
     "PartialJSONParser",
     "PydanticToolsParser",
     "ScalarSet",
+    "ServerToolCall",
+    "ServerToolUse",
     "Signal",
     "StreamEnd",
     "StreamFinished",

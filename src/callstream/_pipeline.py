@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from callstream._assembly.assembler import ToolCallAssembler
-from callstream._assembly.types import AssemblyEvent, InvalidToolCall, Signal, ToolCall
+from callstream._assembly.types import (
+    AssemblyEvent,
+    InvalidToolCall,
+    ServerToolCall,
+    Signal,
+    ToolCall,
+)
 from callstream._errors import UnknownFormatError, UsageError
 from callstream._types import slot_setter
 from callstream.providers import Translator, detect_format, get_translator
@@ -52,6 +58,7 @@ class StreamUpdate:
         invalid_tool_calls: the calls known to be invalid so far.
         finish_reason: the stream's finish reason once it finished, else None.
         payload: the decoded payload (None for the update that ends the stream).
+        server_tool_calls: tools the provider runs itself (never in ``tool_calls``).
     """
 
     events: tuple[AssemblyEvent, ...]
@@ -59,6 +66,7 @@ class StreamUpdate:
     invalid_tool_calls: list[InvalidToolCall]
     finish_reason: str | None
     payload: Any = field(default=None, compare=False)
+    server_tool_calls: list[ServerToolCall] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,6 +79,8 @@ class StreamResult:
         finish_reason: the provider's finish reason, None if it gave none.
         provider: the format name the stream was read as, None if never recognized.
         finished: whether the stream was read to its end.
+        server_tool_calls: tools the provider ran itself (server-side tools such as web
+            search or code execution), as LangChain ``server_tool_call`` blocks.
     """
 
     tool_calls: list[ToolCall]
@@ -78,6 +88,7 @@ class StreamResult:
     finish_reason: str | None
     provider: str | None = None
     finished: bool = True
+    server_tool_calls: list[ServerToolCall] = field(default_factory=list)
 
 
 _new = object.__new__
@@ -86,6 +97,7 @@ _set_tool_calls = slot_setter(StreamUpdate, "tool_calls")
 _set_invalid = slot_setter(StreamUpdate, "invalid_tool_calls")
 _set_finish_reason = slot_setter(StreamUpdate, "finish_reason")
 _set_payload = slot_setter(StreamUpdate, "payload")
+_set_server = slot_setter(StreamUpdate, "server_tool_calls")
 
 
 def _normalize(message: TransportMessage) -> Any:
@@ -157,6 +169,7 @@ class Pipeline:
             finish_reason=assembler.finish_reason,
             provider=self.provider,
             finished=self._closed,
+            server_tool_calls=assembler.server_tool_calls,
         )
 
     def feed(self, item: Any) -> list[StreamUpdate]:
@@ -232,6 +245,7 @@ class Pipeline:
         _set_invalid(update, assembler.invalid_tool_calls)
         _set_finish_reason(update, assembler.finish_reason)
         _set_payload(update, payload)
+        _set_server(update, assembler.server_tool_calls)
         return update
 
     def _unknown(self) -> UnknownFormatError:
@@ -268,6 +282,11 @@ class StreamState:
     def invalid_tool_calls(self) -> list[InvalidToolCall]:
         """The invalid tool calls so far."""
         return self._pipeline.assembler.invalid_tool_calls
+
+    @property
+    def server_tool_calls(self) -> list[ServerToolCall]:
+        """The server-side tool calls so far (run by the provider, not by you)."""
+        return self._pipeline.assembler.server_tool_calls
 
     @property
     def finish_reason(self) -> str | None:

@@ -49,6 +49,8 @@ from callstream._assembly.types import (
     CallInvalid,
     CallStarted,
     InvalidToolCall,
+    ServerToolCall,
+    ServerToolUse,
     Signal,
     StreamEnd,
     StreamFinished,
@@ -205,6 +207,7 @@ class ToolCallAssembler:
         "_max_calls",
         "_max_chars",
         "_popts",
+        "_server",
         "_tc",
         "_touched",
     )
@@ -261,6 +264,7 @@ class ToolCallAssembler:
         self._tc: list[ToolCall] | None = None
         self._inv: list[InvalidToolCall] | None = None
         self._chunks: list[ToolCallChunk] | None = None
+        self._server: list[ServerToolCall] | None = None
         self._finished = False
         self._finish_reason: str | None = None
 
@@ -428,6 +432,24 @@ class ToolCallAssembler:
         self._touched.clear()
         return events
 
+    def mark_server(
+        self, *, index: int | None = None, id: str | None = None
+    ) -> list[AssemblyEvent]:
+        """Mark the call with provider ``index`` (or ``id``) as a server-side tool.
+
+        It leaves ``tool_calls`` / ``invalid_tool_calls`` and is listed in
+        :attr:`server_tool_calls` instead. Unknown calls are ignored (a translator never
+        raises on provider data). Returns no events. Cost: O(1).
+        """
+        index = check_index(index, "mark_server: ")
+        id = check_str("id", id, "mark_server: ")
+        call = self._find(index, id or None, current=False)
+        if call is not None and not call.server:
+            call.server = True
+            self._views_changed(call)
+            self._server = None
+        return []
+
     def apply(self, signal: Signal | Sequence[Signal]) -> list[AssemblyEvent]:
         """Apply one provider signal (or a sequence of them, in order): a chunk dict,
         :class:`CallEnd`, :class:`CallFailure` or :class:`StreamEnd`.
@@ -448,13 +470,15 @@ class ToolCallAssembler:
             return self.fail_call(s.error, index=s.index, id=s.id, name=s.name, args=s.args)
         if isinstance(s, StreamEnd):
             return self.finish(s.reason)
+        if isinstance(s, ServerToolUse):
+            return self.mark_server(index=s.index, id=s.id)
         if isinstance(s, Sequence) and not isinstance(s, (str, bytes, bytearray)):
             events = []
             for item in s:
                 events.extend(self.apply(item))
             return events
         raise ChunkValidationError(
-            "apply() takes a tool call chunk, CallEnd, CallFailure or StreamEnd, "
+            "apply() takes a tool call chunk, CallEnd, CallFailure, StreamEnd or ServerToolUse, "
             f"got {type(s).__name__}"
         )
 
@@ -486,7 +510,7 @@ class ToolCallAssembler:
         if views is None:
             views = []
             for call in self._calls:
-                if call.state != INVALID and call.name is not None:
+                if call.state != INVALID and call.name is not None and not call.server:
                     view = call.view
                     if view is None:
                         view = call.view = call.tool_call()
@@ -507,12 +531,26 @@ class ToolCallAssembler:
         if views is None:
             views = []
             for call in self._calls:
-                if call.state == INVALID:
+                if call.state == INVALID and not call.server:
                     view = call.inv_view
                     if view is None:
                         view = call.inv_view = call.invalid_tool_call()
                     views.append(view)
             self._inv = views
+        return views
+
+    @property
+    def server_tool_calls(self) -> list[ServerToolCall]:
+        """Calls the provider runs itself (server-side tools), in order of start.
+
+        Marked by a :class:`ServerToolUse` signal; they never appear in
+        :attr:`tool_calls` or :attr:`invalid_tool_calls`. Cost: O(number of calls) per
+        read while any server call is open (their previews grow), O(1) otherwise.
+        """
+        views = self._server
+        if views is None or any(c.server and c.state == OPEN for c in self._calls):
+            views = [c.server_tool_call() for c in self._calls if c.server and c.name is not None]
+            self._server = views
         return views
 
     @property
@@ -698,7 +736,7 @@ class ToolCallAssembler:
 
     def _views_changed(self, call: Call) -> None:
         call.view = call.inv_view = call.chunk_view = None
-        self._tc = self._inv = self._chunks = None
+        self._tc = self._inv = self._chunks = self._server = None
 
     def _keep_raw(self, call: Call, text: str) -> bool:
         """Append raw text within ``max_argument_chars``; False (and drop) when over it."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from callstream._assembly.types import InvalidToolCall, ToolCall, ToolCallChunk
+from callstream._assembly.types import InvalidToolCall, ServerToolCall, ToolCall, ToolCallChunk
 from callstream._json.changes import Change
 from callstream._json.parser import PartialJSONParser
 
@@ -51,6 +51,7 @@ class Call:
         "number",
         "parser",
         "parts",
+        "server",
         "state",
         "touched",
         "view",
@@ -69,6 +70,7 @@ class Call:
         self.ended = False  # end marker, provider failure or finish: no more data
         self.args_seen = False  # non-empty argument text (or an object) has arrived
         self.whole = False  # the arguments came as a complete object
+        self.server = False  # a server-side tool (run by the provider): not a tool call
         self.dropped = False  # argument text is no longer kept (a limit was hit)
         self.parser: PartialJSONParser | None = None
         self.parts: list[str] = []
@@ -113,6 +115,17 @@ class Call:
             self.view_args = value
             args = value if type(value) is dict else {}
         return {"name": self.name or "", "args": args, "id": self.id, "type": "tool_call"}
+
+    def server_tool_call(self) -> ServerToolCall:
+        """The ``ServerToolCall`` view: final arguments when done, else the live preview
+        (``{}`` until it is an object). Cost: O(1) plus the parser's preview refresh."""
+        if self.state == DONE:
+            args: Any = self.final
+        else:
+            parser = self.parser
+            value = parser.value if parser is not None and self.state == OPEN else None
+            args = value if type(value) is dict else {}
+        return {"type": "server_tool_call", "name": self.name or "", "args": args, "id": self.id}
 
     def invalid_tool_call(self) -> InvalidToolCall:
         """The ``InvalidToolCall`` view (raw text). Cost: O(raw length) when it grew."""

@@ -28,6 +28,8 @@ __all__ = (
     "CallInvalid",
     "CallStarted",
     "InvalidToolCall",
+    "ServerToolCall",
+    "ServerToolUse",
     "Signal",
     "StreamEnd",
     "StreamFinished",
@@ -69,6 +71,21 @@ class InvalidToolCall(TypedDict):
     type: NotRequired[Literal["invalid_tool_call"]]
 
 
+class ServerToolCall(TypedDict):
+    """A tool the provider ran itself (LangChain's ``server_tool_call`` content block).
+
+    Server-side tools (Anthropic ``server_tool_use`` such as web search or code execution,
+    Bedrock server tools) are executed by the provider: they are reported here, never in
+    ``tool_calls``, so an agent loop does not run them again. ``args`` is the arguments
+    object (the live preview while streaming, ``{}`` when they were not a valid object).
+    """
+
+    type: Literal["server_tool_call"]
+    name: str
+    args: dict[str, Any]
+    id: str | None
+
+
 # --- signals from providers -------------------------------------------------------------
 
 
@@ -108,7 +125,19 @@ class StreamEnd:
     reason: str | None = None
 
 
-Signal: TypeAlias = ToolCallChunk | CallEnd | CallFailure | StreamEnd
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerToolUse:
+    """The call with provider ``index`` (or ``id``) is a server-side tool: the provider
+    runs it itself, so it is reported in ``server_tool_calls``, not in ``tool_calls``.
+
+    Sent by a translator after the chunk that starts the call.
+    """
+
+    index: int | None = None
+    id: str | None = None
+
+
+Signal: TypeAlias = ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse
 """What a provider translator produces for one payload."""
 
 
