@@ -39,8 +39,11 @@ from callstream._errors import DataError as DataError
 from callstream._errors import IncompleteJSONError as IncompleteJSONError
 from callstream._errors import JSONLimitError as JSONLimitError
 from callstream._errors import MalformedJSONError as MalformedJSONError
+from callstream._errors import OptionTypeError as OptionTypeError
+from callstream._errors import OptionValueError as OptionValueError
 from callstream._errors import ParserStateError as ParserStateError
 from callstream._errors import PartialJSONError as PartialJSONError
+from callstream._errors import StreamLimitError as StreamLimitError
 from callstream._errors import ToolDefinitionError as ToolDefinitionError
 from callstream._errors import UnknownFormatError as UnknownFormatError
 from callstream._errors import UsageError as UsageError
@@ -89,6 +92,8 @@ __all__ = (
     "JSONPath",
     "JsonToolsParser",
     "MalformedJSONError",
+    "OptionTypeError",
+    "OptionValueError",
     "ParsedCall",
     "ParserStateError",
     "PartialJSONError",
@@ -100,6 +105,7 @@ __all__ = (
     "Signal",
     "StreamEnd",
     "StreamFinished",
+    "StreamLimitError",
     "StreamResult",
     "StreamUpdate",
     "StringExtended",

@@ -9,13 +9,17 @@ Two families hang off one base class, so ``except CallstreamError`` catches both
     │   ├── ChunkValidationError (+TypeError)
     │   │                                a user-supplied chunk has a field of the wrong type
     │   ├── ConcurrentIterationError     two tasks iterating one stream at once
-    │   └── ToolDefinitionError (+TypeError)
-    │                                    an object cannot be described as a tool
+    │   ├── ToolDefinitionError (+TypeError)
+    │   │                                an object cannot be described as a tool
+    │   ├── OptionValueError (+ValueError)
+    │   │                                an option's value is out of its range or choices
+    │   └── OptionTypeError (+TypeError) an option or an argument has the wrong type
     └── DataError (ValueError)           the model or provider sent bad data
         ├── PartialJSONError             base of the JSON parser's verdicts (.position, .reason)
         │   ├── IncompleteJSONError      the text ended before the value did
         │   ├── MalformedJSONError       the text cannot be JSON, whatever follows
         │   └── JSONLimitError           a limit was exceeded (depth, size, digits)
+        ├── StreamLimitError             the stream exceeded a limit (event, line or total size)
         └── UnknownFormatError           a stream whose provider format cannot be recognized
 
 Data errors are what a provider may legitimately produce; the assembler turns them into
@@ -33,8 +37,11 @@ __all__ = (
     "IncompleteJSONError",
     "JSONLimitError",
     "MalformedJSONError",
+    "OptionTypeError",
+    "OptionValueError",
     "ParserStateError",
     "PartialJSONError",
+    "StreamLimitError",
     "ToolDefinitionError",
     "UnknownFormatError",
     "UsageError",
@@ -69,6 +76,14 @@ class ToolDefinitionError(UsageError, TypeError):
     """An object cannot be described as a tool (the message says which and why)."""
 
 
+class OptionValueError(UsageError, ValueError):
+    """An option has a value outside what it allows (a negative limit, an unknown choice)."""
+
+
+class OptionTypeError(UsageError, TypeError):
+    """An option, or a value given to a method, has the wrong type."""
+
+
 class DataError(CallstreamError, ValueError):
     """The model or the provider sent data that cannot be used as it is."""
 
@@ -95,6 +110,10 @@ class MalformedJSONError(PartialJSONError):
 
 class JSONLimitError(MalformedJSONError):
     """The JSON text exceeds a configured limit (nesting depth, length, digits)."""
+
+
+class StreamLimitError(DataError):
+    """The stream exceeded a configured limit (an event, a line or the total size)."""
 
 
 class UnknownFormatError(DataError):
