@@ -10,7 +10,8 @@ The layers, from the bottom (see DESIGN.md): an incremental partial-JSON parser
 
 from __future__ import annotations
 
-from partial_json_parser import Allow as Allow
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from callstream._assembly import ArgumentsDelta as ArgumentsDelta
 from callstream._assembly import AssemblyEvent as AssemblyEvent
@@ -28,9 +29,6 @@ from callstream._assembly import StreamFinished as StreamFinished
 from callstream._assembly import ToolCall as ToolCall
 from callstream._assembly import ToolCallAssembler as ToolCallAssembler
 from callstream._assembly import ToolCallChunk as ToolCallChunk
-from callstream._async import AsyncToolCallStream as AsyncToolCallStream
-from callstream._async import acollect as acollect
-from callstream._async import astream as astream
 from callstream._errors import AssemblerStateError as AssemblerStateError
 from callstream._errors import CallstreamError as CallstreamError
 from callstream._errors import ChunkValidationError as ChunkValidationError
@@ -62,12 +60,50 @@ from callstream._sync import collect as collect
 from callstream._sync import stream as stream
 from callstream._types import MISSING as MISSING
 from callstream._types import JSONPath as JSONPath
-from callstream.parsers import JsonToolsParser as JsonToolsParser
-from callstream.parsers import ParsedCall as ParsedCall
-from callstream.parsers import PydanticToolsParser as PydanticToolsParser
-from callstream.tools import to_anthropic_tool as to_anthropic_tool
-from callstream.tools import to_openai_tool as to_openai_tool
-from callstream.tools import tool_adapter as tool_adapter
+
+if TYPE_CHECKING:  # loaded on first use, see __getattr__
+    from partial_json_parser import Allow as Allow
+
+    from callstream._async import AsyncToolCallStream as AsyncToolCallStream
+    from callstream._async import acollect as acollect
+    from callstream._async import astream as astream
+    from callstream.parsers import JsonToolsParser as JsonToolsParser
+    from callstream.parsers import ParsedCall as ParsedCall
+    from callstream.parsers import PydanticToolsParser as PydanticToolsParser
+    from callstream.tools import to_anthropic_tool as to_anthropic_tool
+    from callstream.tools import to_openai_tool as to_openai_tool
+    from callstream.tools import tool_adapter as tool_adapter
+
+_LAZY: dict[str, str] = {
+    "Allow": "partial_json_parser",
+    "AsyncToolCallStream": "callstream._async",
+    "acollect": "callstream._async",
+    "astream": "callstream._async",
+    "JsonToolsParser": "callstream.parsers",
+    "ParsedCall": "callstream.parsers",
+    "PydanticToolsParser": "callstream.parsers",
+    "to_anthropic_tool": "callstream.tools",
+    "to_openai_tool": "callstream.tools",
+    "tool_adapter": "callstream.tools",
+}
+"""Names loaded on first use, and the module that holds each: the output parsers and tool
+schemas build pydantic models, ``Allow`` comes from partial-json-parser and the async
+driver imports anyio, none of which ``stream()`` / ``collect()`` need."""
+
+
+def __getattr__(name: str) -> Any:
+    """Load a lazily exported name (see ``_LAZY``) on first access."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'callstream' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = (
     "MISSING",
