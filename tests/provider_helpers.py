@@ -5,23 +5,17 @@ junk payloads made of the keys and values of one wire format."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from hypothesis import strategies as st
 
 from callstream import ToolCallAssembler
 from callstream._assembly.types import Signal, StreamEnd
+from tests.corpus import RECORDED_STREAMS
 from tests.strategies import splits
 
-RECORDED = Path(
-    os.environ.get(
-        "CALLSTREAM_RECORDED_STREAMS",
-        Path(__file__).resolve().parents[2] / "shared" / "recorded-streams",
-    )
-)
+RECORDED = RECORDED_STREAMS
 
 
 class Translator(Protocol):

@@ -10,15 +10,15 @@ argument fragment cut into single characters.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from callstream._assembly import CallFailure, StreamEnd
+from tests.corpus import RECORDED_STREAMS
 from tests.strategies_assembly import by_char, check_event_order, chunk, resplit, run
 
-RECORDED = Path(__file__).resolve().parents[2] / "shared" / "recorded-streams"
+RECORDED = RECORDED_STREAMS
 FORMATS = {"openai-chat", "ollama-native"}
 
 

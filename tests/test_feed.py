@@ -34,13 +34,14 @@ from callstream.cli._input import load_path
 from callstream.cli._replay import prepare
 from callstream.examples import EXAMPLES
 from callstream.feed import dumps_feed, feed_schema, to_feed
+from tests.corpus import RECORDED_STREAMS
 from tests.example_events import events_of
 from tests.strategies import json_objects, serializations, splits
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "docs" / "event-feed.schema.json"
 WEB = ROOT / "examples" / "web"
-RECORDED = ROOT.parent / "shared" / "recorded-streams"
+RECORDED = RECORDED_STREAMS
 
 VALIDATOR = jsonschema.Draft202012Validator(feed_schema())
 

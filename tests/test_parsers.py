@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +27,7 @@ from callstream._types import MISSING
 from callstream.examples import read_example
 from callstream.parsers import JsonToolsParser, ParsedCall
 from callstream.parsers._tree import ClosedValueTree
+from tests.corpus import RECORDED_STREAMS
 from tests.strategies import json_objects, serializations, split_every, splits
 
 # --- helpers -------------------------------------------------------------------------------
@@ -456,10 +455,7 @@ def test_astream_matches_stream() -> None:
 
 # --- recorded real streams (read in place; skipped when absent) -------------------------------
 
-RECORDED = Path(
-    os.environ.get("CALLSTREAM_RECORDED_STREAMS")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "recorded-streams"
-)
+RECORDED = RECORDED_STREAMS
 RECORDINGS = sorted(RECORDED.glob("*.jsonl")) if RECORDED.is_dir() else []
 
 

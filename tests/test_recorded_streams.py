@@ -1,7 +1,7 @@
 """Acceptance: every recorded real provider stream assembles to its expected tool calls.
 
 The recordings live outside the project (``../shared/recorded-streams`` from the repository
-root, or the folder named by ``CALLSTREAM_RECORDED_STREAMS``); they are read in place and
+root, or another folder: see tests/corpus.py); they are read in place and
 this module skips when the folder is absent. Each stream goes through ``provider="auto"``
 with the sync driver, the async driver on asyncio and trio, and as raw SSE / NDJSON bytes
 cut into small network chunks; all must give the expected valid and invalid calls (names,
@@ -11,7 +11,6 @@ ids, parsed arguments; raw text and the provider's error for invalid ones).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,10 @@ import pytest
 from callstream._async import acollect, astream
 from callstream._pipeline import StreamResult
 from callstream._sync import collect, stream
+from tests.corpus import RECORDED_STREAMS
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORDED = Path(
-    os.environ.get("CALLSTREAM_RECORDED_STREAMS") or ROOT.parent / "shared" / "recorded-streams"
-)
+RECORDED = RECORDED_STREAMS
 STREAMS = sorted(RECORDED.glob("*.jsonl")) if RECORDED.is_dir() else []
 
 pytestmark = pytest.mark.skipif(not STREAMS, reason=f"no recorded streams in {RECORDED}")

@@ -1,0 +1,65 @@
+"""The outside corpora are found in one place, and their absence is loud."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.corpus import ROOT
+
+TESTS = Path(__file__).resolve().parent
+
+
+def test_only_corpus_py_names_the_corpus_locations() -> None:
+    offenders = []
+    for path in sorted(TESTS.glob("*.py")):
+        if path.name in ("corpus.py", "conftest.py", Path(__file__).name):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if (
+            '"shared"' in text
+            or "CALLSTREAM_RECORDED_STREAMS" in text
+            or "CALLSTREAM_PEERS" in text
+        ):
+            offenders.append(path.name)
+    assert offenders == [], "read the corpus locations from tests/corpus.py"
+
+
+def test_pytest_summary_names_an_absent_corpus() -> None:
+    env = dict(os.environ, CALLSTREAM_RECORDED_STREAMS="/nonexistent/recorded")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_readme.py::test_ci_runs_the_readme_test_command",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    lines = [line for line in out.splitlines() if line.startswith("callstream: recorded")]
+    assert len(lines) == 1, out
+    assert "/nonexistent/recorded" in lines[0]
+
+
+def test_ci_refuses_to_run_without_the_corpus() -> None:
+    env = dict(os.environ, CI="true", CALLSTREAM_PEERS="/nonexistent/peers")
+    done = subprocess.run(
+        ["bash", str(ROOT / ".ci" / "run")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1
+    assert "/nonexistent/peers is missing" in done.stderr
