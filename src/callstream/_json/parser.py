@@ -294,9 +294,7 @@ class PartialJSONParser:
                 not a non-negative integer or ``None``.
         """
         if isinstance(allow, bool) or not isinstance(allow, int):
-            raise OptionTypeError(
-                f"allow must be Allow flags (an int), got {type(allow).__name__}"
-            )
+            raise OptionTypeError(f"allow must be Allow flags (an int), got {type(allow).__name__}")
         if type(strict) is not bool:
             raise OptionTypeError(f"strict must be a bool, got {type(strict).__name__}")
         if type(allow_nan) is not bool:
@@ -803,9 +801,7 @@ class PartialJSONParser:
 
     # --- numbers and literals -----------------------------------------------------------
 
-    def _number_more(
-        self, text: str, i: int, base: int, changes: list[Change]
-    ) -> tuple[int, int]:
+    def _number_more(self, text: str, i: int, base: int, changes: list[Change]) -> tuple[int, int]:
         """Continue the number in progress with ``text[i:]``; return (index, next state).
 
         Runs the number grammar from ``_num_state``: digit runs by one regex call each,
@@ -981,11 +977,7 @@ def parse_partial_json(
     """
     parser = PartialJSONParser(allow=allow, strict=strict, allow_nan=allow_nan, max_depth=max_depth)
     parser.feed(text)
-    if (
-        parser._state == _NUMBER_PENDING
-        and not parser._frames
-        and parser._num_state in _N_COMPLETE
-    ):
+    if parser._state == _NUMBER_PENDING and not parser._frames and parser._num_state in _N_COMPLETE:
         # A complete top-level number such as "12" is final at the end of the text.
         return parser._number_final(len(text))
     return parser.value
