@@ -28,7 +28,6 @@ import copy
 import json
 import math
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
