@@ -15,9 +15,12 @@ disagreement fails here.
 - ``vectors/*.json`` parse suites (Vercel fixJson, partial-json-parser Python and JS,
   LangChain, jiter partial mode, ijson).
 
-Not run here: LangChain's JSON Patch diffs of the streams (``expect_diff``), the live
-differentials against installed peers (``pjp_live`` and the
-``live:`` entries of ``jiter_partial``), and the tool-call suites (``openai_streams``,
+- ``pjp_live``: a live differential against the installed partial-json-parser, every
+  prefix of its consistency documents with all 512 ``Allow`` values and of every
+  JSONTestSuite ``y_`` file with the suite's ``allows``.
+
+Not run here: LangChain's JSON Patch diffs of the streams (``expect_diff``), the live jiter
+differential (the ``live:`` entries of ``jiter_partial``), and the tool-call suites (``openai_streams``,
 ``langchain_tool_chunks``) and the assembler modes of JSONTestSuite, which belong to the
 assembler's and the drivers' tests.
 """
@@ -482,3 +485,53 @@ def test_ijson_partial_arrays(case: dict[str, Any]) -> None:
         preview = parser.value
         complete = preview if parser.complete else preview[: len(want)]
         assert same(complete, want), (case, preview)
+
+
+# --- vectors: partial-json-parser live differential -------------------------------------------
+
+PJP_LIVE = load_vectors("pjp_live") if (VECTORS / "pjp_live.json").is_file() else {}
+PJP_PYTHON = load_vectors("pjp_python") if (VECTORS / "pjp_python.json").is_file() else {}
+
+
+def live_documents() -> list[Any]:
+    docs = [
+        pytest.param(text, range(512), id=f"consistency-{i}")
+        for i, text in enumerate(PJP_PYTHON.get("consistency_documents", []))
+    ]
+    if PJP_LIVE:
+        docs += [pytest.param(name, PJP_LIVE["allows"], id=name) for name in ACCEPTED]
+    return docs
+
+
+@pytest.mark.parametrize(("document", "allows"), live_documents())
+def test_pjp_live_every_prefix(document: str, allows: Any) -> None:
+    """parse_partial_json(prefix, allow, allow_nan=True) vs partial_json_parser.loads."""
+    partial_json_parser = pytest.importorskip("partial_json_parser")
+    from partial_json_parser.core.exceptions import MalformedJSON, PartialJSON
+
+    if document.endswith(".json"):
+        name, text = document, (SUITE / document).read_bytes().decode("utf-8")
+    else:
+        name, text = None, document
+    diff = differences(PJP_LIVE)
+
+    def peer(prefix: str, allow: int) -> Any:
+        try:
+            return partial_json_parser.loads(prefix, allow)
+        except PartialJSON:
+            return MISSING
+        except MalformedJSON:
+            return ("error", "malformed")
+
+    unlisted = []
+    for end in range(1, len(text) + 1):
+        prefix = text[:end]
+        for allow in allows:
+            ours = outcome(lambda p=prefix, a=allow: parse_partial_json(p, allow=a, allow_nan=True))
+            theirs = peer(prefix, allow)
+            if check(ours, theirs, loose=False):
+                continue
+            listed = diff.get(f"{name}@{end}@{allow}") if name else None
+            if listed is None or not check(ours, expected_of(listed["callstream"]), loose=False):
+                unlisted.append((end, allow, prefix[-20:], ours, theirs))
+    assert not unlisted, unlisted[:10]
