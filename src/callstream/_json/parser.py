@@ -571,6 +571,8 @@ class PartialJSONParser:
         frames = self._frames
         str_run = self._str_run
         try:
+            if state == _NUMBER_PENDING:  # only ever at the start: it ends a fragment
+                i, state = self._number_more(text, 0, base, changes)
             while i < n:
                 if state == _STRING:
                     j = str_run(text, i).end()
@@ -593,10 +595,6 @@ class PartialJSONParser:
                         i = k
                         continue
                     raise MalformedJSONError(f"invalid control character {c!r} in string", base + i)
-
-                if state == _NUMBER_PENDING:
-                    i, state = self._number_more(text, i, base, changes)
-                    continue
 
                 c = text[i]
                 if c in " \t\n\r":
