@@ -212,7 +212,8 @@ class PartialJSONParser:
       and the verdict do not depend on it.
 
     Cost model: ``feed`` is O(len(text)) plus O(1) per token, with at most the bounded
-    carry (an escape sequence, or a number or literal still going on) scanned twice.
+    carry (an escape sequence of at most 11 characters or a literal of at most 8) scanned
+    twice; a number still going on is continued, not rescanned, however long it is.
     ``value`` is O(depth + length of the open string) and returns a live view: its
     containers are updated in place by later feeds (they only grow); use
     ``copy.deepcopy`` to keep a snapshot, and do not mutate it. No recursion anywhere:
