@@ -15,17 +15,26 @@ arrives, so a top-level number (not valid tool arguments anyway) is only confirm
 ``close()``. Changes ignore the parser's ``allow`` flags, which
 only shape previews. With a duplicate object key, the later value starts again at the
 same path and replaces the earlier one, as in ``json.loads``.
+
+Paths are shared, not copied. Deep in a document every change would otherwise hold its
+own tuple of keys (O(depth) each, O(depth²) for a deep document). A change made deeper
+than :data:`EAGER_DEPTH` instead holds a :class:`PathNode` (its parent's path and one
+key), and builds the ``path`` tuple the first time ``path`` is read (O(depth), once; the
+tuple is then kept). Everything that reads ``path`` — ``==``, ``hash``, ``repr``,
+``match``, ``dataclasses.asdict``, pickling — sees the same tuple either way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, cast
 
 from callstream._types import JSONPath, slot_setter
 
 __all__ = (
+    "EAGER_DEPTH",
     "Change",
+    "PathNode",
     "ScalarSet",
     "StringExtended",
     "ValueClosed",
@@ -34,8 +43,74 @@ __all__ = (
 )
 
 
+EAGER_DEPTH: Final = 16
+"""Changes at most this deep get their ``path`` tuple at once (it is short: O(1)); deeper
+ones hold a shared :class:`PathNode` and build the tuple when ``path`` is first read."""
+
+
+class PathNode:
+    """A path shared by reference: the parent's path and one more key.
+
+    ``parent`` is either a tuple (a path built already, at most :data:`EAGER_DEPTH` long)
+    or another node, so a chain of nodes costs O(1) per level and a deep document's paths
+    cost O(depth) in all, however many changes refer to them.
+    """
+
+    __slots__ = ("key", "parent")
+
+    def __init__(self, parent: JSONPath | PathNode, key: str | int) -> None:
+        self.parent = parent
+        self.key = key
+
+    def to_tuple(self) -> JSONPath:
+        """The path as a tuple of keys and indexes from the root. Cost: O(depth)."""
+        keys: list[str | int] = []
+        node: JSONPath | PathNode = self
+        while type(node) is PathNode:
+            keys.append(node.key)
+            node = node.parent
+        keys.reverse()
+        return cast(JSONPath, node) + tuple(keys)
+
+    def __repr__(self) -> str:
+        return f"PathNode({self.to_tuple()!r})"
+
+
+class _LazyPath:
+    """Base of the change classes: a ``path`` given as a :class:`PathNode` is built on read.
+
+    The dataclass's own ``path`` slot is then left empty; reading it fails over to
+    ``__getattr__``, which builds the tuple from ``_node``, stores it in the slot (later
+    reads cost what a plain slot costs). The node is kept, so concurrent first reads
+    from two threads both succeed and build equal tuples.
+    """
+
+    __slots__ = ("_node",)
+
+    if not TYPE_CHECKING:  # keep attribute typos visible to type checkers
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "path":
+                try:
+                    node = _get_node(self)
+                except AttributeError:
+                    pass
+                else:
+                    path = node.to_tuple()
+                    type(self).__dict__["path"].__set__(self, path)
+                    return path
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+            )
+
+
+_node_slot = _LazyPath.__dict__["_node"]
+_get_node = _node_slot.__get__
+_set_node = _node_slot.__set__
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ValueStarted:
+class ValueStarted(_LazyPath):
     """An object, array or string began at ``path``."""
 
     path: JSONPath
@@ -43,7 +118,7 @@ class ValueStarted:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class StringExtended:
+class StringExtended(_LazyPath):
     """The string at ``path`` grew by ``text`` (escapes already decoded)."""
 
     path: JSONPath
@@ -51,7 +126,7 @@ class StringExtended:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ScalarSet:
+class ScalarSet(_LazyPath):
     """A complete number, boolean or null was set at ``path``."""
 
     path: JSONPath
@@ -59,7 +134,7 @@ class ScalarSet:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ValueClosed:
+class ValueClosed(_LazyPath):
     """The object, array or string at ``path`` is complete."""
 
     path: JSONPath
@@ -75,6 +150,7 @@ Change: TypeAlias = ValueStarted | StringExtended | ScalarSet | ValueClosed
 # after the keyword-argument call machinery: about 0.4 us per change. The factories below
 # build the same objects (equal, frozen, slotted) by calling the slot descriptors'
 # __set__ directly, at about a third of the cost. Keep them in step with the fields above.
+# A ``path`` given as a PathNode is stored in ``_node`` and built into a tuple on read.
 
 _new = object.__new__
 
@@ -88,34 +164,48 @@ _ss_value = slot_setter(ScalarSet, "value")
 _vc_path = slot_setter(ValueClosed, "path")
 
 
-def value_started(path: JSONPath, kind: Literal["object", "array", "string"]) -> ValueStarted:
+def value_started(
+    path: JSONPath | PathNode, kind: Literal["object", "array", "string"]
+) -> ValueStarted:
     """``ValueStarted(path=path, kind=kind)``, built directly (see above)."""
     change: ValueStarted = _new(ValueStarted)
-    _vs_path(change, path)
+    if type(path) is tuple:
+        _vs_path(change, path)
+    else:
+        _set_node(change, path)
     _vs_kind(change, kind)
     return change
 
 
-def string_extended(path: JSONPath, text: str) -> StringExtended:
+def string_extended(path: JSONPath | PathNode, text: str) -> StringExtended:
     """``StringExtended(path=path, text=text)``, built directly (see above)."""
     change: StringExtended = _new(StringExtended)
-    _se_path(change, path)
+    if type(path) is tuple:
+        _se_path(change, path)
+    else:
+        _set_node(change, path)
     _se_text(change, text)
     return change
 
 
-def scalar_set(path: JSONPath, value: Any) -> ScalarSet:
+def scalar_set(path: JSONPath | PathNode, value: Any) -> ScalarSet:
     """``ScalarSet(path=path, value=value)``, built directly (see above)."""
     change: ScalarSet = _new(ScalarSet)
-    _ss_path(change, path)
+    if type(path) is tuple:
+        _ss_path(change, path)
+    else:
+        _set_node(change, path)
     _ss_value(change, value)
     return change
 
 
-def value_closed(path: JSONPath) -> ValueClosed:
+def value_closed(path: JSONPath | PathNode) -> ValueClosed:
     """``ValueClosed(path=path)``, built directly (see above)."""
     change: ValueClosed = _new(ValueClosed)
-    _vc_path(change, path)
+    if type(path) is tuple:
+        _vc_path(change, path)
+    else:
+        _set_node(change, path)
     return change
 
 

@@ -9,9 +9,18 @@ current position, so the Python loop turns once per token, not once per characte
 
 Only a bounded tail is carried across a fragment boundary: an escape sequence that is not
 complete yet (``\\``, ``\\u00e``, or a high surrogate ``\\ud83d`` waiting to see whether a
-low half follows: at most 11 characters), or a number or literal that may still go on
-(``12``, ``tr``). The carry is prepended to the next fragment and scanned again; nothing
-else is. Strings are kept as lists of parts and joined only when a preview is read.
+low half follows: at most 11 characters), or a literal that is not complete yet (``tr``,
+``-Infin``: at most 8). The carry is prepended to the next fragment and scanned again;
+nothing else is. A number that may still go on is not carried: its text so far is kept as
+a list of parts together with the state of the number grammar it reached (after ``-``, in
+the integer digits, after ``.``, ...), and the next fragment continues from that state, so
+each digit is scanned once however long the number is. Strings, too, are kept as lists of
+parts and joined only when a preview is read.
+
+Paths are shared: a container at depth d keeps its own path as a parent link plus one key
+(deeper than :data:`~callstream._json.changes.EAGER_DEPTH`; short paths are plain tuples),
+and the changes refer to those links, building their ``path`` tuple only when it is read.
+Memory is therefore O(depth) for the open containers, not O(depth²).
 
 The preview is a tree of ordinary Python values built as the scan goes: containers are
 created when they open and values are put into them when the ``allow`` flags say they may
@@ -39,11 +48,15 @@ from callstream._errors import (
     IncompleteJSONError,
     JSONLimitError,
     MalformedJSONError,
+    OptionTypeError,
+    OptionValueError,
     ParserStateError,
     PartialJSONError,
 )
 from callstream._json.changes import (
+    EAGER_DEPTH,
     Change,
+    PathNode,
     scalar_set,
     string_extended,
     value_closed,
@@ -83,6 +96,7 @@ _Run = Callable[[str, int], "re.Match[str]"]
 _number_prefix = cast(_Run, _NUMBER_PREFIX.match)
 _ws_match = cast(_Run, _WS.match)
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_digit_run = cast(_Run, re.compile(r"[0-9]*").match)
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES: Final = {
     '"': '"',
@@ -114,9 +128,46 @@ _KEY = 3  # after ',' in an object: a key
 _COLON = 4  # after a key: ':'
 _AFTER = 5  # after a value in a container: ',' or the closer
 _STRING = 6  # inside a string (a value or a key)
-_NUMBER_PENDING = 7  # a number that may go on is in the carry
+_NUMBER_PENDING = 7  # a number that may go on is in ``_num_parts`` (state ``_num_state``)
 _LITERAL_PENDING = 8  # a literal that is not complete yet is in the carry
 _DONE = 9  # the top-level value is complete: only whitespace may follow
+
+# --- number grammar states (a number that may still go on, kept in ``_num_parts``) ---------
+
+_N_START = 0  # nothing yet
+_N_MINUS = 1  # "-"
+_N_ZERO = 2  # "0" or "-0": only '.', 'e' or the end may follow
+_N_INT = 3  # integer digits "12"  (a digit run)
+_N_DOT = 4  # "1."
+_N_FRAC = 5  # "1.5"  (a digit run)
+_N_EXP = 6  # "1e"
+_N_EXP_SIGN = 7  # "1e-"
+_N_EXP_DIGITS = 8  # "1e5"  (a digit run)
+_N_COMPLETE = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP_DIGITS))
+_N_RUNS = frozenset((_N_INT, _N_FRAC, _N_EXP_DIGITS))
+_DIGIT_CHARS = "0123456789"
+
+
+def _number_moves() -> tuple[dict[str, int], ...]:
+    """For each number state, the state that each possible next character leads to."""
+    moves: list[dict[str, int]] = [{} for _ in range(9)]
+    moves[_N_START] = {"-": _N_MINUS, "0": _N_ZERO, **dict.fromkeys("123456789", _N_INT)}
+    moves[_N_MINUS] = {"0": _N_ZERO, **dict.fromkeys("123456789", _N_INT)}
+    moves[_N_ZERO] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP}
+    moves[_N_INT] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP, **dict.fromkeys(_DIGIT_CHARS, _N_INT)}
+    moves[_N_DOT] = dict.fromkeys(_DIGIT_CHARS, _N_FRAC)
+    moves[_N_FRAC] = {"e": _N_EXP, "E": _N_EXP, **dict.fromkeys(_DIGIT_CHARS, _N_FRAC)}
+    moves[_N_EXP] = {
+        "+": _N_EXP_SIGN,
+        "-": _N_EXP_SIGN,
+        **dict.fromkeys(_DIGIT_CHARS, _N_EXP_DIGITS),
+    }
+    moves[_N_EXP_SIGN] = dict.fromkeys(_DIGIT_CHARS, _N_EXP_DIGITS)
+    moves[_N_EXP_DIGITS] = dict.fromkeys(_DIGIT_CHARS, _N_EXP_DIGITS)
+    return tuple(moves)
+
+
+_NUMBER_MOVES: Final = _number_moves()
 
 _EXPECTED = {
     _VALUE: "expected a value",
@@ -126,8 +177,8 @@ _EXPECTED = {
     _COLON: "expected ':' after the key",
 }
 
-# A frame of the container stack: [container, path, is_object, key or next index,
-# parent container, slot in the parent, placed in the parent?]
+# A frame of the container stack: [container, path (a tuple, or a PathNode when deep), is_object,
+# key or next index, parent container, slot in the parent, placed in the parent?]
 _C, _PATH, _IS_OBJ, _SLOT, _PARENT, _PSLOT, _PLACED = range(7)
 
 _ROOT = None  # "parent" of the top-level value
@@ -161,7 +212,8 @@ class PartialJSONParser:
       and the verdict do not depend on it.
 
     Cost model: ``feed`` is O(len(text)) plus O(1) per token, with at most the bounded
-    carry (an escape sequence, or a number or literal still going on) scanned twice.
+    carry (an escape sequence of at most 11 characters or a literal of at most 8) scanned
+    twice; a number still going on is continued, not rescanned, however long it is.
     ``value`` is O(depth + length of the open string) and returns a live view: its
     containers are updated in place by later feeds (they only grow); use
     ``copy.deepcopy`` to keep a snapshot, and do not mutate it. No recursion anywhere:
@@ -170,9 +222,17 @@ class PartialJSONParser:
     Errors: malformed text raises :class:`~callstream.MalformedJSONError` from the
     ``feed`` that contains the first impossible character (``[1 2``, ``{"a" 1``,
     ``trux``, ``]``, data after the value), with ``.position`` counted in the whole text.
-    A limit (``max_depth``, ``max_chars``, digits of an integer) raises
+    A limit (``max_depth``, ``max_chars``, digits of a number) raises
     :class:`~callstream.JSONLimitError`. After an error, ``feed`` raises
-    :class:`~callstream.ParserStateError`.
+    :class:`~callstream.ParserStateError`. A bad option raises
+    :class:`~callstream.OptionValueError` or :class:`~callstream.OptionTypeError` (also a
+    ``ValueError`` / ``TypeError``).
+
+    Limits: a number may have at most ``sys.get_int_max_str_digits()`` digits (the limit
+    Python puts on ``int()``, 4300 by default, read when the parser is created; 0 means
+    none), integers and floats alike, counted as they stream in: past it
+    :class:`~callstream.JSONLimitError` names the limit. Memory is O(length of the text
+    kept in the preview + depth), never O(depth²): paths are shared (see the changes).
     """
 
     __slots__ = (
@@ -184,6 +244,11 @@ class PartialJSONParser:
         "_frames",
         "_max_chars",
         "_max_depth",
+        "_max_digits",
+        "_num_digits",
+        "_num_parts",
+        "_num_start",
+        "_num_state",
         "_preview",
         "_preview_fresh",
         "_root",
@@ -222,20 +287,33 @@ class PartialJSONParser:
                 does by default; RFC 8259 does not).
             max_depth: deepest nesting of arrays and objects accepted.
             max_chars: most characters of text accepted in total (``None``: no limit).
+
+        Raises:
+            OptionTypeError: ``allow`` is not an int, or ``strict`` / ``allow_nan`` is not a
+                bool.
+            OptionValueError: ``max_depth`` is not a positive integer, or ``max_chars`` is
+                not a non-negative integer or ``None``.
         """
         if isinstance(allow, bool) or not isinstance(allow, int):
-            raise TypeError(f"allow must be Allow flags (an int), got {type(allow).__name__}")
+            raise OptionTypeError(f"allow must be Allow flags (an int), got {type(allow).__name__}")
+        if type(strict) is not bool:
+            raise OptionTypeError(f"strict must be a bool, got {type(strict).__name__}")
+        if type(allow_nan) is not bool:
+            raise OptionTypeError(f"allow_nan must be a bool, got {type(allow_nan).__name__}")
         if isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1:
-            raise ValueError(f"max_depth must be a positive integer, got {max_depth!r}")
+            raise OptionValueError(f"max_depth must be a positive integer, got {max_depth!r}")
         if max_chars is not None and (
             isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0
         ):
-            raise ValueError(f"max_chars must be a non-negative integer or None, got {max_chars!r}")
+            raise OptionValueError(
+                f"max_chars must be a non-negative integer or None, got {max_chars!r}"
+            )
         self._allow = int(allow)
         self._strict = strict
         self._allow_nan = allow_nan
         self._max_depth = max_depth
         self._max_chars = max_chars
+        self._max_digits = sys.get_int_max_str_digits()
         self._str_run = cast(_Run, (_STRING_RUN_STRICT if strict else _STRING_RUN_LAX).match)
         self._state = _VALUE
         self._carry = ""
@@ -253,10 +331,15 @@ class PartialJSONParser:
         self._str_parts: list[str] = []
         self._str_is_key = False
         self._str_mark = 0
-        self._str_path: JSONPath = ()
+        self._str_path: JSONPath | PathNode = ()
         self._str_container: Any = _ROOT
         self._str_slot: Any = None
         self._str_placed = False
+        # The number that may still go on: its text so far, grammar state, digits, start.
+        self._num_parts: list[str] = []
+        self._num_state = _N_START
+        self._num_digits = 0
+        self._num_start = 0
 
     # --- public state ---------------------------------------------------------------
 
@@ -302,9 +385,10 @@ class PartialJSONParser:
         Raises:
             MalformedJSONError: the text can no longer be JSON (at the first impossible
                 character; ``position`` counts from the start of the whole text).
-            JSONLimitError: ``max_depth``, ``max_chars`` or the integer-digits limit of
-                ``int()`` was exceeded.
+            JSONLimitError: ``max_depth``, ``max_chars`` or the digits limit of numbers
+                (``sys.get_int_max_str_digits()``) was exceeded.
             ParserStateError: the parser already failed or was closed.
+            OptionTypeError: ``text`` is not a ``str``.
         """
         if self._error is not None or self._closed or type(text) is not str or not text:
             if self._error is not None:
@@ -314,7 +398,7 @@ class PartialJSONParser:
             if self._closed:
                 raise ParserStateError("the parser is closed and accepts no more text")
             if not isinstance(text, str):
-                raise TypeError(f"feed() takes str, got {type(text).__name__}")
+                raise OptionTypeError(f"feed() takes str, got {type(text).__name__}")
             if not text:
                 return []
         total = self._chars + len(text)
@@ -363,10 +447,13 @@ class PartialJSONParser:
         state = self._state
         end = self._chars
         try:
-            if state in (_NUMBER_PENDING, _LITERAL_PENDING):
+            if state == _NUMBER_PENDING:
+                self._set_scalar(self._number_final(end), [])
+                state = self._state = self._complete_value()
+            elif state == _LITERAL_PENDING:
                 text = self._carry
-                self._carry = ""
                 self._scan(text, end - len(text), [], final=True)
+                self._carry = ""
                 state = self._state
             if state != _DONE:
                 raise IncompleteJSONError(self._incomplete_reason(), end)
@@ -428,16 +515,21 @@ class PartialJSONParser:
 
     def _place_partial_atom(self) -> None:
         """Show an unfinished number or literal, if ``allow`` asks for it."""
-        text = self._carry
         allow = self._allow
         if self._state == _NUMBER_PENDING:
             if not allow & NUM:
                 return
-            m = _NUMBER.match(text)
+            m = _NUMBER.match(self._number_text())
             if m is None:
                 return
-            value: Any = _number_value(m)
+            try:
+                value: Any = _number_value(m)
+            except ValueError:  # over int()'s limit: nothing to show
+                return
         else:
+            text = self._carry
+            if not text:
+                return
             _word, value, bit = _LITERALS[text[0]]
             if not allow & bit:
                 return
@@ -452,13 +544,15 @@ class PartialJSONParser:
         top = frames[-1]
         return top[_C], top[_SLOT]
 
-    def _value_path(self) -> JSONPath:
+    def _value_path(self) -> JSONPath | PathNode:
+        """The path of the value starting now: a tuple, or a shared node when deep. O(1)."""
         frames = self._frames
         if not frames:
             return ()
         top = frames[-1]
-        path: JSONPath = top[_PATH]
-        return (*path, top[_SLOT])
+        if len(frames) <= EAGER_DEPTH:
+            return (*top[_PATH], top[_SLOT])
+        return PathNode(top[_PATH], top[_SLOT])
 
     def _complete_value(self) -> int:
         """Bookkeeping after a value completed; returns the next state."""
@@ -478,6 +572,8 @@ class PartialJSONParser:
         frames = self._frames
         str_run = self._str_run
         try:
+            if state == _NUMBER_PENDING:  # only ever at the start: it ends a fragment
+                i, state = self._number_more(text, 0, base, changes)
             while i < n:
                 if state == _STRING:
                     j = str_run(text, i).end()
@@ -558,11 +654,14 @@ class PartialJSONParser:
                         continue
                     j = _number_prefix(text, i).end()
                     if j == n and not final:
-                        self._carry = text[i:]
+                        # The number may go on in the next fragment: keep it, not rescan it.
                         self._started = True
-                        state = _NUMBER_PENDING
-                        i = n
-                        break
+                        self._num_parts = []
+                        self._num_state = _N_START
+                        self._num_digits = 0
+                        self._num_start = base + i
+                        i, state = self._number_more(text, i, base, changes)
+                        continue
                     full = _NUMBER.fullmatch(text, i, j)
                     if full is None:
                         if j == n:  # only when final: the text ended inside the number
@@ -570,13 +669,12 @@ class PartialJSONParser:
                         raise MalformedJSONError("invalid number", base + j)
                     if j < n and text[j] in "0123456789.eE+-":
                         raise MalformedJSONError("invalid number", base + j)
+                    if j - i > self._max_digits > 0:
+                        self._check_digits(_count_digits(text, i, j), base + i)
                     try:
                         value = _number_value(full)
                     except ValueError:
-                        raise JSONLimitError(
-                            f"integer with more than {sys.get_int_max_str_digits()} digits",
-                            base + i,
-                        ) from None
+                        raise _digits_error(sys.get_int_max_str_digits(), base + i) from None
                     self._set_scalar(value, changes)
                     state = self._complete_value()
                     i = j
@@ -702,6 +800,82 @@ class PartialJSONParser:
 
     # --- numbers and literals -----------------------------------------------------------
 
+    def _number_more(self, text: str, i: int, base: int, changes: list[Change]) -> tuple[int, int]:
+        """Continue the number in progress with ``text[i:]``; return (index, next state).
+
+        Runs the number grammar from ``_num_state``: digit runs by one regex call each,
+        other characters by a table, so each character is looked at once. When the text
+        ends inside the number, its part is kept (``_NUMBER_PENDING``); when a character
+        that cannot continue it arrives, the number is complete (or malformed) here.
+        """
+        n = len(text)
+        state = self._num_state
+        start = i
+        digits = 0
+        moves = _NUMBER_MOVES
+        if state == _N_MINUS and self._allow_nan and i < n and text[i] == "I":
+            # "-" then "I...": -Infinity, a literal (bounded: carried as a literal if cut).
+            self._num_parts = []
+            k, next_state = self._literal("-" + text[i:], 0, base + i - 1, changes, False)
+            return i + k - 1, next_state
+        while i < n:
+            if state in _N_RUNS:
+                j = _digit_run(text, i).end()
+                if j > i:
+                    digits += j - i
+                    i = j
+                    continue
+            new = moves[state].get(text[i])
+            if new is None:
+                break
+            if new in _N_COMPLETE:  # a move into a digit state is on a digit
+                digits += 1
+            state = new
+            i += 1
+        if i > start:
+            self._num_parts.append(text[start:i])
+        self._num_state = state
+        if digits:
+            self._num_digits += digits
+            if self._num_digits > self._max_digits > 0:
+                self._check_digits(self._num_digits, self._num_start)
+        if i == n:
+            return n, _NUMBER_PENDING
+        if state not in _N_COMPLETE or text[i] in "0123456789.eE+-":
+            raise MalformedJSONError("invalid number", base + i)
+        self._set_scalar(self._number_final(base + i), changes)
+        return i, self._complete_value()
+
+    def _number_text(self) -> str:
+        """The text of the number in progress (its parts joined into one, kept so)."""
+        parts = self._num_parts
+        if len(parts) == 1:
+            return parts[0]
+        text = "".join(parts)
+        parts[:] = [text]
+        return text
+
+    def _number_final(self, position: int) -> Any:
+        """The value of the number in progress, which ends at ``position``.
+
+        Raises:
+            IncompleteJSONError: the number cannot end here (``-``, ``1.``, ``1e``).
+            JSONLimitError: more digits than ``int()`` accepts.
+        """
+        if self._num_state not in _N_COMPLETE:
+            raise IncompleteJSONError("incomplete number", position)
+        text = self._number_text()
+        try:
+            if self._num_state == _N_INT or self._num_state == _N_ZERO:
+                return int(text)
+            return float(text)
+        except ValueError:
+            raise _digits_error(sys.get_int_max_str_digits(), self._num_start) from None
+
+    def _check_digits(self, digits: int, position: int) -> None:
+        if digits > self._max_digits > 0:
+            raise _digits_error(self._max_digits, position)
+
     def _set_scalar(self, value: Any, changes: list[Change]) -> None:
         self._started = True
         container, slot = self._value_site()
@@ -752,6 +926,19 @@ def _hex4(text: str, start: int, base: int) -> int:
     return int(text[start : start + 4], 16)
 
 
+def _count_digits(text: str, start: int, end: int) -> int:
+    """Number of decimal digits in ``text[start:end]`` (a JSON number). O(end - start)."""
+    signs = sum(text.count(c, start, end) for c in "-+.eE")
+    return end - start - signs
+
+
+def _digits_error(limit: int, position: int) -> JSONLimitError:
+    return JSONLimitError(
+        f"number with more than {limit} digits (the limit of sys.get_int_max_str_digits())",
+        position,
+    )
+
+
 def _number_value(m: re.Match[str]) -> Any:
     """Convert a matched JSON number exactly as ``json.loads`` does."""
     text = m.group(0)
@@ -760,24 +947,36 @@ def _number_value(m: re.Match[str]) -> Any:
     return float(text)
 
 
-def parse_partial_json(text: str, *, allow: int = DEFAULT_ALLOW, strict: bool = True) -> Any:
+def parse_partial_json(
+    text: str,
+    *,
+    allow: int = DEFAULT_ALLOW,
+    strict: bool = True,
+    allow_nan: bool = False,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> Any:
     """Preview a prefix of a JSON text in one call (for ``partial_json_parser.loads`` users).
 
     Returns what :attr:`PartialJSONParser.value` would show after feeding ``text``:
     the complete value when ``text`` is complete JSON, a best-effort honest preview when
-    it is a prefix, and :data:`~callstream.MISSING` when no value has begun.
+    it is a prefix, and :data:`~callstream.MISSING` when no value has begun. A top-level
+    number at the very end is taken as complete when it can end there (``"12"`` gives
+    ``12``); one that cannot (``"12."``) is shown as ``allow`` says (``12`` with
+    ``Allow.NUM``, else ``MISSING``). The options are :class:`PartialJSONParser`'s;
+    ``allow_nan`` is needed for the ``Allow.NAN`` / ``INFINITY`` / ``NEG_INFINITY`` flags
+    to matter.
 
     Cost: O(len(text)).
 
     Raises:
         MalformedJSONError: ``text`` is not a prefix of any JSON text.
+        JSONLimitError: ``text`` nests deeper than ``max_depth``, or has a number over
+            the digits limit.
+        OptionTypeError, OptionValueError: an option (or ``text``) has a wrong type or value.
     """
-    parser = PartialJSONParser(allow=allow, strict=strict)
+    parser = PartialJSONParser(allow=allow, strict=strict, allow_nan=allow_nan, max_depth=max_depth)
     parser.feed(text)
-    if parser._state == _NUMBER_PENDING and not parser._frames:
+    if parser._state == _NUMBER_PENDING and not parser._frames and parser._num_state in _N_COMPLETE:
         # A complete top-level number such as "12" is final at the end of the text.
-        try:
-            return parser.close()
-        except IncompleteJSONError:
-            pass
+        return parser._number_final(len(text))
     return parser.value
