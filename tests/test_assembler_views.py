@@ -46,7 +46,10 @@ def test_preview_grows_and_is_monotone() -> None:
     ]
 
 
-def test_tool_calls_list_cached_and_never_modified_after_return() -> None:
+def test_tool_calls_list_only_grows_and_never_loses_an_entry() -> None:
+    # Contract (changed for O(1) views): a list handed out is appended to when a later
+    # call starts, but never loses, reorders or replaces an entry; a call leaving the
+    # view (turned invalid) makes a new list.
     asm = ToolCallAssembler()
     asm.feed(chunk(index=0, id="a", name="f", args='{"x": "a'))
     first = asm.tool_calls
@@ -55,13 +58,38 @@ def test_tool_calls_list_cached_and_never_modified_after_return() -> None:
     second = asm.tool_calls
     assert second is first  # text only grew the live args object
     assert second[0]["args"] == {"x": "abc"}
+    entry = first[0]
     asm.feed(chunk(index=1, id="b", name="g", args="{"))
     third = asm.tool_calls
-    assert third is not first
-    assert len(first) == 1  # the list handed out earlier is untouched
+    assert third is first  # a new call is appended to the same list
     assert [c["name"] for c in third] == ["f", "g"]
+    assert third[0] is entry
     asm.feed(chunk(index=1, name="h"))  # another name after argument text: a new call
-    assert asm.tool_calls is not third
+    assert [c["name"] for c in asm.tool_calls] == ["f", "g", "h"]
+    held = asm.tool_calls
+    asm.feed(chunk(index=0, args="\" x"))  # call 0 turns malformed: it leaves the view
+    fourth = asm.tool_calls
+    assert fourth is not held
+    assert [c["name"] for c in held] == ["f", "g", "h"]  # the held list is untouched
+    assert [c["name"] for c in fourth] == ["g", "h"]
+
+
+def test_entries_are_updated_in_place_until_final() -> None:
+    asm = ToolCallAssembler()
+    asm.feed(chunk(index=0, id="a", name="get_"))
+    [entry] = asm.tool_calls
+    asm.feed(chunk(index=0, name="weather"))  # a name piece before argument text
+    asm.feed(chunk(index=0, args='{"city": "Oslo"}'))
+    [done] = asm.end_call(index=0)
+    assert isinstance(done, CallDone)
+    assert asm.tool_calls == [entry]
+    assert entry is done.tool_call
+    assert entry == {
+        "name": "get_weather",
+        "args": {"city": "Oslo"},
+        "id": "a",
+        "type": "tool_call",
+    }
 
 
 def test_invalid_and_chunks_lists_cached() -> None:
@@ -72,11 +100,10 @@ def test_invalid_and_chunks_lists_cached() -> None:
     assert asm.invalid_tool_calls is inv
     assert asm.tool_call_chunks is chunks
     asm.feed(chunk(index=0, args="yz"))
-    assert asm.invalid_tool_calls is not inv
-    assert inv[0]["args"] == "{x"  # the old list still shows the old text
+    assert asm.invalid_tool_calls is inv  # entries are updated in place
     assert asm.invalid_tool_calls[0]["args"] == "{xyz"
     assert asm.tool_call_chunks[0]["args"] == "{xyz"
-    assert chunks[0]["args"] == "{x"
+    assert chunks[0]["args"] == "{xyz"
 
 
 def test_invalid_known_before_finish_and_every_failure_after() -> None:
