@@ -46,10 +46,7 @@ def test_preview_grows_and_is_monotone() -> None:
     ]
 
 
-def test_tool_calls_list_only_grows_and_never_loses_an_entry() -> None:
-    # Contract (changed for O(1) views): a list handed out is appended to when a later
-    # call starts, but never loses, reorders or replaces an entry; a call leaving the
-    # view (turned invalid) makes a new list.
+def test_tool_calls_list_cached_and_never_modified_after_return() -> None:
     asm = ToolCallAssembler()
     asm.feed(chunk(index=0, id="a", name="f", args='{"x": "a'))
     first = asm.tool_calls
@@ -58,20 +55,17 @@ def test_tool_calls_list_only_grows_and_never_loses_an_entry() -> None:
     second = asm.tool_calls
     assert second is first  # text only grew the live args object
     assert second[0]["args"] == {"x": "abc"}
-    entry = first[0]
     asm.feed(chunk(index=1, id="b", name="g", args="{"))
     third = asm.tool_calls
-    assert third is first  # a new call is appended to the same list
+    assert third is not first
+    assert len(first) == 1  # the list handed out earlier is untouched
     assert [c["name"] for c in third] == ["f", "g"]
-    assert third[0] is entry
     asm.feed(chunk(index=1, name="h"))  # another name after argument text: a new call
-    assert [c["name"] for c in asm.tool_calls] == ["f", "g", "h"]
+    assert asm.tool_calls is not third
     held = asm.tool_calls
-    asm.feed(chunk(index=0, args="\" x"))  # call 0 turns malformed: it leaves the view
-    fourth = asm.tool_calls
-    assert fourth is not held
+    asm.feed(chunk(index=0, args='" x'))  # call 0 turns malformed: it leaves the view
     assert [c["name"] for c in held] == ["f", "g", "h"]  # the held list is untouched
-    assert [c["name"] for c in fourth] == ["g", "h"]
+    assert [c["name"] for c in asm.tool_calls] == ["g", "h"]
 
 
 def test_entries_are_updated_in_place_until_final() -> None:
@@ -100,7 +94,7 @@ def test_invalid_and_chunks_lists_cached() -> None:
     assert asm.invalid_tool_calls is inv
     assert asm.tool_call_chunks is chunks
     asm.feed(chunk(index=0, args="yz"))
-    assert asm.invalid_tool_calls is inv  # entries are updated in place
+    assert asm.invalid_tool_calls is inv  # no call came or went: entries change in place
     assert asm.invalid_tool_calls[0]["args"] == "{xyz"
     assert asm.tool_call_chunks[0]["args"] == "{xyz"
     assert chunks[0]["args"] == "{xyz"

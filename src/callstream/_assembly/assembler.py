@@ -26,18 +26,19 @@
 # at finish(), never because its text happens to parse. Then close() gives the strict
 # value (exactly json.loads of the text) or the reason it is not one.
 #
-# Views. tool_calls / invalid_tool_calls / server_tool_calls / tool_call_chunks are
-# append-only lists (views.ViewList) of the calls' own entry dicts, kept up to date as
-# calls change, never rebuilt per read: a new call is appended in place (O(1)), a call
-# that leaves a view (turned invalid, server-side) or enters it out of order makes a new
-# list by a C-speed slice, so a list a caller holds never loses, reorders or replaces an
-# entry. Entries are updated in place until the call is final: a ToolCall's "args" is
-# the parser's live preview object (which the parser grows in place; a read only checks,
-# for the calls that received text, whether that object was replaced), name and id pieces
-# are written into every entry of the call. Raw text in invalid_tool_calls and
-# tool_call_chunks is re-joined at every read while it is short (_EXACT_CHARS), then only
-# when it has doubled since the last join, and exactly once the call has ended, so
-# reading after every fragment stays linear.
+# Views. tool_calls / invalid_tool_calls / server_tool_calls / tool_call_chunks are kept
+# up to date as calls change (views.ViewList), never rebuilt per read: a new call is
+# appended, a call leaving a view (turned invalid, server-side) is deleted, both at C
+# speed. A list handed out is never modified: the first change after a read copies it
+# (list.copy, about a nanosecond per listed call; at most one copy per view per payload,
+# and max_calls bounds the length). Entries are the calls' own dicts, updated in place
+# until the call is final: a ToolCall's "args" is the parser's live preview object (which
+# the parser grows in place; a read only checks, for the calls that received text,
+# whether that object was replaced), name and id pieces are written into every entry of
+# the call. Raw text in invalid_tool_calls and tool_call_chunks is re-joined at every
+# read while it is short (_EXACT_CHARS), then only when it has doubled since the last
+# join, and exactly once the call has ended, so reading after every fragment stays
+# linear.
 #
 # Limits bound memory: at most max_calls calls are stored (later ones are counted on one
 # overflow entry, not stored), max_argument_chars characters per call and max_chars in
@@ -244,13 +245,14 @@ class ToolCallAssembler:
     ``max_*`` count means no limit.
 
     Cost model: a chunk costs O(its size) plus O(1) bookkeeping (parser feed, one event);
-    a call entering, changing or leaving a view costs O(1) amortized, except leaving a
-    view (turning invalid or server-side) or entering it out of order after the list was
-    read, O(listed calls) at C speed. Reading a view costs O(1) plus one preview check per
-    call that received text since the last read; ``invalid_tool_calls`` and
-    ``tool_call_chunks`` re-join a call's raw text at every read while it is at most
-    4,096 characters, beyond that only when it has doubled (and once when the call
-    ended), so reading them after every fragment costs O(total text) over the stream.
+    a call entering or leaving a view costs O(1) amortized in Python plus, when the list
+    had been read since its last change, one C-speed copy of it (``list.copy``: about a
+    nanosecond per listed call, at most one per view per read, bounded by ``max_calls``).
+    Reading a view costs O(1) plus one preview check per call that received text since
+    the last read; ``invalid_tool_calls`` and ``tool_call_chunks`` re-join a call's raw
+    text at every read while it is at most 4,096 characters, beyond that only when it has
+    doubled (and once when the call ended), so reading them after every fragment costs
+    O(total text) over the stream.
     Not thread-safe: use one assembler per stream.
     """
 
@@ -607,14 +609,13 @@ class ToolCallAssembler:
         parser's live preview (``{}`` until it is an object) or the final value of a
         call already ended. After: only the valid calls, with the strict value.
 
-        A list handed out never loses, reorders or replaces an entry: while the stream
-        runs, calls that start later are appended to it, and when a call leaves the view
-        (it turned invalid) a new list is returned instead. Each entry is the call's own
-        dict, updated in place until the call is final (``args`` follows the live
-        preview, which grows with later chunks; name and id pieces). Read the property
-        again after each feed; ``copy.deepcopy`` it to keep a snapshot, and do not mutate
-        it. Cost: O(1) plus one preview check per call that received text since the last
-        read (see the class docstring).
+        The list is never modified after it is returned (a change copies it first),
+        but its entries are the calls' own dicts, updated in place until the call is
+        final: ``args`` is the live preview, which grows with later chunks (and name or
+        id pieces, rare once text streams). Read the property again after each feed,
+        ``copy.deepcopy`` to keep a snapshot, and do not mutate them. Cost: O(1) plus one
+        preview check per call that received text since the last read (see the class
+        docstring).
         """
         if self._touched:
             self._refresh_previews()
