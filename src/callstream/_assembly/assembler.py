@@ -92,9 +92,10 @@ __all__ = (
     "ToolCallAssembler",
 )
 
-DEFAULT_MAX_CALLS: Final = 10_000
-"""Default ``max_calls``: calls kept per stream (a real stream has at most a few hundred;
-10,000 calls cost a few tens of MB of bookkeeping at most)."""
+DEFAULT_MAX_CALLS: Final = 1_000
+"""Default ``max_calls``: calls stored per stream. Real streams carry at most a few dozen
+calls; the limit bounds the bookkeeping (about a megabyte) and the cost of a view change
+after a read (one C-speed copy of at most 1,000 entries, a few microseconds)."""
 
 DEFAULT_MAX_ARGUMENT_CHARS: Final = 8 << 20
 """Default ``max_argument_chars``: 8 Mi characters (8,388,608) of argument text per call,
@@ -227,7 +228,7 @@ class ToolCallAssembler:
     the other calls carry on). The defaults are far above what a real stream produces
     and bound the memory one stream can take:
 
-    - ``max_calls`` (default 10,000): past it, a chunk that would start a call is
+    - ``max_calls`` (default 1,000): past it, a chunk that would start a call is
       refused: nothing of it is stored. The first refused call becomes one invalid entry
       (``CallStarted`` if named, then ``CallInvalid``) whose ``error`` counts the refused
       calls (a refused call is counted at the chunk that starts it, one bringing a name
