@@ -392,11 +392,19 @@ class ToolCallAssembler:
 
         Cost: O(size of the chunks) plus O(1) per chunk.
 
+        An ``index`` must be an int or a string of at most 18 ASCII digits (``"0"`` is
+        0); any other value (``True``, ``1.5``, ``"lc_0"``, ``[0]``) raises and nothing
+        of the chunk is applied, so its text never reaches another call. (A translator
+        that meets such a chunk in provider data sends a :class:`CallFailure` without
+        ``index`` instead: it is recorded as an invalid call of its own.) An ``args``
+        mapping nested deeper than ``max_depth`` (or cyclic) is not an error of the
+        caller: that call becomes invalid ("arguments exceed a limit: ...").
+
         Raises:
             AssemblerStateError: :meth:`finish` was already called.
             ChunkValidationError: not a mapping (or a sequence of them), or a field of a
                 wrong type (``index`` not an int or digit string, ``id``/``name`` not
-                str, ``args`` not str/dict).
+                str, ``args`` not str/dict, or a dict JSON cannot hold).
         """
         if self._finished:
             raise AssemblerStateError("feed() after finish(): this stream is over")
