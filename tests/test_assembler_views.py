@@ -62,6 +62,28 @@ def test_tool_calls_list_cached_and_never_modified_after_return() -> None:
     assert [c["name"] for c in third] == ["f", "g"]
     asm.feed(chunk(index=1, name="h"))  # another name after argument text: a new call
     assert asm.tool_calls is not third
+    held = asm.tool_calls
+    asm.feed(chunk(index=0, args='" x'))  # call 0 turns malformed: it leaves the view
+    assert [c["name"] for c in held] == ["f", "g", "h"]  # the held list is untouched
+    assert [c["name"] for c in asm.tool_calls] == ["g", "h"]
+
+
+def test_entries_are_updated_in_place_until_final() -> None:
+    asm = ToolCallAssembler()
+    asm.feed(chunk(index=0, id="a", name="get_"))
+    [entry] = asm.tool_calls
+    asm.feed(chunk(index=0, name="weather"))  # a name piece before argument text
+    asm.feed(chunk(index=0, args='{"city": "Oslo"}'))
+    [done] = asm.end_call(index=0)
+    assert isinstance(done, CallDone)
+    assert asm.tool_calls == [entry]
+    assert entry is done.tool_call
+    assert entry == {
+        "name": "get_weather",
+        "args": {"city": "Oslo"},
+        "id": "a",
+        "type": "tool_call",
+    }
 
 
 def test_invalid_and_chunks_lists_cached() -> None:
@@ -72,11 +94,10 @@ def test_invalid_and_chunks_lists_cached() -> None:
     assert asm.invalid_tool_calls is inv
     assert asm.tool_call_chunks is chunks
     asm.feed(chunk(index=0, args="yz"))
-    assert asm.invalid_tool_calls is not inv
-    assert inv[0]["args"] == "{x"  # the old list still shows the old text
+    assert asm.invalid_tool_calls is inv  # no call came or went: entries change in place
     assert asm.invalid_tool_calls[0]["args"] == "{xyz"
     assert asm.tool_call_chunks[0]["args"] == "{xyz"
-    assert chunks[0]["args"] == "{x"
+    assert chunks[0]["args"] == "{xyz"
 
 
 def test_invalid_known_before_finish_and_every_failure_after() -> None:

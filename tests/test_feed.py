@@ -58,16 +58,19 @@ def test_each_event_type_becomes_its_feed_object() -> None:
         "key": 3,
         "id": "c1",
         "name": "f",
+        "server": False,
     }
     assert to_feed(CallDone(index=0, tool_call=tool_call)) == {
         "type": "call_done",
         "index": 0,
         "tool_call": tool_call,
+        "server": False,
     }
     assert to_feed(CallInvalid(index=1, invalid_tool_call=invalid)) == {
         "type": "call_invalid",
         "index": 1,
         "invalid_tool_call": invalid,
+        "server": False,
     }
     assert to_feed(StreamFinished(reason=None)) == {"type": "stream_finished", "reason": None}
     delta = ArgumentsDelta(

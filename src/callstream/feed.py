@@ -136,6 +136,12 @@ class CallStartedItem(TypedDict):
     key: int | None
     id: str | None
     name: str
+    server: Annotated[
+        bool,
+        Field(
+            description="True for a server-side tool: the provider runs it, do not run it again."
+        ),
+    ]
 
 
 class ArgumentsDeltaItem(TypedDict):
@@ -158,6 +164,12 @@ class CallDoneItem(TypedDict):
     type: Literal["call_done"]
     index: int
     tool_call: ToolCall
+    server: Annotated[
+        bool,
+        Field(
+            description="True for a server-side tool: the provider runs it, do not run it again."
+        ),
+    ]
 
 
 class CallInvalidItem(TypedDict):
@@ -166,6 +178,12 @@ class CallInvalidItem(TypedDict):
     type: Literal["call_invalid"]
     index: int
     invalid_tool_call: InvalidToolCall
+    server: Annotated[
+        bool,
+        Field(
+            description="True for a server-side tool: the provider runs it, do not run it again."
+        ),
+    ]
 
 
 class StreamFinishedItem(TypedDict):
@@ -224,12 +242,24 @@ def to_feed(event: AssemblyEvent) -> FeedEvent:
                 "text": text,
                 "changes": [_change_item(c) for c in changes],
             }
-        case CallStarted(index=index, key=key, id=id_, name=name):
-            return {"type": "call_started", "index": index, "key": key, "id": id_, "name": name}
-        case CallDone(index=index, tool_call=tool_call):
-            return {"type": "call_done", "index": index, "tool_call": tool_call}
-        case CallInvalid(index=index, invalid_tool_call=invalid):
-            return {"type": "call_invalid", "index": index, "invalid_tool_call": invalid}
+        case CallStarted(index=index, key=key, id=id_, name=name, server=server):
+            return {
+                "type": "call_started",
+                "index": index,
+                "key": key,
+                "id": id_,
+                "name": name,
+                "server": server,
+            }
+        case CallDone(index=index, tool_call=tool_call, server=server):
+            return {"type": "call_done", "index": index, "tool_call": tool_call, "server": server}
+        case CallInvalid(index=index, invalid_tool_call=invalid, server=server):
+            return {
+                "type": "call_invalid",
+                "index": index,
+                "invalid_tool_call": invalid,
+                "server": server,
+            }
         case StreamFinished(reason=reason):
             return {"type": "stream_finished", "reason": reason}
     raise UsageError(f"not a callstream assembly event: {event!r}")

@@ -26,13 +26,24 @@
 # at finish(), never because its text happens to parse. Then close() gives the strict
 # value (exactly json.loads of the text) or the reason it is not one.
 #
-# Views. tool_calls / invalid_tool_calls / tool_call_chunks are cached lists that are
-# rebuilt only when a call was added, renamed, re-identified or changed state (O(calls)
-# then); in between, a read costs O(1) plus one parser preview refresh per call that
-# received text since the last read. A ToolCall's "args" is the parser's live preview
-# object, which the parser grows in place, so streaming text rebuilds nothing. A list
-# handed out is never modified afterwards (a change builds a new list); the args
-# objects inside it are live views that keep growing until the call is final.
+# Views. tool_calls / invalid_tool_calls / server_tool_calls / tool_call_chunks are kept
+# up to date as calls change (views.ViewList), never rebuilt per read: a new call is
+# appended, a call leaving a view (turned invalid, server-side) is deleted, both at C
+# speed. A list handed out is never modified: the first change after a read copies it
+# (list.copy, about a nanosecond per listed call; at most one copy per view per payload,
+# and max_calls bounds the length). Entries are the calls' own dicts, updated in place
+# until the call is final: a ToolCall's "args" is the parser's live preview object (which
+# the parser grows in place; a read only checks, for the calls that received text,
+# whether that object was replaced), name and id pieces are written into every entry of
+# the call. Raw text in invalid_tool_calls and tool_call_chunks is re-joined at every
+# read while it is short (_EXACT_CHARS), then only when it has doubled since the last
+# join, and exactly once the call has ended, so reading after every fragment stays
+# linear.
+#
+# Limits bound memory: at most max_calls calls are stored (later ones are counted on one
+# overflow entry, not stored), max_argument_chars characters per call and max_chars in
+# the whole stream; a decoded arguments object is serialized without recursion and
+# refused beyond max_depth. Every limit makes a call invalid; none raises.
 
 from __future__ import annotations
 
@@ -57,19 +68,45 @@ from callstream._assembly.types import (
     ToolCall,
     ToolCallChunk,
 )
-from callstream._assembly.validation import args_text, check_index, check_str, read_chunk
+from callstream._assembly.validation import Args, args_text, check_index, check_str, read_chunk
+from callstream._assembly.views import ViewList
 from callstream._errors import (
     AssemblerStateError,
     ChunkValidationError,
     IncompleteJSONError,
     JSONLimitError,
+    OptionTypeError,
+    OptionValueError,
     PartialJSONError,
+    UsageError,
 )
 from callstream._json.changes import Change
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH, PartialJSONParser
 from callstream._types import slot_setter
 
-__all__ = ("TRUNCATION_REASONS", "ToolCallAssembler")
+__all__ = (
+    "DEFAULT_MAX_ARGUMENT_CHARS",
+    "DEFAULT_MAX_CALLS",
+    "DEFAULT_MAX_CHARS",
+    "TRUNCATION_REASONS",
+    "ToolCallAssembler",
+)
+
+DEFAULT_MAX_CALLS: Final = 1_000
+"""Default ``max_calls``: calls stored per stream. Real streams carry at most a few dozen
+calls; the limit bounds the bookkeeping (about a megabyte) and the cost of a view change
+after a read (one C-speed copy of at most 1,000 entries, a few microseconds)."""
+
+DEFAULT_MAX_ARGUMENT_CHARS: Final = 8 << 20
+"""Default ``max_argument_chars``: 8 Mi characters (8,388,608) of argument text per call,
+several times what a model's whole output (at most a few hundred thousand tokens) holds."""
+
+DEFAULT_MAX_CHARS: Final = 32 << 20
+"""Default ``max_chars``: 32 Mi characters (33,554,432) of argument text in the whole
+stream, all calls together (raw text plus parsed previews: a few hundred MB at most)."""
+
+_NO_LIMIT: Final = 1 << 62
+"""Stands for a limit given as None (no limit): larger than any text in memory."""
 
 TRUNCATION_REASONS: Final = frozenset({"length", "max_tokens", "max_output_tokens"})
 """Finish reasons (compared case-insensitively) meaning the output hit a token limit."""
@@ -78,6 +115,10 @@ TRUNCATION_REASONS: Final = frozenset({"length", "max_tokens", "max_output_token
 _BLOCK: Final = 256
 """Consecutive raw fragments joined into one string, so that a long argument text streamed
 in tiny fragments costs O(1) string objects per 256 fragments, not one per fragment."""
+
+_EXACT_CHARS: Final = 4096
+"""Raw text up to this length is re-joined for the views at every read after it grew (a
+bounded cost per fragment); longer text each time it has doubled, and once at the end."""
 
 _new = object.__new__
 _set_index = slot_setter(ArgumentsDelta, "index")
@@ -183,32 +224,65 @@ class ToolCallAssembler:
     name -> invalid "tool call has no name". A call whose JSON is complete is valid
     even under a token-limit finish reason.
 
-    Limits: calls beyond ``max_calls`` are recorded as invalid at once, without their
-    argument text; a call whose argument text exceeds ``max_argument_chars`` becomes
-    invalid at once, its raw text kept up to the limit.
+    Limits (every one makes a call invalid with a readable ``error``; none raises, and
+    the other calls carry on). The defaults are far above what a real stream produces
+    and bound the memory one stream can take:
+
+    - ``max_calls`` (default 1,000): past it, a chunk that would start a call is
+      refused: nothing of it is stored. The first refused call becomes one invalid entry
+      (``CallStarted`` if named, then ``CallInvalid``) whose ``error`` counts the refused
+      calls (a refused call is counted at the chunk that starts it, one bringing a name
+      or an id; the count in the view is kept current, the event carries the first).
+    - ``max_argument_chars`` (default 8,388,608 = 8 Mi): argument text per call; beyond
+      it the call becomes invalid at once, its raw text kept up to the limit.
+    - ``max_chars`` (default 33,554,432 = 32 Mi): argument text of all calls together;
+      the call whose text crosses it becomes invalid (raw text kept up to the limit), and
+      so does every call that receives text after it.
+    - ``max_depth`` (default 1000): nesting of arguments, as text or as a decoded object
+      (an object nested deeper, or cyclic, makes that call invalid: "arguments exceed a
+      limit: ...").
+
+    Memory is thus O(max_calls + max_chars) whatever the input. ``None`` for a
+    ``max_*`` count means no limit.
 
     Cost model: a chunk costs O(its size) plus O(1) bookkeeping (parser feed, one event);
-    reading a view costs O(1) when nothing changed, one parser preview refresh per call
-    that received text, and O(number of calls) after a structural change (a call added,
-    named, ended). ``tool_call_chunks`` and ``invalid_tool_calls`` also join the raw text
-    of calls whose text grew. Not thread-safe: use one assembler per stream.
+    a call entering or leaving a view costs O(1) amortized in Python plus, when the list
+    had been read since its last change, one C-speed copy of it (``list.copy``: about a
+    nanosecond per listed call, at most one per view per read, bounded by ``max_calls``).
+    Reading a view costs O(1) plus one preview check per call that received text since
+    the last read; ``invalid_tool_calls`` and ``tool_call_chunks`` re-join a call's raw
+    text at every read while it is at most 4,096 characters, beyond that only when it has
+    doubled (and once when the call ended), so reading them after every fragment costs
+    O(total text) over the stream.
+    Not thread-safe: use one assembler per stream.
     """
 
     __slots__ = (
         "_by_id",
         "_by_key",
         "_calls",
+        "_cap_call",
+        "_cap_calls",
+        "_cap_total",
+        "_cgrown",
         "_chunks",
         "_current",
+        "_depth",
         "_empty_args",
         "_finish_reason",
         "_finished",
+        "_igrown",
         "_inv",
         "_max_calls",
         "_max_chars",
+        "_max_total",
+        "_overflow",
         "_popts",
+        "_ref_id",
+        "_ref_key",
         "_server",
         "_tc",
+        "_total",
         "_touched",
     )
 
@@ -219,8 +293,9 @@ class ToolCallAssembler:
         strict: bool = True,
         allow_nan: bool = False,
         max_depth: int = DEFAULT_MAX_DEPTH,
-        max_calls: int | None = None,
-        max_argument_chars: int | None = None,
+        max_calls: int | None = DEFAULT_MAX_CALLS,
+        max_argument_chars: int | None = DEFAULT_MAX_ARGUMENT_CHARS,
+        max_chars: int | None = DEFAULT_MAX_CHARS,
         empty_args: Literal["object", "invalid"] = "object",
     ) -> None:
         """Create an assembler for one stream.
@@ -229,15 +304,21 @@ class ToolCallAssembler:
             allow: partial-json-parser ``Allow`` flags for argument previews.
             strict: reject control characters inside JSON strings (as ``json.loads``).
             allow_nan: accept ``NaN`` / ``Infinity`` in arguments.
-            max_depth: deepest nesting accepted in arguments.
-            max_calls: most calls kept; later calls are recorded invalid (None: no limit).
+            max_depth: deepest nesting accepted in arguments (text or decoded object).
+            max_calls: most calls stored; later calls are counted on one invalid entry,
+                not stored (None: no limit). Default :data:`DEFAULT_MAX_CALLS`.
             max_argument_chars: most characters of argument text per call (None: no
-                limit); a call exceeding it becomes invalid.
+                limit); a call exceeding it becomes invalid. Default
+                :data:`DEFAULT_MAX_ARGUMENT_CHARS`.
+            max_chars: most characters of argument text in the whole stream (None: no
+                limit); calls receiving text past it become invalid. Default
+                :data:`DEFAULT_MAX_CHARS`.
             empty_args: what a call without argument text means: ``"object"`` (``{}``)
                 or ``"invalid"``.
 
         Raises:
-            TypeError, ValueError: an option has a wrong type or value.
+            OptionValueError: an option's value is out of range (also a ``ValueError``).
+            OptionTypeError: an option has the wrong type (also a ``TypeError``).
         """
         self._popts: dict[str, Any] = {
             "allow": allow,
@@ -245,26 +326,51 @@ class ToolCallAssembler:
             "allow_nan": allow_nan,
             "max_depth": max_depth,
         }
-        PartialJSONParser(**self._popts)  # checks the parser options once
-        for option, limit in (("max_calls", max_calls), ("max_argument_chars", max_argument_chars)):
-            if limit is not None and (
-                isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
-            ):
-                raise ValueError(f"{option} must be a non-negative integer or None, got {limit!r}")
+        try:
+            PartialJSONParser(**self._popts)  # checks the parser options once
+        except UsageError:
+            raise
+        except TypeError as exc:
+            raise OptionTypeError(str(exc)) from None
+        except ValueError as exc:
+            raise OptionValueError(str(exc)) from None
+        limits = (
+            ("max_calls", max_calls),
+            ("max_argument_chars", max_argument_chars),
+            ("max_chars", max_chars),
+        )
+        for option, limit in limits:
+            if limit is None or (type(limit) is int and limit >= 0):
+                continue
+            message = f"{option} must be a non-negative integer or None, got {limit!r}"
+            if isinstance(limit, (int, float)):  # bool, float, negative: a wrong value
+                raise OptionValueError(message)
+            raise OptionTypeError(message)
         if empty_args not in ("object", "invalid"):
-            raise ValueError(f"empty_args must be 'object' or 'invalid', got {empty_args!r}")
+            raise OptionValueError(f"empty_args must be 'object' or 'invalid', got {empty_args!r}")
+        self._depth: int = max_depth
         self._max_calls = max_calls
         self._max_chars = max_argument_chars
+        self._max_total = max_chars
+        self._cap_calls = _NO_LIMIT if max_calls is None else max_calls
+        self._cap_call = _NO_LIMIT if max_argument_chars is None else max_argument_chars
+        self._cap_total = _NO_LIMIT if max_chars is None else max_chars
+        self._total = 0  # argument characters kept, all calls together
         self._empty_args = empty_args
         self._calls: list[Call] = []
+        self._overflow: Call | None = None  # the one entry standing for refused calls
+        self._ref_key: int | None = None  # key and id of the last refused call
+        self._ref_id: str | None = None
         self._by_key: dict[int, Call] = {}
         self._by_id: dict[str, Call] = {}
         self._current: Call | None = None
-        self._touched: list[Call] = []
-        self._tc: list[ToolCall] | None = None
-        self._inv: list[InvalidToolCall] | None = None
-        self._chunks: list[ToolCallChunk] | None = None
-        self._server: list[ServerToolCall] | None = None
+        self._touched: list[Call] = []  # calls whose parser preview may have been replaced
+        self._cgrown: list[Call] = []  # calls whose chunk entry's text may lag
+        self._igrown: list[Call] = []  # invalid calls whose entry's text may lag
+        self._tc: ViewList[ToolCall] = ViewList()
+        self._inv: ViewList[InvalidToolCall] = ViewList()
+        self._chunks: ViewList[ToolCallChunk] = ViewList()
+        self._server: ViewList[ServerToolCall] = ViewList()
         self._finished = False
         self._finish_reason: str | None = None
 
@@ -286,25 +392,34 @@ class ToolCallAssembler:
 
         Cost: O(size of the chunks) plus O(1) per chunk.
 
+        An ``index`` must be an int or a string of at most 18 ASCII digits (``"0"`` is
+        0); any other value (``True``, ``1.5``, ``"lc_0"``, ``[0]``) raises and nothing
+        of the chunk is applied, so its text never reaches another call. (A translator
+        that meets such a chunk in provider data sends a :class:`CallFailure` without
+        ``index`` instead: it is recorded as an invalid call of its own.) An ``args``
+        mapping nested deeper than ``max_depth`` (or cyclic) is not an error of the
+        caller: that call becomes invalid ("arguments exceed a limit: ...").
+
         Raises:
             AssemblerStateError: :meth:`finish` was already called.
             ChunkValidationError: not a mapping (or a sequence of them), or a field of a
                 wrong type (``index`` not an int or digit string, ``id``/``name`` not
-                str, ``args`` not str/dict).
+                str, ``args`` not str/dict, or a dict JSON cannot hold).
         """
         if self._finished:
             raise AssemblerStateError("feed() after finish(): this stream is over")
         events: list[AssemblyEvent] = []
         x: Any = chunk_or_chunks
+        depth = self._depth
         if type(x) is dict or isinstance(x, Mapping):
-            self._merge(read_chunk(x), events)
+            self._merge(read_chunk(x, "", depth), events)
             return events
         if isinstance(x, (str, bytes, bytearray)) or not isinstance(x, Sequence):
             raise ChunkValidationError(
                 "feed() takes a tool call chunk (a mapping) or a sequence of them, "
                 f"got {type(x).__name__}"
             )
-        items = [read_chunk(c, f"chunk {j}: ") for j, c in enumerate(x)]
+        items = [read_chunk(c, f"chunk {j}: ", depth) for j, c in enumerate(x)]
         for item in items:
             self._merge(item, events)
         return events
@@ -336,12 +451,16 @@ class ToolCallAssembler:
             raise AssemblerStateError("end_call() after finish(): this stream is over")
         key = check_index(index, "end_call: ")
         id_ = check_str("id", id, "end_call: ")
-        text, whole = args_text(args, "end_call: ")
+        text, whole = args_text(args, "end_call: ", self._depth)
         call = self._find(key, id_, current=True)
         if call is None or call.ended:
             return []
         events: list[AssemblyEvent] = []
-        if text and call.state == OPEN and not call.dropped:
+        if isinstance(text, JSONLimitError):  # an object too deep to take
+            call.args_seen = True
+            if call.state == OPEN:
+                self._invalidate(call, _rejected(text), events)
+        elif text and call.state == OPEN and not call.dropped:
             if call.chars == 0:
                 call.whole = whole
                 self._add_text(call, text, events)
@@ -380,25 +499,33 @@ class ToolCallAssembler:
         key = check_index(index, "fail_call: ")
         id_ = check_str("id", id, "fail_call: ") or None
         name = check_str("name", name, "fail_call: ") or None
-        text, _whole = args_text(args, "fail_call: ")
+        text, _whole = args_text(args, "fail_call: ", self._depth)
+        if isinstance(text, JSONLimitError):
+            error = f"{error}; {_rejected(text)}"
+            text = None
         events: list[AssemblyEvent] = []
         call = self._find(key, id_, current=False)
         if call is None or call.ended:
+            if len(self._calls) >= self._cap_calls:
+                self._refuse(key, id_, name, events)
+                return events
             call = self._new_call(key)
             if id_ is not None:
                 self._set_id(call, id_)
-            call.name = name
+            if name is not None:
+                self._set_name(call, name)
         elif name is not None and call.name is None:
-            call.name = name
+            self._set_name(call, name)
         if text and call.chars == 0 and not call.dropped:
             self._keep_raw(call, text)
             call.args_seen = True
-        call.ended = True
+        self._end(call)
         if call.state == OPEN:
             self._invalidate(call, error, events)
         elif call.state == INVALID:
             call.error = f"{call.error}; {error}"
-            self._views_changed(call)
+            if call.inv_view is not None:
+                call.inv_view["error"] = call.error
         return events
 
     def finish(self, reason: str | None = None) -> list[AssemblyEvent]:
@@ -446,8 +573,7 @@ class ToolCallAssembler:
         call = self._find(index, id or None, current=False)
         if call is not None and not call.server:
             call.server = True
-            self._views_changed(call)
-            self._server = None
+            self._place(call)
         return []
 
     def apply(self, signal: Signal | Sequence[Signal]) -> list[AssemblyEvent]:
@@ -460,7 +586,7 @@ class ToolCallAssembler:
         s: Any = signal
         if type(s) is dict and not self._finished:  # feed(s), inline (hot path)
             events: list[AssemblyEvent] = []
-            self._merge(read_chunk(s), events)
+            self._merge(read_chunk(s, "", self._depth), events)
             return events
         if type(s) is dict or isinstance(s, Mapping):
             return self.feed(s)
@@ -492,86 +618,118 @@ class ToolCallAssembler:
         parser's live preview (``{}`` until it is an object) or the final value of a
         call already ended. After: only the valid calls, with the strict value.
 
-        The list is never modified after it is returned (a change builds a new one), but
-        its ``args`` objects are live views that grow with later chunks; read the
-        property again after each feed, ``copy.deepcopy`` to keep a snapshot, and do not
-        mutate them. Cost: see the class docstring.
+        The list is never modified after it is returned (a change copies it first),
+        but its entries are the calls' own dicts, updated in place until the call is
+        final: ``args`` is the live preview, which grows with later chunks (and name or
+        id pieces, rare once text streams). Read the property again after each feed,
+        ``copy.deepcopy`` to keep a snapshot, and do not mutate them. Cost: O(1) plus one
+        preview check per call that received text since the last read (see the class
+        docstring).
         """
-        touched = self._touched
-        if touched:
-            for call in touched:
-                call.touched = False
-                if call.state == OPEN and call.view is not None and call.parser is not None:
-                    if call.parser.value is not call.view_args:
-                        call.view = None
-                        self._tc = None
-            touched.clear()
-        views = self._tc
-        if views is None:
-            views = []
-            for call in self._calls:
-                if call.state != INVALID and call.name is not None and not call.server:
-                    view = call.view
-                    if view is None:
-                        view = call.view = call.tool_call()
-                    views.append(view)
-            self._tc = views
-        return views
+        if self._touched:
+            self._refresh_previews()
+        view = self._tc
+        view.out = True
+        return view.items
 
     @property
     def invalid_tool_calls(self) -> list[InvalidToolCall]:
         """Calls known to be invalid, in order of start, with raw ``args`` text and ``error``.
 
         Before :meth:`finish`: calls already known bad (malformed, over a limit, failed
-        or ended without a valid verdict). After: every call that failed. The list is
-        never modified after it is returned. Cost: O(1) when nothing changed, else
-        O(number of calls + raw text that grew).
+        or ended without a valid verdict). After: every call that failed. Lists and
+        entries behave as in :attr:`tool_calls`. An invalid call that keeps streaming
+        shows its complete raw text while it is at most 4,096 characters, then text
+        re-joined each time it has doubled (so reading after every fragment stays
+        linear); the text is complete again once the call ended. Cost: O(1),
+        plus those joins.
         """
-        views = self._inv
-        if views is None:
-            views = []
-            for call in self._calls:
-                if call.state == INVALID and not call.server:
-                    view = call.inv_view
-                    if view is None:
-                        view = call.inv_view = call.invalid_tool_call()
-                    views.append(view)
-            self._inv = views
-        return views
+        if self._igrown:
+            self._refresh_invalid()
+        view = self._inv
+        view.out = True
+        return view.items
 
     @property
     def server_tool_calls(self) -> list[ServerToolCall]:
         """Calls the provider runs itself (server-side tools), in order of start.
 
         Marked by a :class:`ServerToolUse` signal; they never appear in
-        :attr:`tool_calls` or :attr:`invalid_tool_calls`. Cost: O(number of calls) per
-        read while any server call is open (their previews grow), O(1) otherwise.
+        :attr:`tool_calls` or :attr:`invalid_tool_calls`. Lists and entries behave as in
+        :attr:`tool_calls` (``args`` is the live preview, ``{}`` until it is an object or
+        when the call turned out invalid). Cost: as :attr:`tool_calls`.
         """
-        views = self._server
-        if views is None or any(c.server and c.state == OPEN for c in self._calls):
-            views = [c.server_tool_call() for c in self._calls if c.server and c.name is not None]
-            self._server = views
-        return views
+        if self._touched:
+            self._refresh_previews()
+        view = self._server
+        view.out = True
+        return view.items
 
     @property
     def tool_call_chunks(self) -> list[ToolCallChunk]:
         """One merged chunk per call (valid or not), in order of start.
 
         ``index`` is the call number (unique per call, so LangChain does not merge two
-        calls that shared a provider index); ``args`` is the raw text so far (None when
-        none arrived). The list is never modified after it is returned. Cost: O(1) when
-        nothing changed, else O(number of calls + raw text that grew).
+        calls that shared a provider index); ``args`` is the raw text (None when none
+        arrived): complete while it is at most 4,096 characters; beyond that, while the
+        call streams, re-joined each time it has doubled; complete again once the call
+        ended (at the latest after :meth:`finish`). Lists and
+        entries behave as in :attr:`tool_calls`. Cost: O(1) plus those joins.
         """
-        views = self._chunks
-        if views is None:
-            views = []
-            for call in self._calls:
-                view = call.chunk_view
-                if view is None:
-                    view = call.chunk_view = call.chunk()
-                views.append(view)
-            self._chunks = views
-        return views
+        if self._cgrown:
+            self._refresh_chunks()
+        view = self._chunks
+        view.out = True
+        return view.items
+
+    def _refresh_previews(self) -> None:
+        """Point entries at the parser's preview object where it was replaced."""
+        touched = self._touched
+        for call in touched:
+            call.touched = False
+            parser = call.parser
+            if call.state != OPEN or parser is None:
+                continue
+            view = call.view
+            srv = call.srv_view
+            if view is None and srv is None:
+                continue  # no entry yet: placed (and touched again) when it gets one
+            value = parser.value
+            if value is call.view_args:
+                continue
+            call.view_args = value
+            if type(value) is dict:
+                if view is not None:
+                    view["args"] = value
+                if srv is not None:
+                    srv["args"] = value
+        touched.clear()
+
+    def _refresh_invalid(self) -> None:
+        """Re-join the raw text of invalid entries that doubled (or whose call ended)."""
+        grown = self._igrown
+        for call in grown:
+            call.igrown = False
+            entry = call.inv_view
+            if entry is not None and (
+                call.ended or call.chars >= call.inext or call.chars <= _EXACT_CHARS
+            ):
+                entry["args"] = call.raw_or_none()
+                call.inext = 2 * call.chars
+        grown.clear()
+
+    def _refresh_chunks(self) -> None:
+        """Re-join the raw text of chunk entries that doubled (or whose call ended)."""
+        grown = self._cgrown
+        for call in grown:
+            call.cgrown = False
+            entry = call.chunk_view
+            if entry is not None and (
+                call.ended or call.chars >= call.cnext or call.chars <= _EXACT_CHARS
+            ):
+                entry["args"] = call.raw_or_none()
+                call.cnext = 2 * call.chars
+        grown.clear()
 
     @property
     def finished(self) -> bool:
@@ -587,17 +745,17 @@ class ToolCallAssembler:
 
     def _merge(
         self,
-        item: tuple[int | None, str | None, str | None, str | None, bool],
+        item: tuple[int | None, str | None, str | None, Args, bool],
         events: list[AssemblyEvent],
     ) -> None:
         """Apply one checked chunk (rules 1-7 of the class docstring)."""
         key, id_, name, text, whole = item
-        if key is not None and text and not id_ and not name and not whole:
+        if key is not None and not whole and text and not id_ and not name:
             # fast path: a keyed continuation carrying only text (rule 5 cannot apply)
             streaming = self._by_key.get(key)
             if streaming is not None and not streaming.ended:
                 self._current = streaming
-                self._add_text(streaming, text, events)
+                self._add_text(streaming, text, events)  # type: ignore[arg-type]
                 return
         if not id_:
             id_ = None
@@ -639,10 +797,12 @@ class ToolCallAssembler:
         else:
             call = self._current
             anonymous = True
-        over_limit = False
-        if call is None or self._starts_new_call(call, id_, name, text, anonymous):
+        probe = text if text is None or type(text) is str else "{}"  # an object is content
+        if call is None or self._starts_new_call(call, id_, name, probe, anonymous):
+            if len(self._calls) >= self._cap_calls:
+                self._refuse(key, id_, name, events)
+                return
             call = self._new_call(key)
-            over_limit = self._max_calls is not None and call.number >= self._max_calls
         elif call.ended:
             self._current = call
             return  # nothing new for an ended call (rule 5e)
@@ -650,28 +810,29 @@ class ToolCallAssembler:
         if id_ is not None and id_ != call.id:
             self._set_id(call, id_)
         if name is not None and name != call.name:
-            old = call.name
-            call.name = name if old is None or name.startswith(old) else old + name
-            self._views_changed(call)
+            self._set_name(call, name)
             if not call.announced and call.state == OPEN and call.args_seen:
                 self._announce(call, events)
-        if over_limit:
-            call.dropped = True
-            self._invalidate(
-                call,
-                f"too many tool calls (more than max_calls={self._max_calls}); "
-                "its arguments were discarded",
-                events,
-            )
-        if text is not None:
-            if whole:
-                call.whole = True
-                if call.chars == 0:
-                    self._add_text(call, text, events)
-                else:
-                    self._replace_args(call, text, events)
-            else:
+        if text is None:
+            return
+        if isinstance(text, JSONLimitError):  # a decoded object nested beyond max_depth
+            call.args_seen = call.whole = True
+            if call.state == OPEN and not call.dropped:
+                call.parts.clear()
+                self._total -= call.chars
+                call.chars = 0
+                call.parser = None
+                self._grew(call)
+                self._invalidate(call, _rejected(text), events)
+            return
+        if whole:
+            call.whole = True
+            if call.chars == 0:
                 self._add_text(call, text, events)
+            else:
+                self._replace_args(call, text, events)
+        else:
+            self._add_text(call, text, events)
 
     def _starts_new_call(
         self,
@@ -708,12 +869,68 @@ class ToolCallAssembler:
         return False
 
     def _new_call(self, key: int | None) -> Call:
-        call = Call(len(self._calls), key)
+        number = len(self._calls)
+        call = Call(number, key)
         self._calls.append(call)
         if key is not None:
             self._by_key[key] = call
-        self._tc = self._inv = self._chunks = None
+        entry: ToolCallChunk = {
+            "name": None,
+            "args": None,
+            "id": None,
+            "index": number,
+            "type": "tool_call_chunk",
+        }
+        call.chunk_view = entry
+        self._chunks.add(number, entry)
         return call
+
+    def _refuse(
+        self, key: int | None, id_: str | None, name: str | None, events: list[AssemblyEvent]
+    ) -> None:
+        """A call past ``max_calls``: store nothing of it, count it on the overflow entry.
+
+        Its later chunks must not reach another call: its key is unmapped and it stops
+        being the call being streamed. A call is counted at a chunk that brings a name or
+        an id and is not a resend of the last refused call's key or id. Cost: O(1).
+        """
+        if key is not None:
+            self._by_key.pop(key, None)
+        self._current = None
+        if id_ is None and name is None:
+            return  # a continuation: its text is dropped
+        if key is not None and key == self._ref_key and (id_ is None or id_ == self._ref_id):
+            return
+        if key is None and id_ is not None and id_ == self._ref_id:
+            return
+        self._ref_key = key
+        self._ref_id = id_
+        over = self._overflow
+        if over is None:
+            over = self._new_call(None)
+            over.key = key
+            self._overflow = over
+            if id_ is not None:
+                over.id = id_
+                self._write(over, "id", id_)
+            if name is not None:
+                over.name = name
+                self._write(over, "name", name)
+            over.dropped = over.ended = True
+            over.refused = 1
+            self._invalidate(over, self._refused_error(1), events)
+            return
+        over.refused += 1
+        over.error = self._refused_error(over.refused)
+        if over.inv_view is not None:
+            over.inv_view["error"] = over.error
+
+    def _refused_error(self, count: int) -> str:
+        later = "" if count == 1 else f" and {count - 1} later call(s)"
+        return (
+            f"too many tool calls (more than max_calls={self._max_calls}): this call{later} "
+            "refused, their arguments discarded"
+        )
 
     def _find(self, key: int | None, id_: str | None, *, current: bool) -> Call | None:
         """The call an end marker or failure names: by id, else by index, else current."""
@@ -724,6 +941,22 @@ class ToolCallAssembler:
             call = self._current
         return call
 
+    def _write(self, call: Call, field: Literal["name", "id"], value: str) -> None:
+        """Write a new name or id into every entry of the call (views hold the dicts)."""
+        shown: str | None = value
+        view = call.view
+        if view is not None:
+            view[field] = value
+        srv = call.srv_view
+        if srv is not None:
+            srv[field] = value
+        inv = call.inv_view
+        if inv is not None:
+            inv[field] = shown
+        chunk = call.chunk_view
+        if chunk is not None:
+            chunk[field] = shown
+
     def _set_id(self, call: Call, id_: str) -> None:
         old = call.id
         new = id_ if old is None or id_.startswith(old) else old + id_
@@ -732,25 +965,84 @@ class ToolCallAssembler:
         if old is not None and by_id.get(old) is call:
             del by_id[old]
         by_id[new] = call
-        self._views_changed(call)
+        self._write(call, "id", new)
 
-    def _views_changed(self, call: Call) -> None:
-        call.view = call.inv_view = call.chunk_view = None
-        self._tc = self._inv = self._chunks = self._server = None
+    def _set_name(self, call: Call, name: str) -> None:
+        old = call.name
+        call.name = new = name if old is None or name.startswith(old) else old + name
+        self._write(call, "name", new)
+        if old is None:
+            self._place(call)
 
-    def _keep_raw(self, call: Call, text: str) -> bool:
-        """Append raw text within ``max_argument_chars``; False (and drop) when over it."""
-        limit = self._max_chars
-        if limit is not None and call.chars + len(text) > limit:
-            keep = limit - call.chars
-            if keep > 0:
-                call.parts.append(text[:keep])
-                call.chars = limit
+    def _place(self, call: Call) -> None:
+        """Enter or leave each view as the call's name, state and server flag say."""
+        state = call.state
+        want = state != INVALID and call.name is not None and not call.server
+        if want != (call.view is not None):
+            if want:
+                view = call.view = call.tool_call()
+                self._tc.add(call.number, view)
+                if state == OPEN and call.parser is not None and not call.touched:
+                    call.touched = True
+                    self._touched.append(call)
+            else:
+                call.view = None
+                self._tc.remove(call.number)
+        want = state == INVALID and not call.server
+        if want != (call.inv_view is not None):
+            if want:
+                inv = call.inv_view = call.invalid_tool_call()
+                call.inext = 2 * call.chars
+                self._inv.add(call.number, inv)
+            else:
+                call.inv_view = None
+                self._inv.remove(call.number)
+        want = call.server and call.name is not None
+        if want != (call.srv_view is not None):
+            if want:
+                srv = call.srv_view = call.server_tool_call()
+                self._server.add(call.number, srv)
+                if state == OPEN and call.parser is not None and not call.touched:
+                    call.touched = True
+                    self._touched.append(call)
+            else:
+                call.srv_view = None
+                self._server.remove(call.number)
+
+    def _grew(self, call: Call) -> None:
+        """The call's raw text changed: its chunk (and invalid) entry may lag."""
+        if not call.cgrown:
+            call.cgrown = True
+            self._cgrown.append(call)
+        if call.inv_view is not None and not call.igrown:
+            call.igrown = True
+            self._igrown.append(call)
+
+    def _end(self, call: Call) -> None:
+        """Mark the call ended: no more data; its entries show their complete text."""
+        call.ended = True
+        self._grew(call)
+
+    def _keep_raw(self, call: Call, text: str) -> str | None:
+        """Append raw text within the limits; None when kept, else the limit's error
+        (the text is kept up to the limit and the call stops keeping text)."""
+        size = len(text)
+        room_call = self._cap_call - call.chars
+        room_total = self._cap_total - self._total
+        room = min(room_call, room_total)
+        if size > room:
+            if room > 0:
+                call.parts.append(text[:room])
+                call.chars += room
+                self._total += room
             call.dropped = True
-            return False
+            self._grew(call)
+            return self._too_long() if room_call <= room_total else self._stream_too_long()
         call.parts.append(text)
-        call.chars += len(text)
-        return True
+        call.chars += size
+        self._total += size
+        self._grew(call)
+        return None
 
     # --- arguments ----------------------------------------------------------------------
 
@@ -759,18 +1051,18 @@ class ToolCallAssembler:
         call.args_seen = True
         if call.dropped:
             return
-        call.chunk_view = None
-        self._chunks = None
-        chars = call.chars + len(text)
-        limit = self._max_chars
-        if limit is not None and chars > limit:
-            self._keep_raw(call, text)
+        if not call.cgrown:
+            call.cgrown = True
+            self._cgrown.append(call)
+        size = len(text)
+        chars = call.chars + size
+        total = self._total + size
+        if chars > self._cap_call or total > self._cap_total:
+            error = self._keep_raw(call, text)
             if call.state == OPEN:
-                self._invalidate(call, self._too_long(), events)
-            else:
-                call.inv_view = None
-                self._inv = None
+                self._invalidate(call, error or self._too_long(), events)
             return
+        self._total = total
         parts = call.parts
         parts.append(text)
         call.chars = chars
@@ -780,8 +1072,9 @@ class ToolCallAssembler:
             loose = 0
         call.loose = loose
         if call.state != OPEN:  # invalid: the raw text grows, nothing else
-            call.inv_view = None
-            self._inv = None
+            if not call.igrown and call.inv_view is not None:
+                call.igrown = True
+                self._igrown.append(call)
             return
         parser = call.parser
         if parser is None:
@@ -812,12 +1105,14 @@ class ToolCallAssembler:
         if call.state != OPEN or call.dropped:
             return
         call.parts.clear()
+        self._total -= call.chars
         call.chars = 0
+        call.cnext = 0  # the text changed, not grew: re-join at the next read
         call.buf_text = call.buf_changes = None
         call.parser = None
-        self._views_changed(call)
-        if not self._keep_raw(call, text):
-            self._invalidate(call, self._too_long(), events)
+        error = self._keep_raw(call, text)
+        if error is not None:
+            self._invalidate(call, error, events)
             return
         parser = call.parser = PartialJSONParser(**self._popts)
         try:
@@ -855,13 +1150,25 @@ class ToolCallAssembler:
             "(raw text kept up to the limit)"
         )
 
+    def _stream_too_long(self) -> str:
+        return (
+            f"arguments exceed the stream's limit max_chars={self._max_total} "
+            "(all calls together; raw text kept up to the limit)"
+        )
+
     # --- announcing and verdicts --------------------------------------------------------
 
     def _announce(self, call: Call, events: list[AssemblyEvent]) -> None:
         """Emit CallStarted, then the text buffered while the call had no name."""
         call.announced = True
         events.append(
-            CallStarted(index=call.number, key=call.key, id=call.id, name=call.name or "")
+            CallStarted(
+                index=call.number,
+                key=call.key,
+                id=call.id,
+                name=call.name or "",
+                server=call.server,
+            )
         )
         buf = call.buf_text
         if buf:
@@ -875,18 +1182,25 @@ class ToolCallAssembler:
         if not call.announced and call.name is not None:
             self._announce(call, events)
         if call.state == DONE:
-            view = call.view = call.tool_call()
-            events.append(CallDone(index=call.number, tool_call=view))
+            view = call.view
+            if view is None:  # a server call: not listed in tool_calls
+                view = call.tool_call()
+            events.append(CallDone(index=call.number, tool_call=view, server=call.server))
         else:
+            entry = call.inv_view
+            invalid: InvalidToolCall = call.invalid_tool_call() if entry is None else {**entry}
             events.append(
-                CallInvalid(index=call.number, invalid_tool_call=call.invalid_tool_call())
+                CallInvalid(index=call.number, invalid_tool_call=invalid, server=call.server)
             )
 
     def _invalidate(self, call: Call, error: str, events: list[AssemblyEvent]) -> None:
         call.state = INVALID
         call.error = error
         call.buf_text = call.buf_changes = None
-        self._views_changed(call)
+        srv = call.srv_view
+        if srv is not None:
+            srv["args"] = {}
+        self._place(call)
         self._report(call, events)
 
     def _settle(
@@ -898,7 +1212,7 @@ class ToolCallAssembler:
         at_finish: bool = False,
     ) -> None:
         """End ``call`` and give its verdict (see the class docstring)."""
-        call.ended = True
+        self._end(call)
         if call.state != OPEN:
             return
         if call.name is None:
@@ -914,7 +1228,8 @@ class ToolCallAssembler:
             elif self._empty_args == "invalid":
                 error = "tool call has empty arguments"
             else:
-                self._done(call, {}, events)
+                shown = call.view["args"] if call.view is not None else None
+                self._done(call, shown if type(shown) is dict and not shown else {}, events)
                 return
             self._invalidate(call, error, events)
             return
@@ -945,5 +1260,10 @@ class ToolCallAssembler:
         call.state = DONE
         call.final = value
         call.buf_text = call.buf_changes = None
-        self._views_changed(call)
+        view = call.view
+        if view is not None:
+            view["args"] = value
+        srv = call.srv_view
+        if srv is not None:
+            srv["args"] = value
         self._report(call, events)

@@ -29,7 +29,12 @@ class Call:
     ``state != OPEN`` only go from False to True; ``parts`` joined is the raw argument
     text received (capped at ``max_argument_chars``); ``chars == len("".join(parts))``;
     ``buf_text``/``buf_changes`` hold what arrived before the call was announced.
-    Cached views (``view``, ``inv_view``, ``chunk_view``) are ``None`` when stale.
+    View entries (``view`` in ``tool_calls``, ``inv_view`` in ``invalid_tool_calls``,
+    ``srv_view`` in ``server_tool_calls``, ``chunk_view`` in ``tool_call_chunks``) are the
+    call's own dicts, not None exactly while the call is listed in that view; the
+    assembler updates them in place until the call is final. ``cnext`` / ``inext`` are the
+    raw length at which the chunk / invalid entry's ``args`` text is next re-joined
+    (doubling, so that reading a view after every fragment stays linear).
     """
 
     __slots__ = (
@@ -39,11 +44,15 @@ class Call:
         "buf_text",
         "chars",
         "chunk_view",
+        "cgrown",
+        "cnext",
         "dropped",
         "ended",
         "error",
         "final",
         "id",
+        "igrown",
+        "inext",
         "inv_view",
         "key",
         "loose",
@@ -51,7 +60,9 @@ class Call:
         "number",
         "parser",
         "parts",
+        "refused",
         "server",
+        "srv_view",
         "state",
         "touched",
         "view",
@@ -84,6 +95,12 @@ class Call:
         self.view_args: Any = None
         self.inv_view: InvalidToolCall | None = None
         self.chunk_view: ToolCallChunk | None = None
+        self.srv_view: ServerToolCall | None = None
+        self.cgrown = False  # in the assembler's list of calls whose chunk text may lag
+        self.igrown = False  # in the assembler's list of invalid calls whose text may lag
+        self.cnext = 0
+        self.inext = 0
+        self.refused = 0  # the overflow record (past max_calls): calls refused so far
 
     def raw(self) -> str:
         """The raw argument text so far. Cost: O(length) when new parts arrived, else O(1)."""

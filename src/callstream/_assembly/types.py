@@ -147,12 +147,15 @@ Signal: TypeAlias = ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerTo
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallStarted:
     """A call has a name and is announced. ``index`` numbers calls in order of start
-    (0, 1, ...); ``key`` is the provider's index, when it gave one."""
+    (0, 1, ...); ``key`` is the provider's index, when it gave one. ``server`` is True for
+    a server-side tool (run by the provider) whose :class:`ServerToolUse` marker arrived
+    before the call was announced (translators send it right after the starting chunk)."""
 
     index: int
     key: int | None
     id: str | None
     name: str
+    server: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,18 +170,22 @@ class ArgumentsDelta:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallDone:
-    """Call ``index`` is final and valid."""
+    """Call ``index`` is final and valid; ``server``: a server-side tool (run by the
+    provider, listed in ``server_tool_calls``, not to be run again)."""
 
     index: int
     tool_call: ToolCall
+    server: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallInvalid:
-    """Call ``index`` is final and invalid; ``invalid_tool_call["error"]`` says why."""
+    """Call ``index`` is final and invalid; ``invalid_tool_call["error"]`` says why;
+    ``server``: a server-side tool (run by the provider)."""
 
     index: int
     invalid_tool_call: InvalidToolCall
+    server: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

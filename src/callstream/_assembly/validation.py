@@ -2,18 +2,31 @@
 
 Cheap ``type``/``isinstance`` checks only (this runs once per chunk on the hot path); a
 wrong type raises :class:`~callstream.ChunkValidationError` naming the field and value.
+Arguments given as a decoded object are serialized with
+:func:`~callstream._json.dump.dumps_bounded` (no recursion): an object nested deeper than
+the assembler's ``max_depth`` is not an error of the caller but of the data, so it comes
+back as a :class:`~callstream.JSONLimitError` *value* in place of the text, and the
+assembler turns that call invalid.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
+from typing import Final, TypeAlias
 
-from callstream._errors import ChunkValidationError
+from callstream._errors import ChunkValidationError, JSONLimitError
+from callstream._json.dump import dumps_bounded
 
-__all__ = ("args_text", "check_index", "check_str", "read_chunk")
+__all__ = ("MAX_INDEX_DIGITS", "Args", "args_text", "check_index", "check_str", "read_chunk")
 
 _REPR_LIMIT = 60
+
+MAX_INDEX_DIGITS: Final = 18
+"""Longest digit string accepted as an ``index`` (beyond it ``int()`` would be slow or
+refuse the string; no provider numbers its calls past 10**18)."""
+
+Args: TypeAlias = "str | JSONLimitError | None"
+"""Checked ``args``: text, None, or the limit error of an object too deep to serialize."""
 
 
 def _show(value: object) -> str:
@@ -38,30 +51,41 @@ def check_index(value: object, where: str = "") -> int | None:
     if value is None or type(value) is int:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, str) and value.isascii() and value.isdecimal():
-        return int(value)
+        return int.__int__(value)  # the plain value; a subclass's own __int__ is not trusted
+    if (
+        isinstance(value, str)
+        and value.isascii()
+        and value.isdecimal()
+        and len(value) <= MAX_INDEX_DIGITS
+    ):
+        return int(str.__str__(value))
     raise ChunkValidationError(
         f"{where}field 'index' must be an int or a string of digits, got {_show(value)}"
     )
 
 
 def check_str(field: str, value: object, where: str = "") -> str | None:
-    """Return ``value`` if it is a str or None.
+    """Return ``value`` if it is a str or None (a str subclass as a plain str, so that its
+    own ``__hash__`` / ``__eq__`` never take part in routing).
 
     Raises:
         ChunkValidationError: any other type.
     """
-    if value is None or isinstance(value, str):
+    if value is None or type(value) is str:
         return value
+    if isinstance(value, str):
+        return str.__str__(value)
     raise ChunkValidationError(f"{where}field {field!r} must be a str or None, got {_show(value)}")
 
 
-def args_text(value: object, where: str = "") -> tuple[str | None, bool]:
+def args_text(value: object, where: str = "", max_depth: int = 1000) -> tuple[Args, bool]:
     """Return ``(text, whole)`` for an ``args`` value: a text fragment as it is, or a
-    mapping serialized with ``json.dumps`` (``whole=True``: the complete arguments).
+    mapping serialized as ``json.dumps`` would (``whole=True``: the complete arguments).
 
-    Cost: O(1) for text; O(size) for a mapping.
+    A mapping nested deeper than ``max_depth`` (or cyclic) gives ``(JSONLimitError, True)``
+    instead of text: bad data, for the assembler to report as an invalid call.
+
+    Cost: O(1) for text; O(size) for a mapping (iterative: never ``RecursionError``).
 
     Raises:
         ChunkValidationError: neither str, mapping nor None, or a mapping that is not
@@ -74,7 +98,9 @@ def args_text(value: object, where: str = "") -> tuple[str | None, bool]:
     if isinstance(value, Mapping):
         try:
             obj = value if type(value) is dict else dict(value)
-            return json.dumps(obj, ensure_ascii=False), True
+            return dumps_bounded(obj, max_depth=max_depth, ensure_ascii=False), True
+        except JSONLimitError as exc:
+            return exc, True
         except (TypeError, ValueError) as exc:
             raise ChunkValidationError(
                 f"{where}field 'args' is a mapping that is not JSON-serializable: {exc}"
@@ -85,14 +111,15 @@ def args_text(value: object, where: str = "") -> tuple[str | None, bool]:
 
 
 def read_chunk(
-    chunk: object, where: str = ""
-) -> tuple[int | None, str | None, str | None, str | None, bool]:
+    chunk: object, where: str = "", max_depth: int = 1000
+) -> tuple[int | None, str | None, str | None, Args, bool]:
     """Check one tool-call chunk and return ``(index, id, name, args_text, whole)``.
 
     Missing keys read as None; unknown keys (``type``, ...) are ignored. ``where``
     prefixes error messages (``"chunk 2: "``).
 
-    Cost: O(1) plus the serialization of an ``args`` mapping.
+    Cost: O(1) plus the serialization of an ``args`` mapping (see :func:`args_text`;
+    ``max_depth`` bounds its nesting).
 
     Raises:
         ChunkValidationError: ``chunk`` is not a mapping, or a field has a wrong type.
@@ -114,5 +141,5 @@ def read_chunk(
         name = check_str("name", name, where)
     if args is None or type(args) is str:
         return index, id_, name, args, False
-    text, whole = args_text(args, where)
+    text, whole = args_text(args, where, max_depth)
     return index, id_, name, text, whole
