@@ -186,7 +186,8 @@ def has_evidence(name: str, payload: Any) -> bool:
     """Whether ``payload`` proves it belongs to format ``name``.
 
     Evidence is a tool-call or an end-of-stream field of that format, read by a fresh
-    translator of the format: a tool-call piece carrying a name, an id or arguments, a
+    translator of the format: a tool-call piece carrying a name or arguments (an id
+    alone is not enough: ``{"id": "chatcmpl-1"}`` is a LangChain chunk's shape), a
     call's end or failure, a provider-run tool, or the stream's end (a finish reason).
     Per format, that is:
 
@@ -201,7 +202,7 @@ def has_evidence(name: str, payload: Any) -> bool:
     - bedrock: ``contentBlockStart.start.toolUse``, ``messageStop``;
     - cohere: ``tool-call-start``, ``message-end``;
     - ollama: ``message.tool_calls``, ``done: true``;
-    - langchain: a tool-call chunk with a name, id or arguments, or a finish reason.
+    - langchain: a tool-call chunk with a name or arguments, or a finish reason.
 
     Shapes alone (``{"index": 0}``, ``{"type": "message_start"}``, ``{"candidates": []}``,
     ``{"done": false, "message": {}}``) are not evidence. Cost: one translation of
@@ -214,7 +215,7 @@ def has_evidence(name: str, payload: Any) -> bool:
     for signal in signals:
         if isinstance(signal, (CallEnd, CallFailure, ServerToolUse, StreamEnd)):
             return True
-        if signal.get("name") or signal.get("id") or signal.get("args"):
+        if signal.get("name") or signal.get("args"):
             return True
     return False
 
