@@ -42,9 +42,7 @@ def sse(payloads: list[Any]) -> str:
 
 @pytest.mark.parametrize("stray", STRAYS, ids=json.dumps)
 @pytest.mark.parametrize("name", sorted(PAYLOADS))
-def test_a_stray_first_payload_does_not_choose_the_format(
-    stray: dict[str, Any], name: str
-) -> None:
+def test_a_stray_first_payload_does_not_choose_the_format(stray: dict[str, Any], name: str) -> None:
     payloads = [stray, *PAYLOADS[name]]
     same(callstream.collect(payloads), name)
     updates = list(callstream.stream(payloads))

@@ -240,7 +240,9 @@ def test_raw_text_without_payload_raises(source: list[Any]) -> None:
         callstream.collect(source)
 
 
-@pytest.mark.parametrize("source", [[], [""], [b"", "  \n"], [": keep-alive\n\n", "data: [DONE]\n\n"]])
+@pytest.mark.parametrize(
+    "source", [[], [""], [b"", "  \n"], [": keep-alive\n\n", "data: [DONE]\n\n"]]
+)
 def test_empty_raw_streams_stay_empty(source: list[Any]) -> None:
     result = callstream.collect(source)
     assert result.tool_calls == [] and result.provider is None

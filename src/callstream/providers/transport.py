@@ -63,7 +63,6 @@ __all__ = (
 TextChunk = str | bytes | bytearray | memoryview
 """A raw chunk as read from the network: text, or bytes in UTF-8."""
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
 
 DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
 """Default bound on one line, one SSE event's data and one JSON object (in characters)."""
@@ -135,31 +134,32 @@ class _Lines:
         return bool(self._parts)
 
     def feed(self, text: str) -> list[str]:
-        lines: list[str] = []
-        position = 0
         if self._skip_lf and text:
             self._skip_lf = False
             if text[0] == "\n":
-                position = 1
-        for match in _LINE_END.finditer(text, position):
-            end = match.start()
-            if match.group() == "\r" and match.end() == len(text):
-                self._skip_lf = True  # the LF of a CRLF may come in the next chunk
-            if self._size + end - position > self._max:
-                raise _too_long("an SSE line", self._size + end - position, self._max)
+                text = text[1:]
+        if "\r" in text:
+            self._skip_lf = text[-1] == "\r"  # the LF of a CRLF may come in the next chunk
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")  # str methods run at C speed; a regex walk does not
+        tail = lines.pop()
+        if lines:
+            if self._size + len(lines[0]) > self._max:
+                raise _too_long("an SSE line", self._size + len(lines[0]), self._max)
             if self._parts:
-                self._parts.append(text[position:end])
-                lines.append("".join(self._parts))
+                self._parts.append(lines[0])
+                lines[0] = "".join(self._parts)
                 self._parts.clear()
                 self._size = 0
-            else:
-                lines.append(text[position:end])
-            position = match.end()
-        if position < len(text):
-            self._size += len(text) - position
+            if len(lines) > 1 and len(text) > self._max:
+                longest = max(map(len, lines))
+                if longest > self._max:
+                    raise _too_long("an SSE line", longest, self._max)
+        if tail:
+            self._size += len(tail)
             if self._size > self._max:
                 raise _too_long("an SSE line", self._size, self._max)
-            self._parts.append(text[position:])
+            self._parts.append(tail)
         return lines
 
     def flush(self) -> list[str]:
@@ -181,7 +181,6 @@ class ServerSentEvent:
     retry: int | None = None
 
 
-_HAS_LINE_END = re.compile(r"[\r\n]")
 _FIELD_START = re.compile(r"(?:data|event|id|retry):")
 _WHOLE_FIELD = re.compile(r"(?:event|id|retry):[^\r\n]*|:[^\r\n]*")
 
@@ -260,7 +259,7 @@ class SSEDecoder:
         text = self._text.decode(chunk)
         if self._mode == _CHUNKS:
             return self._on_text(text)
-        if _HAS_LINE_END.search(text) is not None:
+        if "\n" in text or "\r" in text:
             self._mode = _CHUNKS
             self._first = None
             return self._on_text(text)
@@ -332,8 +331,10 @@ class SSEDecoder:
         self._event = None
 
 
-_IN_VALUE = re.compile(r'[{}"]')
-_IN_STRING = re.compile(r'["\\]')
+# Inside an object: a brace, a whole string (skipped in one match), or the opening quote
+# of a string that goes on in the next chunk.
+_IN_VALUE = re.compile(r'[{}]|"[^"\\]*(?:\\.[^"\\]*)*"|"', re.DOTALL)
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 
 
 class JSONStreamDecoder:
@@ -405,14 +406,16 @@ class JSONStreamDecoder:
                 position += 1
                 continue
             if self._in_string:
-                match = _IN_STRING.search(text, position)
-                if match is None:
+                # the rest of the string: stops at its closing quote, or at the chunk's end
+                # (a backslash that is the chunk's last character waits for its pair)
+                position = _STRING_REST.match(text, position).end()  # type: ignore[union-attr]
+                if position == length:
                     break
-                position = match.end()
-                if match.group() == '"':
+                if text[position] == '"':
                     self._in_string = False
                 else:
                     self._escape = True
+                position += 1
                 continue
             match = _IN_VALUE.search(text, position)
             if match is None:
@@ -421,6 +424,8 @@ class JSONStreamDecoder:
             char = match.group()
             if char == '"':
                 self._in_string = True
+            elif char[0] == '"':
+                pass  # a whole string
             elif char == "{":
                 self._depth += 1
             else:
