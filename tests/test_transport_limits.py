@@ -173,3 +173,8 @@ def test_limit_option_is_checked(cls: Any) -> None:
         cls(max_event_chars="10")
     with pytest.raises(OptionTypeError):
         cls(max_event_chars=True)
+
+
+def test_transport_decoder_has_no_dead_kind_property() -> None:
+    """``TransportDecoder.kind`` had no user; the sniffing state is private now."""
+    assert not hasattr(TransportDecoder(), "kind")
