@@ -173,6 +173,23 @@ def detect_format(payload: Any) -> str | None:
     commits to a format only on evidence (see :func:`has_evidence`). Payloads that fit
     several formats are resolved by checking the formats in a fixed order, most
     specific first. An openai SDK ``ChunkEvent`` is read as the chunk it carries.
+
+    Evidence (:func:`has_evidence`) is a tool-call or end-of-stream field of a format.
+    Per format:
+
+    - openai-chat: ``choices[].delta.tool_calls`` / ``function_call`` with content, a
+      ``finish_reason``, or a Groq ``error.failed_generation``;
+    - openai-responses: ``response.output_item.added`` / ``done`` of a function call,
+      ``response.function_call_arguments.*``, ``response.completed`` / ``incomplete`` /
+      ``failed``;
+    - anthropic: ``content_block_start`` of a ``tool_use`` block, ``message_delta`` with
+      a ``stop_reason``, ``message_stop``;
+    - gemini: a ``functionCall`` part or a ``finishReason``;
+    - bedrock: ``contentBlockStart.start.toolUse``, ``messageStop``;
+    - cohere: ``tool-call-start``, ``message-end``;
+    - ollama: ``message.tool_calls``, ``done: true``;
+    - langchain: a tool-call chunk with a name or arguments, or a finish reason.
+
     Cost: a few field reads per format.
     """
     payload = unwrap_sdk_event(payload)
@@ -189,20 +206,7 @@ def has_evidence(name: str, payload: Any) -> bool:
     translator of the format: a tool-call piece carrying a name or arguments (an id
     alone is not enough: ``{"id": "chatcmpl-1"}`` is a LangChain chunk's shape), a
     call's end or failure, a provider-run tool, or the stream's end (a finish reason).
-    Per format, that is:
-
-    - openai-chat: ``choices[].delta.tool_calls`` / ``function_call`` with content, a
-      ``finish_reason``, or a Groq ``error.failed_generation``;
-    - openai-responses: ``response.output_item.added`` / ``done`` of a function call,
-      ``response.function_call_arguments.*``, ``response.completed`` / ``incomplete`` /
-      ``failed``;
-    - anthropic: ``content_block_start`` of a ``tool_use`` block, ``message_delta`` with
-      a ``stop_reason``, ``message_stop``;
-    - gemini: a ``functionCall`` part or a ``finishReason``;
-    - bedrock: ``contentBlockStart.start.toolUse``, ``messageStop``;
-    - cohere: ``tool-call-start``, ``message-end``;
-    - ollama: ``message.tool_calls``, ``done: true``;
-    - langchain: a tool-call chunk with a name or arguments, or a finish reason.
+    What that is per format is listed in :func:`detect_format`.
 
     Shapes alone (``{"index": 0}``, ``{"type": "message_start"}``, ``{"candidates": []}``,
     ``{"done": false, "message": {}}``) are not evidence. Cost: one translation of
