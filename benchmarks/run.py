@@ -172,7 +172,8 @@ class CallstreamDriver(Library):
 
         def make() -> tuple[c.Step, c.Finish]:
             box: list[Any] = []
-            updates = stream(_Pump(box))
+            # the format named: "auto" holds payloads back until one is evidence
+            updates = stream(_Pump(box), provider=fmt)
             state: dict[str, Any] = {"last": None, "it": iter(updates)}
 
             def step(payload: Any) -> object:

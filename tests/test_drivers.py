@@ -301,7 +301,7 @@ def test_concurrent_sync_iteration_is_refused() -> None:
         next(holder[0])  # a second consumer while the first is inside next()
         yield CHAT[1]
 
-    s = stream(source())
+    s = stream(source(), provider="openai-chat")  # "auto" holds the role chunk back
     holder.append(s)
     next(s)
     with pytest.raises(ConcurrentIterationError):

@@ -8,11 +8,21 @@ or a payload (a dict or an SDK object). Each payload goes through the provider's
 translator (signals) and the assembler (events), and becomes exactly one update, so a
 consumer also sees payloads that changed no tool call (to render text, say).
 
-With ``provider="auto"`` payloads that identify no format are held back until one
-does; then the held payloads are translated in order. :meth:`close` flushes the
-transport, raises :class:`~callstream.UnknownFormatError` if payloads were seen but none
-identified a format (an empty stream is fine), and finishes the assembler if no
-``StreamEnd`` arrived, so every stream ends with a ``StreamFinished`` event. Signals a
+With ``provider="auto"`` payloads are held back until the format is known; then the
+held payloads are translated in order. A payload's shape is only a guess (one stray
+``{"type": "message_start"}`` looks like Anthropic), so the format is chosen on
+evidence: a payload with a tool-call or end-of-stream field of a format (see
+:func:`~callstream.providers.has_evidence`), or :data:`MIN_VOTES` payloads shaped like
+the same format; at :meth:`close` (or past :data:`MAX_UNRECOGNIZED` held payloads) the
+format most payloads looked like. Once chosen, a run of more than :data:`MAX_MISMATCHED`
+payloads that carry no field of the format raises
+:class:`~callstream.UnknownFormatError` instead of going silent (checked only for
+payloads that gave no signal: O(1) each). :meth:`close` flushes the transport, raises
+``UnknownFormatError`` if payloads were seen but none looked like a format, or if raw
+text held no payload but dropped undecodable text (a blank or empty stream, or one of only
+comments and ``[DONE]``, is fine), and finishes the
+assembler if no ``StreamEnd`` arrived, so every stream ends with a ``StreamFinished``
+event. Signals a
 translator produces after the end of the stream are ignored (a usage chunk, a second
 stop event).
 
@@ -37,13 +47,38 @@ from callstream._assembly.types import (
 )
 from callstream._errors import UnknownFormatError, UsageError
 from callstream._types import slot_setter
-from callstream.providers import Translator, detect_format, get_translator
+from callstream.providers import (
+    Translator,
+    detect_format,
+    get_translator,
+    has_evidence,
+    recognizes,
+)
 from callstream.providers.transport import TransportDecoder, TransportMessage, is_transport_chunk
 
-__all__ = ("MAX_UNRECOGNIZED", "Pipeline", "StreamResult", "StreamState", "StreamUpdate")
+__all__ = (
+    "MAX_MISMATCHED",
+    "MAX_UNRECOGNIZED",
+    "MAX_UNRECOGNIZED_OBJECTS",
+    "MIN_VOTES",
+    "Pipeline",
+    "StreamResult",
+    "StreamState",
+    "StreamUpdate",
+)
 
 MAX_UNRECOGNIZED = 64
 """Payloads held back by ``provider="auto"`` before giving up on recognizing the format."""
+
+MAX_UNRECOGNIZED_OBJECTS = 8
+"""SDK objects (not dicts) held back, none of a known shape, before giving up: a stream
+of objects is recognized from its first payloads or never, so it fails fast."""
+
+MIN_VOTES = 3
+"""Payloads shaped like one format that choose it without evidence (text-only streams)."""
+
+MAX_MISMATCHED = 16
+"""Consecutive payloads without any field of the chosen format tolerated (pings, usage)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,7 +153,17 @@ def _describe(payload: Any) -> str:
 class Pipeline:
     """One stream's translator, transport decoder and assembler, driven item by item."""
 
-    __slots__ = ("_assembler", "_closed", "_pending", "_translator", "_transport")
+    __slots__ = (
+        "_assembler",
+        "_closed",
+        "_format",
+        "_misses",
+        "_pending",
+        "_seen",
+        "_translator",
+        "_transport",
+        "_votes",
+    )
 
     def __init__(self, provider: str | Translator = "auto", **assembler_options: Any) -> None:
         """Set up for one stream.
@@ -145,6 +190,10 @@ class Pipeline:
             )
         self._transport: TransportDecoder | None = None
         self._pending: list[Any] = []
+        self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
+        self._format: str | None = None  # the format "auto" chose, checked for mismatches
+        self._misses = 0
+        self._seen = False  # whether any payload arrived
         self._closed = False
 
     @property
@@ -193,17 +242,28 @@ class Pipeline:
         """End of the source: flush, check the format was found, finish the assembler.
 
         Raises:
-            UnknownFormatError: payloads arrived but none identified a format.
+            UnknownFormatError: payloads arrived but none looked like a format, or raw text
+                held no payload.
+            StreamLimitError: the raw text's last event is over a limit.
             UsageError: called twice.
         """
         if self._closed:
             raise UsageError("close() was already called")
         updates: list[StreamUpdate] = []
-        if self._transport is not None:
-            updates = self._payloads([_normalize(m) for m in self._transport.close()])
+        transport = self._transport
+        if transport is not None:
+            updates = self._payloads([_normalize(m) for m in transport.close()])
         self._closed = True
         if self._translator is None and self._pending:
-            raise self._unknown()
+            if not self._votes:
+                raise self._unknown()
+            updates += self._commit(self._likeliest())
+        if self._translator is None and transport is not None and transport.dropped:
+            raise UnknownFormatError(
+                "the raw text decoded to no payload: it is neither server-sent events with"
+                " JSON data nor a stream of JSON objects (a line iterator whose lines lost"
+                " their line ends is read too; see callstream.providers.transport)"
+            )
         if not self._assembler.finished:
             updates.append(self._update(tuple(self._assembler.finish(None)), None))
         return updates
@@ -211,24 +271,71 @@ class Pipeline:
     def _payloads(self, payloads: list[Any]) -> list[StreamUpdate]:
         updates: list[StreamUpdate] = []
         for payload in payloads:
+            self._seen = True
             if self._translator is None:
-                name = detect_format(payload)
-                if name is None:
-                    self._pending.append(payload)
-                    if len(self._pending) > MAX_UNRECOGNIZED:
-                        raise self._unknown()
-                    continue
-                self._translator = get_translator(name)
-                held, self._pending = self._pending, []
-                updates.extend(self._translate(p) for p in held)
-            updates.append(self._translate(payload))
+                updates += self._detect(payload)
+            else:
+                updates.append(self._translate(payload))
         return updates
+
+    def _detect(self, payload: Any) -> list[StreamUpdate]:
+        """Hold ``payload`` back; once the evidence names a format, translate all held.
+
+        Raises:
+            UnknownFormatError: too many payloads held and none looked like any format.
+        """
+        pending = self._pending
+        pending.append(payload)
+        name = detect_format(payload)
+        if name is not None:
+            votes = self._votes[name] = self._votes.get(name, 0) + 1
+            if votes >= MIN_VOTES or has_evidence(name, payload):
+                return self._commit(name)
+        if len(pending) > MAX_UNRECOGNIZED or (
+            not self._votes
+            and not isinstance(payload, Mapping)
+            and len(pending) >= MAX_UNRECOGNIZED_OBJECTS
+        ):
+            if not self._votes:
+                raise self._unknown()
+            return self._commit(self._likeliest())
+        return []
+
+    def _likeliest(self) -> str:
+        """The format most held payloads looked like (on a tie, the one seen last)."""
+        return max(reversed(self._votes.items()), key=lambda item: item[1])[0]
+
+    def _commit(self, name: str) -> list[StreamUpdate]:
+        self._translator = get_translator(name)
+        self._format = name
+        held, self._pending = self._pending, []
+        self._votes = {}
+        return [self._translate(p) for p in held]
+
+    def _mismatch(self, payload: Any) -> None:
+        """Count a payload that gave no signal; raise past a run of foreign ones."""
+        assert self._format is not None
+        if recognizes(self._format, payload):
+            self._misses = 0
+            return
+        self._misses += 1
+        if self._misses > MAX_MISMATCHED:
+            raise UnknownFormatError(
+                f"the stream was read as {self._format!r}, but its last {self._misses}"
+                f" payloads have no field of that format (the last is {_describe(payload)});"
+                " the format was misjudged or the stream changed: pass provider= explicitly"
+            )
 
     def _translate(self, payload: Any) -> StreamUpdate:
         assert self._translator is not None
         events: list[AssemblyEvent] = []
         assembler = self._assembler
         signals: list[Signal] = self._translator.translate(payload)
+        if self._format is not None:
+            if signals:
+                self._misses = 0
+            else:
+                self._mismatch(payload)
         for signal in signals:
             if assembler.finished:
                 break

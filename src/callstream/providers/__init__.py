@@ -25,10 +25,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from callstream._errors import UsageError
-from callstream.providers._base import Translator
+from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, StreamEnd
+from callstream._errors import CallstreamError, UsageError
+from callstream.providers._base import Translator, get, get_str
 
-__all__ = ("FORMATS", "Translator", "detect_format", "get_translator", "resolve_format")
+__all__ = (
+    "FORMATS",
+    "Translator",
+    "detect_format",
+    "get_translator",
+    "has_evidence",
+    "recognizes",
+    "resolve_format",
+    "unwrap_sdk_event",
+)
 
 #: Format name -> (module in this package, translator class), in detection order: the
 #: most specific shapes first, LangChain's loosely shaped chunk dicts last.
@@ -124,14 +134,101 @@ def get_translator(name: str) -> Translator:
     return translator
 
 
-def detect_format(payload: Any) -> str | None:
-    """Return the name of the format ``payload`` belongs to, or None if it says nothing.
+#: ``type`` of the events of the openai SDK's ``chat.completions.stream()`` helper
+#: (``openai.lib.streaming.chat``); only ``"chunk"`` carries data we read (``.chunk``).
+_OPENAI_HELPER_EVENTS = frozenset(
+    {
+        "chunk",
+        "content.delta",
+        "content.done",
+        "refusal.delta",
+        "refusal.done",
+        "tool_calls.function.arguments.delta",
+        "tool_calls.function.arguments.done",
+        "logprobs.content.delta",
+        "logprobs.content.done",
+        "logprobs.refusal.delta",
+        "logprobs.refusal.done",
+    }
+)
 
-    Payloads that fit every format (a role-only chunk fits only OpenAI Chat; a ``ping``
-    only Anthropic) are resolved by checking the formats in a fixed order, most specific
-    first. Cost: a few field reads per format.
+
+def unwrap_sdk_event(payload: Any) -> Any:
+    """The raw chunk inside an openai SDK ``ChunkEvent`` (``type="chunk"``, ``.chunk``),
+    else ``payload`` itself. Plain dicts are never unwrapped. Cost: O(1)."""
+    if type(payload) is dict:
+        return payload
+    if get_str(payload, "type") == "chunk":
+        chunk = get(payload, "chunk")
+        if chunk is not None:
+            return chunk
+    return payload
+
+
+def detect_format(payload: Any) -> str | None:
+    """Return the name of the format ``payload`` looks like, or None if it says nothing.
+
+    This is a *weak* guess from the payload's shape (a ``choices`` list, a ``type`` of
+    ``message_start``...): one stray payload can look like any format, so the pipeline
+    commits to a format only on evidence (see :func:`has_evidence`). Payloads that fit
+    several formats are resolved by checking the formats in a fixed order, most
+    specific first. An openai SDK ``ChunkEvent`` is read as the chunk it carries.
+
+    Evidence (:func:`has_evidence`) is a tool-call or end-of-stream field of a format.
+    Per format:
+
+    - openai-chat: ``choices[].delta.tool_calls`` / ``function_call`` with content, a
+      ``finish_reason``, or a Groq ``error.failed_generation``;
+    - openai-responses: ``response.output_item.added`` / ``done`` of a function call,
+      ``response.function_call_arguments.*``, ``response.completed`` / ``incomplete`` /
+      ``failed``;
+    - anthropic: ``content_block_start`` of a ``tool_use`` block, ``message_delta`` with
+      a ``stop_reason``, ``message_stop``;
+    - gemini: a ``functionCall`` part or a ``finishReason``;
+    - bedrock: ``contentBlockStart.start.toolUse``, ``messageStop``;
+    - cohere: ``tool-call-start``, ``message-end``;
+    - ollama: ``message.tool_calls``, ``done: true``;
+    - langchain: a tool-call chunk with a name or arguments, or a finish reason.
+
+    Cost: a few field reads per format.
     """
+    payload = unwrap_sdk_event(payload)
     for name in _REGISTRY:
         if _module(name).detect(payload):
             return name
     return None
+
+
+def has_evidence(name: str, payload: Any) -> bool:
+    """Whether ``payload`` proves it belongs to format ``name``.
+
+    Evidence is a tool-call or an end-of-stream field of that format, read by a fresh
+    translator of the format: a tool-call piece carrying a name or arguments (an id
+    alone is not enough: ``{"id": "chatcmpl-1"}`` is a LangChain chunk's shape), a
+    call's end or failure, a provider-run tool, or the stream's end (a finish reason).
+    What that is per format is listed in :func:`detect_format`.
+
+    Shapes alone (``{"index": 0}``, ``{"type": "message_start"}``, ``{"candidates": []}``,
+    ``{"done": false, "message": {}}``) are not evidence. Cost: one translation of
+    ``payload``; only called while the format is not known yet.
+    """
+    try:
+        signals = get_translator(name).translate(payload)
+    except (CallstreamError, TypeError, ValueError):  # rejected: no evidence for it
+        return False
+    for signal in signals:
+        if isinstance(signal, (CallEnd, CallFailure, ServerToolUse, StreamEnd)):
+            return True
+        if signal.get("name") or signal.get("args"):
+            return True
+    return False
+
+
+def recognizes(name: str, payload: Any) -> bool:
+    """Whether ``payload`` has any field of format ``name`` (the format's own shape test,
+    plus the events of the openai SDK's stream helper for ``openai-chat``). Used to
+    notice a stream that stops matching its format. Cost: a few field reads."""
+    if name == "openai-chat" and type(payload) is not dict:
+        if get_str(payload, "type") in _OPENAI_HELPER_EVENTS:
+            return True
+    return bool(_module(name).detect(payload))

@@ -135,6 +135,8 @@ class OpenAIChatTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the chunks and the finish signal carried by one payload."""
+        if type(payload) is not dict and get_str(payload, "type") == "chunk":
+            payload = get(payload, "chunk")  # the openai SDK stream helper's ChunkEvent
         choices = get_list(payload, "choices")
         if not choices:
             error = get(payload, "error")

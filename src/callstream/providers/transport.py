@@ -11,8 +11,28 @@ return only what is complete, carrying the rest over.
 - :class:`JSONStreamDecoder` splits NDJSON, concatenated or pretty-printed JSON objects,
   and a JSON array of objects (Gemini's non-SSE stream) into one text per top-level object.
 - :class:`TransportDecoder` picks one of the two from the first non-blank character
-  (``{`` or ``[`` means JSON, anything else SSE) and turns the results into decoded payloads
-  (:class:`TransportMessage`), dropping ``[DONE]`` and data that is not JSON.
+  (``{`` or ``[`` means JSON, anything else SSE; "blank" is any Unicode whitespace or a
+  byte-order mark, decoded incrementally, so where a chunk is cut never changes the
+  choice) and turns the results into decoded payloads (:class:`TransportMessage`),
+  dropping ``[DONE]`` and data that is not JSON.
+
+Line iterators. Besides raw chunks, the decoders take the items of a line iterator:
+``httpx``'s ``iter_lines()`` / ``aiter_lines()`` (``str`` lines without their line ends,
+``""`` for a blank line), ``requests``' ``iter_lines()`` (the same as ``bytes``) and
+``aiohttp``'s ``async for line in response.content`` (``bytes`` lines that keep their
+``b"\n"``, which are ordinary chunks). An SSE stream is read in *line mode* (every item
+ends a line) when its first non-empty item holds no line end, is a whole SSE field line
+(``data:`` with a JSON object, array or ``[DONE]``; ``event:``, ``id:``, ``retry:``, a
+``:`` comment) and the next item is empty or starts a new field. Chunk iterators cannot
+produce that: the next chunk of a whole line starts with its line end, and an item that
+holds a line end settles the stream as chunks for good. NDJSON needs no line ends.
+
+Limits. A line, an SSE event's data and a JSON object are each bounded by
+``max_event_chars`` (default :data:`DEFAULT_MAX_EVENT_CHARS`, 32 Mi characters: real
+events are at most a few megabytes, a base64 image included); past it
+:class:`~callstream.StreamLimitError` is raised, so memory while buffering stays
+O(limit) whatever the stream sends. A payload nested too deep for ``json.loads`` raises
+the same error instead of vanishing.
 
 Cost: every character is examined a bounded number of times (regex searches from the
 current position; partial lines and values are kept as lists of parts and joined once),
@@ -25,9 +45,12 @@ import codecs
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
+
+from callstream._errors import OptionTypeError, OptionValueError, StreamLimitError
 
 __all__ = (
+    "DEFAULT_MAX_EVENT_CHARS",
     "JSONStreamDecoder",
     "SSEDecoder",
     "ServerSentEvent",
@@ -40,7 +63,24 @@ __all__ = (
 TextChunk = str | bytes | bytearray | memoryview
 """A raw chunk as read from the network: text, or bytes in UTF-8."""
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+
+DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
+"""Default bound on one line, one SSE event's data and one JSON object (in characters)."""
+
+
+def _check_limit(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionTypeError(f"max_event_chars must be an int, got {value!r}")
+    if value < 1:
+        raise OptionValueError(f"max_event_chars must be at least 1, got {value}")
+    return value
+
+
+def _too_long(what: str, size: int, limit: int) -> StreamLimitError:
+    return StreamLimitError(
+        f"{what} exceeds max_event_chars={limit} characters (at least {size} read);"
+        " raise the limit with TransportDecoder(max_event_chars=...) if this is expected"
+    )
 
 
 def is_transport_chunk(item: object) -> bool:
@@ -75,34 +115,51 @@ class _Text:
 
 
 class _Lines:
-    """Incremental line splitting on LF, CR and CRLF (a CR at a chunk end waits for LF)."""
+    """Incremental line splitting on LF, CR and CRLF (a CR at a chunk end waits for LF).
 
-    __slots__ = ("_parts", "_skip_lf")
+    A line longer than ``max_chars`` raises :class:`StreamLimitError` before it is stored.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_max", "_parts", "_size", "_skip_lf")
+
+    def __init__(self, max_chars: int) -> None:
         self._parts: list[str] = []
+        self._size = 0
+        self._max = max_chars
         self._skip_lf = False
 
+    @property
+    def open(self) -> bool:
+        """Whether a line was started and not ended yet."""
+        return bool(self._parts)
+
     def feed(self, text: str) -> list[str]:
-        lines: list[str] = []
-        position = 0
         if self._skip_lf and text:
             self._skip_lf = False
             if text[0] == "\n":
-                position = 1
-        for match in _LINE_END.finditer(text, position):
-            end = match.start()
-            if match.group() == "\r" and match.end() == len(text):
-                self._skip_lf = True  # the LF of a CRLF may come in the next chunk
+                text = text[1:]
+        if "\r" in text:
+            self._skip_lf = text[-1] == "\r"  # the LF of a CRLF may come in the next chunk
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")  # str methods run at C speed; a regex walk does not
+        tail = lines.pop()
+        if lines:
+            if self._size + len(lines[0]) > self._max:
+                raise _too_long("an SSE line", self._size + len(lines[0]), self._max)
             if self._parts:
-                self._parts.append(text[position:end])
-                lines.append("".join(self._parts))
+                self._parts.append(lines[0])
+                lines[0] = "".join(self._parts)
                 self._parts.clear()
-            else:
-                lines.append(text[position:end])
-            position = match.end()
-        if position < len(text):
-            self._parts.append(text[position:])
+                self._size = 0
+            if len(lines) > 1 and len(text) > self._max:
+                longest = max(map(len, lines))
+                if longest > self._max:
+                    raise _too_long("an SSE line", longest, self._max)
+        if tail:
+            self._size += len(tail)
+            if self._size > self._max:
+                raise _too_long("an SSE line", self._size, self._max)
+            self._parts.append(tail)
         return lines
 
     def flush(self) -> list[str]:
@@ -110,6 +167,7 @@ class _Lines:
             return []
         line = "".join(self._parts)
         self._parts.clear()
+        self._size = 0
         return [line]
 
 
@@ -123,29 +181,101 @@ class ServerSentEvent:
     retry: int | None = None
 
 
+_FIELD_START = re.compile(r"(?:data|event|id|retry):")
+_WHOLE_FIELD = re.compile(r"(?:event|id|retry):[^\r\n]*|:[^\r\n]*")
+
+_UNDECIDED, _CHUNKS, _LINES = 0, 1, 2
+
+
+def _whole_field_line(text: str) -> bool:
+    """Whether ``text`` is a whole SSE field line that no chunk of a valid stream could
+    continue: ``event:`` / ``id:`` / ``retry:`` / a comment, or ``data:`` holding a JSON
+    object or array that parses, or ``[DONE]``. Cost: O(len(text)) (one ``json.loads``)."""
+    text = text.removeprefix("\ufeff")
+    if _WHOLE_FIELD.fullmatch(text):
+        return True
+    if not text.startswith("data:"):
+        return False
+    value = text[5:].strip()
+    if value == "[DONE]":
+        return True
+    if value[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(value)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 class SSEDecoder:
-    """Incremental server-sent events decoder over ``str`` / ``bytes`` chunks.
+    """Incremental server-sent events decoder over ``str`` / ``bytes`` chunks or lines.
 
     ``feed`` returns the events completed by a chunk (an event completes at a blank line);
     ``close`` returns a last event that the stream ended without a blank line. Comments,
     unknown fields and events without ``data`` are dropped. The ``id`` is the last id seen,
-    as the format specifies. Cost: linear in the input.
+    as the format specifies. Items of a line iterator (lines without their line ends,
+    ``""`` for a blank line) are recognized at the second item and each then ends a line
+    (see the module docstring); any item holding a line end settles the stream as chunks.
+    Cost: linear in the input; memory bounded by ``max_event_chars`` per line and per event.
+
+    Raises:
+        StreamLimitError: (from ``feed`` / ``close``) a line or an event's data is longer
+            than ``max_event_chars``.
     """
 
-    __slots__ = ("_data", "_event", "_id", "_lines", "_retry", "_started", "_text")
+    __slots__ = (
+        "_data",
+        "_event",
+        "_first",
+        "_id",
+        "_lines",
+        "_max",
+        "_mode",
+        "_retry",
+        "_size",
+        "_started",
+        "_text",
+        "unknown_lines",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self._max = _check_limit(max_event_chars)
         self._text = _Text()
-        self._lines = _Lines()
+        self._lines = _Lines(self._max)
         self._data: list[str] = []
+        self._size = 0
         self._event: str | None = None
         self._id: str | None = None
         self._retry: int | None = None
         self._started = False
+        self._mode = _UNDECIDED
+        self._first: str | None = None  # the first non-empty item while it may be a line
+        self.unknown_lines = 0
+        """Lines that were no field of the format (text that is not SSE), ignored."""
 
     def feed(self, chunk: TextChunk) -> list[ServerSentEvent]:
-        """Decode one chunk; return the events it completed."""
-        return self._on_text(self._text.decode(chunk))
+        """Decode one chunk (or one line of a line iterator); return the events it completed."""
+        text = self._text.decode(chunk)
+        if self._mode == _CHUNKS:
+            return self._on_text(text)
+        if "\n" in text or "\r" in text:
+            self._mode = _CHUNKS
+            self._first = None
+            return self._on_text(text)
+        if self._mode == _LINES:
+            return self._on_text(text + "\n")
+        first = self._first
+        if first is None:
+            if text and not self._lines.open:
+                self._first = text
+            return self._on_text(text)
+        self._first = None
+        if (not len(chunk) or _FIELD_START.match(text)) and _whole_field_line(first):
+            self._mode = _LINES
+            return self._on_text("\n" + text + "\n")
+        self._mode = _CHUNKS
+        return self._on_text(text)
 
     def close(self) -> list[ServerSentEvent]:
         """Flush the end of the stream; return a final event left without its blank line."""
@@ -174,6 +304,9 @@ class SSEDecoder:
         if colon and value[:1] == " ":
             value = value[1:]
         if field == "data":
+            self._size += len(value) + 1
+            if self._size > self._max:
+                raise _too_long("an SSE event's data", self._size, self._max)
             self._data.append(value)
         elif field == "event":
             self._event = value or None
@@ -183,6 +316,8 @@ class SSEDecoder:
         elif field == "retry":
             if value.isdigit() and value.isascii():
                 self._retry = int(value)
+        else:
+            self.unknown_lines += 1
 
     def _dispatch(self, events: list[ServerSentEvent]) -> None:
         if self._data:
@@ -192,11 +327,14 @@ class SSEDecoder:
                 )
             )
         self._data = []
+        self._size = 0
         self._event = None
 
 
-_IN_VALUE = re.compile(r'[{}"]')
-_IN_STRING = re.compile(r'["\\]')
+# Inside an object: a brace, a whole string (skipped in one match), or the opening quote
+# of a string that goes on in the next chunk.
+_IN_VALUE = re.compile(r'[{}]|"[^"\\]*(?:\\.[^"\\]*)*"|"', re.DOTALL)
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
 
 
 class JSONStreamDecoder:
@@ -207,17 +345,33 @@ class JSONStreamDecoder:
     commas, blank lines, stray text). Only braces and string boundaries are tracked (depth,
     inside a string, after a backslash), so the state carried between chunks is bounded;
     the text of the object being read is kept as parts and joined once it closes.
-    Cost: linear in the input.
+    Cost: linear in the input; memory bounded by ``max_event_chars`` per object.
+
+    Raises:
+        StreamLimitError: (from ``feed``) an object is longer than ``max_event_chars``.
     """
 
-    __slots__ = ("_depth", "_escape", "_in_string", "_parts", "_text")
+    __slots__ = (
+        "_depth",
+        "_escape",
+        "_in_string",
+        "_max",
+        "_parts",
+        "_size",
+        "_text",
+        "unclosed",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self._max = _check_limit(max_event_chars)
         self._text = _Text()
         self._parts: list[str] = []
+        self._size = 0
         self._depth = 0
         self._in_string = False
         self._escape = False
+        self.unclosed = False
+        """Whether :meth:`close` dropped an object left open."""
 
     def feed(self, chunk: TextChunk) -> list[str]:
         """Decode one chunk; return the texts of the objects it completed."""
@@ -226,7 +380,9 @@ class JSONStreamDecoder:
     def close(self) -> list[str]:
         """Flush the end of the stream. An object left open is dropped (it was cut off)."""
         texts = self._scan(self._text.flush())
+        self.unclosed = self._depth > 0
         self._parts.clear()
+        self._size = 0
         self._depth = 0
         self._in_string = self._escape = False
         return texts
@@ -250,14 +406,16 @@ class JSONStreamDecoder:
                 position += 1
                 continue
             if self._in_string:
-                match = _IN_STRING.search(text, position)
-                if match is None:
+                # the rest of the string: stops at its closing quote, or at the chunk's end
+                # (a backslash that is the chunk's last character waits for its pair)
+                position = _STRING_REST.match(text, position).end()  # type: ignore[union-attr]
+                if position == length:
                     break
-                position = match.end()
-                if match.group() == '"':
+                if text[position] == '"':
                     self._in_string = False
                 else:
                     self._escape = True
+                position += 1
                 continue
             match = _IN_VALUE.search(text, position)
             if match is None:
@@ -266,15 +424,23 @@ class JSONStreamDecoder:
             char = match.group()
             if char == '"':
                 self._in_string = True
+            elif char[0] == '"':
+                pass  # a whole string
             elif char == "{":
                 self._depth += 1
             else:
                 self._depth -= 1
                 if self._depth == 0:
+                    if self._size + position - start > self._max:
+                        raise _too_long("a JSON object", self._size + position - start, self._max)
                     self._parts.append(text[start:position])
                     texts.append("".join(self._parts))
                     self._parts.clear()
+                    self._size = 0
         if self._depth > 0:
+            self._size += length - start
+            if self._size > self._max:
+                raise _too_long("a JSON object", self._size, self._max)
             self._parts.append(text[start:])
         return texts
 
@@ -288,9 +454,19 @@ class TransportMessage:
 
 
 def _loads(text: str) -> tuple[bool, Any]:
+    """``(True, value)`` for JSON text, ``(False, None)`` for text that is not JSON.
+
+    Raises:
+        StreamLimitError: the text is JSON nested too deep for ``json.loads``.
+    """
     try:
         return True, json.loads(text)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        raise StreamLimitError(
+            f"a payload of {len(text)} characters is nested too deep to decode"
+            " (json.loads hit the recursion limit)"
+        ) from None
+    except ValueError:
         return False, None
 
 
@@ -298,58 +474,99 @@ class TransportDecoder:
     """Raw ``str`` / ``bytes`` chunks in, decoded payloads out; SSE or JSON found automatically.
 
     The first non-blank character decides: ``{`` or ``[`` means a JSON stream (NDJSON,
-    concatenated objects, or an array of objects), anything else server-sent events. SSE
-    ``data`` that is ``[DONE]``, empty, or not JSON is dropped; so is a JSON object that does
-    not parse. Cost: linear in the input, plus ``json.loads`` of each payload.
+    concatenated objects, or an array of objects), anything else server-sent events.
+    Blank means Unicode whitespace or a byte-order mark, read through an incremental
+    UTF-8 decoder, so the choice is the same wherever the chunks are cut. SSE ``data``
+    that is ``[DONE]``, empty, or not JSON is dropped; so is a JSON object that does not
+    parse. Line iterators work too (see the module docstring). Cost: linear in the
+    input, plus ``json.loads`` of each payload; memory O(``max_event_chars``) besides the
+    chunk being decoded.
+
+    Raises:
+        StreamLimitError: (from ``feed`` / ``close``) a line, event or object is longer
+            than ``max_event_chars``, or a payload is nested too deep to decode.
     """
 
-    __slots__ = ("_head", "_json", "_kind", "_sse")
+    __slots__ = ("_blank", "_dropped", "_head", "_json", "_max", "_sniffer", "_sse")
 
-    def __init__(self) -> None:
-        self._kind: Literal["sse", "json"] | None = None
-        self._head: list[TextChunk] = []
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        """Set up for one stream.
+
+        Args:
+            max_event_chars: the longest line, SSE event data or JSON object accepted,
+                in characters.
+
+        Raises:
+            OptionTypeError: ``max_event_chars`` is not an int.
+            OptionValueError: ``max_event_chars`` is below 1.
+        """
+        self._max = _check_limit(max_event_chars)
+        self._head: list[TextChunk] | None = []  # None once the kind is known
+        self._sniffer = _Text()
+        self._blank = 0
+        self._dropped = 0
         self._sse: SSEDecoder | None = None
         self._json: JSONStreamDecoder | None = None
 
     @property
-    def kind(self) -> Literal["sse", "json"] | None:
-        """``"sse"`` or ``"json"`` once the first non-blank character was seen, else None."""
-        return self._kind
+    def dropped(self) -> int:
+        """How much text was dropped as undecodable so far: SSE data or JSON objects that
+        are not JSON, lines that are no SSE field, an object left open at the end.
+        ``[DONE]``, comments and blank text do not count."""
+        dropped = self._dropped
+        if self._sse is not None:
+            dropped += self._sse.unknown_lines
+        if self._json is not None:
+            dropped += self._json.unclosed
+        return dropped
 
     def feed(self, chunk: TextChunk) -> list[TransportMessage]:
         """Decode one chunk; return the payloads it completed."""
-        if self._kind is None:
-            self._head.append(chunk)
-            kind = _sniff(chunk)
-            if kind is None:
-                return []
-            self._kind = kind
-            head, self._head = self._head, []
-            out: list[TransportMessage] = []
-            for piece in head:
-                out.extend(self._feed(piece))
-            return out
-        return self._feed(chunk)
+        head = self._head
+        if head is None:
+            return self._feed(chunk)
+        head.append(chunk)
+        text = self._sniffer.decode(chunk).lstrip().lstrip("\ufeff").lstrip()
+        if not text:
+            self._blank += len(chunk)
+            if self._blank > self._max:  # a flood of whitespace is bounded too
+                raise _too_long("leading whitespace", self._blank, self._max)
+            return []
+        self._head = None
+        if text[0] in "{[":
+            self._json = JSONStreamDecoder(max_event_chars=self._max)
+        else:
+            self._sse = SSEDecoder(max_event_chars=self._max)
+        out: list[TransportMessage] = []
+        for piece in head:
+            out.extend(self._feed(piece))
+        return out
 
     def close(self) -> list[TransportMessage]:
         """Flush the end of the stream; return what it completed."""
         if self._sse is not None:
             return self._messages(self._sse.close())
         if self._json is not None:
-            return [TransportMessage(v) for ok, v in map(_loads, self._json.close()) if ok]
+            return self._objects(self._json.close())
         return []
 
     def _feed(self, chunk: TextChunk) -> list[TransportMessage]:
-        if self._kind == "sse":
-            if self._sse is None:
-                self._sse = SSEDecoder()
+        if self._sse is not None:
             return self._messages(self._sse.feed(chunk))
-        if self._json is None:
-            self._json = JSONStreamDecoder()
-        return [TransportMessage(v) for ok, v in map(_loads, self._json.feed(chunk)) if ok]
+        assert self._json is not None
+        return self._objects(self._json.feed(chunk))
 
-    @staticmethod
-    def _messages(events: list[ServerSentEvent]) -> list[TransportMessage]:
+    def _objects(self, texts: list[str]) -> list[TransportMessage]:
+        out: list[TransportMessage] = []
+        for text in texts:
+            ok, value = _loads(text)
+            if ok:
+                out.append(TransportMessage(value))
+            else:
+                self._dropped += 1
+        return out
+
+    def _messages(self, events: list[ServerSentEvent]) -> list[TransportMessage]:
         out: list[TransportMessage] = []
         for event in events:
             data = event.data.strip()
@@ -358,17 +575,6 @@ class TransportDecoder:
             ok, value = _loads(data)
             if ok:
                 out.append(TransportMessage(value, event.event))
+            else:
+                self._dropped += 1
         return out
-
-
-def _sniff(chunk: TextChunk) -> Literal["sse", "json"] | None:
-    """Decide SSE or JSON from the first non-blank character, or None if ``chunk`` is blank.
-
-    Only the newest chunk needs looking at: the ones before it were blank (ASCII
-    whitespace or a byte-order mark), so no character of interest straddles them.
-    """
-    text = chunk if isinstance(chunk, str) else bytes(chunk).decode("utf-8", errors="ignore")
-    stripped = text.lstrip("\ufeff \t\r\n")
-    if not stripped:
-        return None
-    return "json" if stripped[0] in "{[" else "sse"
