@@ -39,11 +39,10 @@ from callstream._json.parser import DEFAULT_MAX_DEPTH
 __all__ = (
     "MAX_BAD_INDEX_KEYS",
     "BadIndex",
-    "BadIndexKeys",
+    "BadIndexCalls",
     "Translator",
     "alternate_key",
     "args_error",
-    "bad_index_signals",
     "get",
     "get_index",
     "get_int",
@@ -279,18 +278,26 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class BadIndexKeys:
-    """Stable assembler keys for unusable provider indexes: one negative key per distinct
-    unusable value (-1, -2, ...), so they can never meet a usable (non-negative) index.
+class BadIndexCalls:
+    """Calls keyed by unusable provider indexes, kept apart from every real call.
+
+    Each distinct unusable value gets a negative key of its own (-1, -2, ...), which can
+    never meet a usable (non-negative) index, so the pieces that carry it stay together
+    and join no other call. Its chunks are sent without their name (the name is kept
+    here): should the stream end before :meth:`fail` / :meth:`fail_all` is called, the
+    assembler still rejects the call ("tool call has no name"); when called, the failure
+    carries the name and the reason. Either way the call is invalid, with its raw text.
 
     Cost: one dict lookup per unusable index; memory O(distinct unusable values), at
     most :data:`MAX_BAD_INDEX_KEYS` of them (later distinct values share the last key).
     """
 
-    __slots__ = ("_keys",)
+    __slots__ = ("_keys", "_names", "_open")
 
     def __init__(self) -> None:
         self._keys: dict[str, int] = {}
+        self._names: dict[int, str] = {}
+        self._open: dict[int, str] = {}  # key -> the unusable value's text, until failed
 
     def key(self, bad: BadIndex) -> int:
         """The key for ``bad`` (the same key every time for the same value)."""
@@ -302,20 +309,44 @@ class BadIndexKeys:
                 keys[bad.text] = found
         return found
 
+    def is_open(self, bad: BadIndex) -> bool:
+        """Whether a call for this unusable value is open (pieces arrived, not failed)."""
+        return self._keys.get(bad.text) in self._open
+
+    def chunk(
+        self, bad: BadIndex, where: str, id_: str | None, name: str | None, args: Any
+    ) -> ToolCallChunk:
+        """The chunk for a piece with unusable index ``bad``: its own key, no name."""
+        key = self.key(bad)
+        self._open[key] = f"{where} {bad.text}"
+        if name and key not in self._names:
+            self._names[key] = name
+        return tool_chunk(key, id_, None, args)
+
+    def fail(self, bad: BadIndex) -> list[Signal]:
+        """The failure of the call for ``bad`` (none when it is not open)."""
+        return self._fail(self.key(bad))
+
+    def fail_all(self) -> list[Signal]:
+        """The failures of every open call (sent before the stream ends)."""
+        out: list[Signal] = []
+        for key in list(self._open):
+            out.extend(self._fail(key))
+        return out
+
+    def _fail(self, key: int) -> list[Signal]:
+        what = self._open.pop(key, None)
+        if what is None:
+            return []
+        error = f"unusable {what}: {_BAD_INDEX}"
+        return [CallFailure(index=key, name=self._names.pop(key, None), error=error)]
+
 
 #: Most distinct unusable index values given their own key (per translator).
 MAX_BAD_INDEX_KEYS = 1024
 
-
-def bad_index_signals(key: int, bad: BadIndex, where: str, chunk: ToolCallChunk) -> list[Signal]:
-    """The signals for a chunk whose ``where`` index was unusable: the chunk under its own
-    key ``key`` (so its text joins no other call), then a failure of that call."""
-    chunk["index"] = key
-    return [chunk, CallFailure(index=key, error=f"unusable {where} {bad.text}: {_BAD_INDEX}")]
-
-
 _BAD_INDEX = (
-    "the provider's index is not a non-negative integer, so this chunk belongs to no known call"
+    "the provider's index is not a non-negative integer, so these pieces belong to no known call"
 )
 
 

@@ -44,9 +44,8 @@ from callstream._json.dump import RECURSION_SAFE_DEPTH, dumps_bounded, nesting_d
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._base import (
     BadIndex,
-    BadIndexKeys,
+    BadIndexCalls,
     args_error,
-    bad_index_signals,
     get,
     get_index,
     get_list,
@@ -150,11 +149,12 @@ class OpenAIChatTranslator:
     keys it gave to unusable indexes and which call it routed last.
 
     An entry (or a choice) whose ``index`` is present but unusable (``true``, ``1.5``,
-    ``"abc"``, ``[0]``, a negative number) is never read as "no index": it goes to a
-    negative key of its own (one per distinct bad value) and that call is failed at once
-    (an invalid call with its raw text and the reason); when it carries neither id nor
-    name (a continuation of some call), the call streamed last is failed too, since it may
-    be missing that fragment. Other calls are unaffected.
+    ``"abc"``, ``[0]``, a negative number) is never read as "no index": its pieces go to
+    a negative key of their own (one per distinct bad value, see
+    :class:`~callstream.providers._base.BadIndexCalls`), and that call is failed with the
+    reason when the stream ends (an invalid call with its raw text). When the first such
+    piece carries neither id nor name (a continuation of some call), the call streamed
+    last is failed too, since it may be missing that fragment. Other calls are unaffected.
     """
 
     name = "openai-chat"
@@ -162,7 +162,7 @@ class OpenAIChatTranslator:
     def __init__(self, *, choice: int = 0) -> None:
         """Read choice number ``choice`` (the ``n`` parameter makes several)."""
         self._choice = choice
-        self._bad_keys = BadIndexKeys()
+        self._bad = BadIndexCalls()
         self._last_index: int | None = None  # the call streamed last (its index or id)
         self._last_id: str | None = None
 
@@ -222,6 +222,7 @@ class OpenAIChatTranslator:
                 continue  # a finish of an unknown choice is not ours to report
             reason = get_str(choice, "finish_reason")
             if reason:
+                signals.extend(self._bad.fail_all())
                 signals.append(StreamEnd(reason=normalize_finish_reason(reason)))
         return signals
 
@@ -246,11 +247,11 @@ class OpenAIChatTranslator:
         if isinstance(index, BadIndex):
             if id_ is None and name is None and not args and failure is None:
                 return  # an empty chunk: nothing to route
-            key = self._bad_keys.key(index)
-            signals.extend(bad_index_signals(key, index, where, tool_chunk(key, id_, name, args)))
+            fresh = not self._bad.is_open(index)
+            signals.append(self._bad.chunk(index, where, id_, name, args))
             if failure is not None:
-                signals.append(CallFailure(index=key, error=failure))
-            if not id_ and not name and (self._last_index is not None or self._last_id):
+                signals.extend(self._bad.fail(index))
+            if fresh and not id_ and not name and (self._last_index is not None or self._last_id):
                 # a continuation whose call we cannot know: the call being streamed may
                 # be missing this fragment, so it cannot be trusted either
                 signals.append(
@@ -292,5 +293,6 @@ class OpenAIChatTranslator:
                     reason = f"{reason} (its failed generation is unreadable: {args_error(exc)})"
             for name, args in failed_generation_calls(text):
                 signals.append(CallFailure(error=reason, name=name, args=args))
+        signals.extend(self._bad.fail_all())
         signals.append(StreamEnd(reason="error"))
         return signals
