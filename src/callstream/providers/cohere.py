@@ -77,7 +77,9 @@ class CohereTranslator:
 
     An event ``index`` that is present but unusable (``true``, ``1.5``, ``"abc"``, a
     negative number) is never read as absent: its pieces go to a call of their own, failed
-    at its ``tool-call-end`` or at ``message-end`` (an invalid call with the reason).
+    at its ``tool-call-end`` or at ``message-end`` (an invalid call with the reason); when
+    the first such event is a ``tool-call-delta``, the call streamed last is failed too
+    (it may be missing that fragment).
     Arguments given as an object that is not JSON data, cyclic or too deep make their
     call invalid. Unknown events and malformed payloads give ``[]``.
 
@@ -91,6 +93,7 @@ class CohereTranslator:
         self._open: set[int | None] = set()
         self._ended = False
         self._bad = BadIndexCalls()  # calls whose event index was unusable
+        self._last: int | None = None  # the index of the last tool-call event
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
@@ -129,10 +132,23 @@ class CohereTranslator:
             name = get_str(function, "name") if start else None
             if isinstance(index, BadIndex):
                 if start or args or failure:
+                    fresh = not self._bad.is_open(index)
                     out.append(self._bad.chunk(index, "index", id_, name, args))
                     if failure is not None:
                         out.extend(self._bad.fail(index))
+                    if fresh and not start and self._last in self._open:
+                        # a continuation of an unknown call: the call being streamed
+                        # may be missing it, so it cannot be trusted either
+                        self._open.discard(self._last)
+                        out.append(
+                            CallFailure(
+                                index=self._last,
+                                error=f"a tool-call-delta had an unusable index {index.text}"
+                                ", so this call's arguments may be incomplete",
+                            )
+                        )
                 continue
+            self._last = index
             if start:
                 self._open.add(index)
                 chunk: ToolCallChunk = tool_chunk(index, id_, name, args)
