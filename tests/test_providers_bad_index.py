@@ -100,13 +100,15 @@ def test_chat_every_kind_of_bad_index_is_refused() -> None:
 def test_chat_bad_choice_index_routes_nothing_into_choice_0() -> None:
     bad_choice = {
         "choices": [
-            {"index": "x", "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "1}"}}]}}
+            {"index": "x", "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "1"}}]}}
         ]
     }
     payloads = [chat(0, "a", "f", '{"x": '), bad_choice, chat(0, args="2}"), CHAT_FINISH]
-    valid, _invalid = call_views(translate_all(OpenAIChatTranslator(), payloads))
+    valid, invalid = call_views(translate_all(OpenAIChatTranslator(), payloads))
+    # Before the fix: choice "x" read as choice 0, and call 0 was valid as {"x": 12}.
     assert valid == []  # call 0 may have lost a fragment: not trusted
-    assert "1}" not in json.dumps(valid)
+    assert invalid[1][:3] == (None, None, "1")
+    assert invalid[1][3].startswith('unusable choice index "x": ')
 
 
 def sse(payloads: list[Any]) -> str:
