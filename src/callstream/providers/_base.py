@@ -51,6 +51,7 @@ __all__ = (
     "is_record",
     "is_sequence",
     "path",
+    "scalar_value",
     "to_json_data",
     "to_plain",
 )
@@ -485,6 +486,17 @@ def _scalar(item: Any) -> Any:
     except Exception:
         return _MISSING
     return _MISSING
+
+
+def scalar_value(value: Any) -> Any:
+    """``value`` as an exact ``str``, ``int``, ``float`` or ``bool`` (a subclass instance
+    or enum member read with the base type's own methods), None for anything else.
+    Never raises."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool:
+        return value
+    plain = _scalar(value)
+    return None if plain is _MISSING else plain
 
 
 def _key_text(key: Any) -> str:

@@ -41,6 +41,7 @@ from callstream.providers._base import (
     get_str,
     is_record,
     is_sequence,
+    scalar_value,
     tool_chunk,
 )
 from callstream.providers._base import path as field_path
@@ -389,24 +390,24 @@ def _read_leaf(leaf: Any) -> tuple[Path, LeafKind, Any, bool] | str:
     if len(path) > MAX_PATH_DEPTH:
         return f"jsonPath deeper than {MAX_PATH_DEPTH} levels"
     more = get(leaf, "willContinue") is True
-    string = get(leaf, "stringValue")
-    if isinstance(string, str):
+    string = scalar_value(get(leaf, "stringValue"))
+    if type(string) is str:
         return path, "string", string, more
-    number = get(leaf, "numberValue")
-    if isinstance(number, (int, float)) and not isinstance(number, bool):
-        if isinstance(number, float) and not math.isfinite(number):
-            return f"non-finite numberValue at {raw_path}"
-        return path, "scalar", json.dumps(number), False
-    if isinstance(number, str):
+    number = scalar_value(get(leaf, "numberValue"))
+    if type(number) is str:
         try:
-            parsed = float(number)
-        except ValueError:
+            number = float(number)
+        except (ValueError, OverflowError):
             return f"unreadable numberValue {number!r} at {raw_path}"
-        if not math.isfinite(parsed):
+    if type(number) is int or type(number) is float:
+        if type(number) is float and not math.isfinite(number):
             return f"non-finite numberValue at {raw_path}"
-        return path, "scalar", json.dumps(parsed), False
+        try:
+            return path, "scalar", json.dumps(number), False
+        except ValueError:  # an int too long to write
+            return f"unreadable numberValue at {raw_path}"
     boolean = get(leaf, "boolValue")
-    if isinstance(boolean, bool):
+    if type(boolean) is bool:
         return path, "scalar", "true" if boolean else "false", False
     if _has_key(leaf, "nullValue") or get(leaf, "nullValue") is not None:
         return path, "scalar", "null", False
@@ -416,9 +417,9 @@ def _read_leaf(leaf: Any) -> tuple[Path, LeafKind, Any, bool] | str:
 
 def _has_key(obj: Any, key: str) -> bool:
     """True if a mapping has ``key`` (or its snake-case twin), even with a null value."""
-    if not isinstance(obj, Mapping):
-        return False
     try:
+        if not isinstance(obj, Mapping):
+            return False
         return key in obj or alternate_key(key) in obj
     except Exception:
         return False
@@ -637,8 +638,9 @@ class GeminiTranslator:
         return kept
 
     def _stream_error(self, error: Any) -> list[Signal]:
-        if isinstance(error, str):
-            text = f"Gemini stream error: {error}"
+        plain = scalar_value(error)
+        if type(plain) is str:
+            text = f"Gemini stream error: {plain}"
         else:
             status = get_str(error, "status") or get_int(error, "code")
             detail = get_str(error, "message")

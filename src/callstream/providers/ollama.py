@@ -28,7 +28,7 @@ __all__ = ("OllamaTranslator", "detect")
 
 def detect(payload: Any) -> bool:
     """True for a native Ollama chat line: a boolean ``done`` next to a ``message``."""
-    return isinstance(get(payload, "done"), bool) and is_record(get(payload, "message"))
+    return type(get(payload, "done")) is bool and is_record(get(payload, "message"))
 
 
 class OllamaTranslator:

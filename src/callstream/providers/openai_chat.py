@@ -51,6 +51,7 @@ from callstream.providers._base import (
     get_list,
     get_str,
     is_record,
+    is_sequence,
     to_json_data,
     tool_chunk,
 )
@@ -70,7 +71,7 @@ def detect(payload: Any) -> bool:
     obj = get_str(payload, "object")
     if obj is not None and obj.startswith("chat.completion"):
         return True
-    if isinstance(get(payload, "choices"), (list, tuple)):
+    if is_sequence(get(payload, "choices")):
         return True
     error = get(payload, "error")
     return is_record(error) and get(error, "failed_generation") is not None
@@ -275,13 +276,13 @@ class OpenAIChatTranslator:
     def _error(self, error: Any) -> list[Signal]:
         """An error payload: a failed tool call becomes invalid; the stream ends."""
         signals: list[Signal] = []
-        message = get_str(error, "message") or (error if isinstance(error, str) else None)
+        message = get_str(error, "message") or get_str({"error": error}, "error")
         code = get_str(error, "code")
         failed = get(error, "failed_generation")
         if failed is not None or code == "tool_use_failed":
             reason = message or code or "the provider rejected the tool call"
-            text = failed if isinstance(failed, str) else ""
-            if failed is not None and type(failed) is not str:
+            text = ""
+            if failed is not None:
                 try:
                     plain = to_json_data(failed, max_depth=DEFAULT_MAX_DEPTH)
                     text = (
