@@ -91,19 +91,68 @@ def hostile(kind: str, exc: type[BaseException]) -> Any:
         ns = dict.fromkeys(("__getitem__", "__iter__", "__len__", "keys", "get", "items"), boom)
         return type("M", (Mapping,), ns)()
     if kind == "dict":
-        ns = dict.fromkeys(("__getitem__", "__iter__", "__len__", "keys", "get", "items", "values", "__repr__", "__eq__", "__hash__"), boom)
+        ns = dict.fromkeys(
+            (
+                "__getitem__",
+                "__iter__",
+                "__len__",
+                "keys",
+                "get",
+                "items",
+                "values",
+                "__repr__",
+                "__eq__",
+                "__hash__",
+            ),
+            boom,
+        )
         return type("D", (dict,), ns)({"a": 1, "index": 0})
     if kind == "list":
-        ns = dict.fromkeys(("__iter__", "__len__", "__getitem__", "__bool__", "__eq__", "__repr__"), boom)
+        ns = dict.fromkeys(
+            ("__iter__", "__len__", "__getitem__", "__bool__", "__eq__", "__repr__"), boom
+        )
         return type("L", (list,), ns)([{"index": 0}, 1])
     if kind == "str":
-        ns = dict.fromkeys(("__str__", "__repr__", "__hash__", "__eq__", "__len__", "__iter__", "__float__", "startswith", "strip", "lower", "isdigit", "__getitem__"), boom)
+        ns = dict.fromkeys(
+            (
+                "__str__",
+                "__repr__",
+                "__hash__",
+                "__eq__",
+                "__len__",
+                "__iter__",
+                "__float__",
+                "startswith",
+                "strip",
+                "lower",
+                "isdigit",
+                "__getitem__",
+            ),
+            boom,
+        )
         return type("S", (str,), ns)("tool_calls")
     if kind == "int":
-        ns = dict.fromkeys(("__int__", "__index__", "__repr__", "__str__", "__hash__", "__eq__", "__bool__", "__float__", "__ne__", "__lt__", "__ge__"), boom)
+        ns = dict.fromkeys(
+            (
+                "__int__",
+                "__index__",
+                "__repr__",
+                "__str__",
+                "__hash__",
+                "__eq__",
+                "__bool__",
+                "__float__",
+                "__ne__",
+                "__lt__",
+                "__ge__",
+            ),
+            boom,
+        )
         return type("I", (int,), ns)(1)
     if kind == "float":
-        ns = dict.fromkeys(("__float__", "__repr__", "__str__", "__hash__", "__eq__", "__bool__", "__int__"), boom)
+        ns = dict.fromkeys(
+            ("__float__", "__repr__", "__str__", "__hash__", "__eq__", "__bool__", "__int__"), boom
+        )
         return type("F", (float,), ns)(1.5)
     if kind == "str_repr":
         return type("R", (), {"__str__": boom, "__repr__": boom})()
