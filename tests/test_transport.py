@@ -134,7 +134,7 @@ def test_sse_event_name_resets_between_events() -> None:
 
 
 NDJSON_OBJECTS = [
-    {"a": "x{y}z", "b": [1, {"c": "\"}"}]},
+    {"a": "x{y}z", "b": [1, {"c": '"}'}]},
     {"message": {"content": "line\nbreak \\ \u00e9 \U0001f600"}, "done": False},
     {"done": True},
 ]
@@ -177,7 +177,7 @@ def test_transport_sniffs_ndjson_after_blank_chunks() -> None:
 
 
 def test_transport_drops_non_json_data() -> None:
-    messages = transport_all(["data: hello\n\ndata: {\"a\": 1}\n\ndata:\n\n"])
+    messages = transport_all(['data: hello\n\ndata: {"a": 1}\n\ndata:\n\n'])
     assert messages == [TransportMessage({"a": 1}, None)]
 
 

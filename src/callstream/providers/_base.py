@@ -10,6 +10,11 @@ Field names are looked up as written and then in the other naming style (``funct
 and ``function_call``), because SDKs expose wire fields in snake case while the wire and
 ``model_dump(by_alias=True)`` use camel case.
 
+"Never raises" holds for hostile objects too (properties, ``__getattr__``, ``__class__``,
+``keys`` or ``model_dump`` that raise, ``str`` / ``int`` subclasses with odd methods): the
+helpers decide by an object's real type (``type(obj)``), read subclass values with the
+base type's own methods, and treat any exception from the object as "no such field".
+
 Cost: one dict lookup or ``getattr`` per field, plus one more when the first misses; the
 name conversions are cached. Plain dicts (decoded JSON, the common case) are read inline,
 without the generic ``Mapping`` / attribute path.
@@ -21,21 +26,33 @@ import dataclasses
 import enum
 import functools
 import inspect
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from callstream._assembly.types import Signal, ToolCallChunk
+from callstream._assembly.types import CallFailure, Signal, ToolCallChunk
+from callstream._errors import DataError, JSONLimitError
+from callstream._json.dump import dumps_bounded
+from callstream._json.parser import DEFAULT_MAX_DEPTH
 
 __all__ = (
+    "MAX_BAD_INDEX_KEYS",
+    "BadIndex",
+    "BadIndexCalls",
     "Translator",
     "alternate_key",
+    "args_error",
     "get",
+    "get_index",
     "get_int",
     "get_list",
     "get_str",
     "is_record",
+    "is_sequence",
     "path",
+    "scalar_value",
+    "to_json_data",
     "to_plain",
 )
 
@@ -79,27 +96,25 @@ def alternate_key(key: str) -> str | None:
 def _lookup(obj: Any, key: str) -> Any:
     if type(obj) is dict:  # the common case, without the ABC check below
         return obj.get(key, _MISSING)
-    if isinstance(obj, Mapping):
-        try:
+    try:  # anything below may meet a hostile object (a raising __class__, property, get)
+        if isinstance(obj, Mapping):
             return obj.get(key, _MISSING)
-        except Exception:  # an exotic Mapping whose get fails is treated as lacking the key
+        if obj is None or isinstance(obj, (str, bytes, bytearray, int, float, list, tuple)):
             return _MISSING
-    if obj is None or isinstance(obj, (str, bytes, bytearray, int, float, list, tuple)):
-        return _MISSING
-    try:
         value = getattr(obj, key, _MISSING)
-    except Exception:  # a property that raises reads as absent
+        if value is not _MISSING and callable(value) and inspect.isroutine(value):
+            return _MISSING  # a method, not a field
+        return value
+    except Exception:  # an exotic object whose field cannot be read lacks it
         return _MISSING
-    if value is not _MISSING and callable(value) and inspect.isroutine(value):
-        return _MISSING  # a method, not a field
-    return value
 
 
 def get(obj: Any, key: str, default: Any = None) -> Any:
     """Read field ``key`` of a dict, mapping, pydantic model, dataclass or plain object.
 
     Tries ``key`` and then its other naming style (see :func:`alternate_key`). A missing
-    field, a method of that name, or a ``None`` value give ``default``. Never raises.
+    field, a method of that name, a field whose reading raises, or a ``None`` value give
+    ``default``. Never raises.
     """
     if type(obj) is dict:  # the common case, inline (one lookup when the field is there)
         value = obj.get(key)
@@ -124,11 +139,16 @@ def path(obj: Any, *keys: str | int) -> Any:
     """Follow a chain of fields (``str``) and list positions (``int``); None if any is absent.
 
     ``path(payload, "choices", 0, "delta")`` reads ``payload["choices"][0]["delta"]``.
+    Never raises.
     """
     current = obj
     for key in keys:
         if isinstance(key, int):
-            if not isinstance(current, (list, tuple)) or not -len(current) <= key < len(current):
+            if type(current) is not list and type(current) is not tuple:
+                current = _sequence_items(current)
+                if current is None:
+                    return None
+            if not -len(current) <= key < len(current):
                 return None
             current = current[key]
         else:
@@ -139,7 +159,11 @@ def path(obj: Any, *keys: str | int) -> Any:
 
 
 def get_str(obj: Any, key: str) -> str | None:
-    """Read a text field; an enum member reads as its value (or name), other types as None."""
+    """Read a text field; an enum member reads as its value (or name), other types as None.
+
+    A ``str`` subclass reads as a plain ``str`` (its own methods are never called).
+    Never raises.
+    """
     if type(obj) is dict:  # a plain dict holding the field: no further call
         value = obj.get(key)
         if type(value) is str:
@@ -149,13 +173,28 @@ def get_str(obj: Any, key: str) -> str | None:
     value = get(obj, key)
     if value is None or type(value) is str:
         return value
-    if isinstance(value, enum.Enum):
-        value = value.value if isinstance(value.value, str) else value.name
-    return value if isinstance(value, str) else None
+    return _as_str(value)
+
+
+def _as_str(value: Any) -> str | None:
+    """A non-``str`` field value as text: enum members and ``str`` subclasses, else None."""
+    kind = type(value)
+    try:
+        if issubclass(kind, enum.Enum):
+            value = value.value if type(value.value) is str else value.name
+            kind = type(value)
+        if issubclass(kind, str):
+            return str.__str__(value)  # the characters, not a custom __str__
+    except Exception:  # a hostile enum or subclass: no text
+        return None
+    return None
 
 
 def get_int(obj: Any, key: str) -> int | None:
-    """Read an integer field; a decimal string (``"2"``) is accepted, anything else is None."""
+    """Read an integer field; a decimal string (``"2"``) is accepted, anything else is None.
+
+    Never raises. (Use :func:`get_index` where a present but unusable value matters.)
+    """
     if type(obj) is dict:  # a plain dict holding the field: no further call
         value = obj.get(key)
         if type(value) is int:
@@ -163,96 +202,433 @@ def get_int(obj: Any, key: str) -> int | None:
     value = get(obj, key)
     if value is None or type(value) is int:
         return value
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        try:
-            return int(value)
-        except ValueError:
+    return _as_int(value)
+
+
+def _as_int(value: Any) -> int | None:
+    kind = type(value)
+    try:
+        if kind is bool:
             return None
+        if issubclass(kind, int):
+            return int.__int__(value)  # the number, not a custom __int__
+        if issubclass(kind, str):
+            text = str.__str__(value).strip()
+            if text.lstrip("-").isdigit() and text.isascii():
+                return int(text)
+    except Exception:  # a hostile subclass, or a number too long to convert
+        return None
     return None
+
+
+class BadIndex:
+    """A provider index that is present but unusable (``true``, ``1.5``, ``"abc"``, ``[0]``,
+    a negative number): see :func:`get_index`. ``text`` describes the value."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"BadIndex({self.text!r})"
+
+
+def get_index(obj: Any, key: str) -> int | BadIndex | None:
+    """Read a provider's index field: a non-negative int, None when absent, or a
+    :class:`BadIndex` when present but unusable.
+
+    A JSON integer ``>= 0`` and a string of ASCII digits (``"2"``) are usable. Anything
+    else that is present (a boolean, a fraction, other text, a list, an object, a negative
+    number) is unusable: a translator must not read it as "absent", since that would
+    route the chunk into the call being streamed. Never raises. Cost: O(1) for a usable
+    value; O(size) to describe an unusable one (cut to 60 characters).
+    """
+    if type(obj) is dict:  # the common case: a plain dict holding an int
+        value = obj.get(key)
+        if type(value) is int and value >= 0:
+            return value
+    value = get(obj, key)
+    if value is None:
+        return None
+    if type(value) is not bool:
+        number = _as_int(value)
+        if number is not None and number >= 0:
+            return number
+    return BadIndex(_describe(value))
+
+
+def _describe(value: Any) -> str:
+    """A short JSON-like text for a scalar or container, without calling its methods."""
+    kind = type(value)
+    if kind is bool:
+        return "true" if value else "false"
+    try:
+        if issubclass(kind, str):
+            text = json.dumps(str.__str__(value)[:60])
+        elif issubclass(kind, int):
+            text = int.__repr__(value)
+        elif issubclass(kind, float):
+            text = float.__repr__(value)
+        elif issubclass(kind, (list, tuple, dict)):
+            text = dumps_bounded(to_plain(value, max_depth=4), max_depth=4)
+        else:
+            text = f"a {kind.__name__} object"
+    except Exception:  # not describable as JSON (hostile, too deep, too long)
+        text = f"a {kind.__name__} value"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class BadIndexCalls:
+    """Calls keyed by unusable provider indexes, kept apart from every real call.
+
+    Each distinct unusable value gets a negative key of its own (-1, -2, ...), which can
+    never meet a usable (non-negative) index, so the pieces that carry it stay together
+    and join no other call. Its chunks are sent without their name (the name is kept
+    here): should the stream end before :meth:`fail` / :meth:`fail_all` is called, the
+    assembler still rejects the call ("tool call has no name"); when called, the failure
+    carries the name and the reason. Either way the call is invalid, with its raw text.
+
+    Cost: one dict lookup per unusable index; memory O(distinct unusable values), at
+    most :data:`MAX_BAD_INDEX_KEYS` of them (later distinct values share the last key).
+    """
+
+    __slots__ = ("_keys", "_names", "_open")
+
+    def __init__(self) -> None:
+        self._keys: dict[str, int] = {}
+        self._names: dict[int, str] = {}
+        self._open: dict[int, str] = {}  # key -> the unusable value's text, until failed
+
+    def key(self, bad: BadIndex) -> int:
+        """The key for ``bad`` (the same key every time for the same value)."""
+        keys = self._keys
+        found = keys.get(bad.text)
+        if found is None:
+            found = -1 - min(len(keys), MAX_BAD_INDEX_KEYS - 1)
+            if len(keys) < MAX_BAD_INDEX_KEYS:
+                keys[bad.text] = found
+        return found
+
+    def is_open(self, bad: BadIndex) -> bool:
+        """Whether a call for this unusable value is open (pieces arrived, not failed)."""
+        return self._keys.get(bad.text) in self._open
+
+    def chunk(
+        self, bad: BadIndex, where: str, id_: str | None, name: str | None, args: Any
+    ) -> ToolCallChunk:
+        """The chunk for a piece with unusable index ``bad``: its own key, no name."""
+        key = self.key(bad)
+        self._open[key] = f"{where} {bad.text}"
+        if name and key not in self._names:
+            self._names[key] = name
+        return tool_chunk(key, id_, None, args)
+
+    def fail(self, bad: BadIndex) -> list[Signal]:
+        """The failure of the call for ``bad`` (none when it is not open)."""
+        return self._fail(self.key(bad))
+
+    def fail_all(self) -> list[Signal]:
+        """The failures of every open call (sent before the stream ends)."""
+        out: list[Signal] = []
+        for key in list(self._open):
+            out.extend(self._fail(key))
+        return out
+
+    def _fail(self, key: int) -> list[Signal]:
+        what = self._open.pop(key, None)
+        if what is None:
+            return []
+        error = f"unusable {what}: {_BAD_INDEX}"
+        return [CallFailure(index=key, name=self._names.pop(key, None), error=error)]
+
+
+#: Most distinct unusable index values given their own key (per translator).
+MAX_BAD_INDEX_KEYS = 1024
+
+_BAD_INDEX = (
+    "the provider's index is not a non-negative integer, so these pieces belong to no known call"
+)
+
+
+def args_error(exc: DataError) -> str:
+    """The invalid-call reason for arguments that :func:`to_json_data` refused."""
+    if isinstance(exc, JSONLimitError):
+        return f"arguments exceed a limit: {exc.reason}"
+    return str(exc)
 
 
 def get_list(obj: Any, key: str) -> list[Any]:
     """Read a list field; a tuple becomes a list, a single mapping or object a one-item list.
 
-    None, a missing field, a string or a number give ``[]``.
+    None, a missing field, a string or a number give ``[]``. Never raises.
     """
     if type(obj) is dict:  # a plain dict holding the field: no further call
         value = obj.get(key)
         if type(value) is list:
             return value
     value = get(obj, key)
-    if isinstance(value, list):
-        return value
+    kind = type(value)
+    if kind is list:
+        return value  # type: ignore[no-any-return]
     if value is None:
         return []
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, (str, bytes, bytearray, int, float)):
+    try:
+        if issubclass(kind, list):
+            return list.copy(value)  # the items, not a custom __iter__
+        if issubclass(kind, tuple):
+            return list(tuple.__getitem__(value, slice(None)))
+        if issubclass(kind, (str, bytes, bytearray, int, float)):
+            return []
+    except Exception:
         return []
     return [value]
 
 
 def is_record(obj: Any) -> bool:
-    """True for things whose fields :func:`get` can read: mappings and non-scalar objects."""
-    if type(obj) is dict:
+    """True for things whose fields :func:`get` can read: mappings and non-scalar objects.
+
+    Decided by the object's real type (``type(obj)``), so it never raises.
+    """
+    kind = type(obj)
+    if kind is dict:
         return True
     if obj is None:
         return False
-    if isinstance(obj, Mapping):
+    try:
+        if issubclass(kind, Mapping):
+            return True
+        return not issubclass(kind, (str, bytes, bytearray, int, float, list, tuple, set))
+    except Exception:  # a type whose subclass check fails: not something we can read
+        return False
+
+
+def is_sequence(obj: Any) -> bool:
+    """True for a list or tuple (by the real type, so a hostile object cannot make it
+    raise)."""
+    kind = type(obj)
+    if kind is list or kind is tuple:
         return True
-    return not isinstance(obj, (str, bytes, bytearray, int, float, list, tuple, set))
+    try:
+        return issubclass(kind, (list, tuple))
+    except Exception:
+        return False
 
 
-def _plain_container(obj: Any) -> Any:
-    """One level of conversion: a model/dataclass/mapping to a dict, a sequence to a list."""
-    if isinstance(obj, Mapping):
-        return dict(obj)
-    dump = getattr(obj, "model_dump", None)
-    if callable(dump) and not isinstance(obj, type):
-        try:
-            dumped = dump()
-        except Exception:
-            return obj
-        return dumped if isinstance(dumped, dict) else obj
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: getattr(obj, f.name, None) for f in dataclasses.fields(obj)}
-    return obj
+# --- to plain JSON data -----------------------------------------------------------------
 
 
-def to_plain(value: Any) -> Any:
-    """Convert a value to plain JSON-like data (dicts, lists, scalars) without recursion.
+def _sequence_items(obj: Any) -> list[Any] | None:
+    """The items of a list or tuple subclass instance (read with the base type's own
+    methods), None for anything else."""
+    kind = type(obj)
+    try:
+        if issubclass(kind, list):
+            return list.copy(obj)
+        if issubclass(kind, tuple):
+            return list(tuple.__getitem__(obj, slice(None)))
+    except Exception:
+        return None
+    return None
 
-    Pydantic models are dumped, dataclasses become dicts, tuples become lists, mapping keys
-    become strings; other objects are kept as they are. Cost: O(size); iterative, so a
-    deeply nested value cannot raise ``RecursionError``.
+
+class _NotPlain(Exception):
+    """Internal: a value that cannot become JSON data (strict mode)."""
+
+
+def _fields(obj: Any, shallow: bool) -> tuple[dict[Any, Any] | None, bool]:
+    """One level of an object: its fields as a dict (or None), and whether its children
+    must be read field by field (a ``model_dump`` that failed, e.g. too deep).
+
+    Pydantic models are dumped (``model_dump()``); when that fails or gives no dict, their
+    ``model_fields`` (and extra fields) are read one level at a time instead. Dataclasses
+    give their fields. Any exception from the object means "no fields".
+    """
+    kind = type(obj)
+    try:
+        if issubclass(kind, Mapping):
+            return dict(obj), shallow
+        if not shallow:
+            dump = getattr(obj, "model_dump", None)
+            if callable(dump) and not issubclass(kind, type):
+                try:
+                    dumped = dump()
+                except Exception:  # too deep for pydantic's serializer, or hostile
+                    dumped = None
+                if type(dumped) is dict:
+                    return dumped, False
+                shallow = True
+        model_fields = getattr(kind, "model_fields", None)
+        if type(model_fields) is dict and not issubclass(kind, type):
+            out = {name: getattr(obj, name) for name in model_fields if type(name) is str}
+            extra = getattr(obj, "__pydantic_extra__", None)
+            if type(extra) is dict:
+                out.update(extra)
+            return out, True
+        if dataclasses.is_dataclass(kind) and not issubclass(kind, type):
+            return {f.name: getattr(obj, f.name) for f in dataclasses.fields(kind)}, shallow
+    except Exception:  # a hostile object: a raising property, keys(), __iter__, ...
+        return None, shallow
+    return None, shallow
+
+
+def _scalar(item: Any) -> Any:
+    """An exact ``str``/``int``/``float`` for a subclass instance (enum members included),
+    ``_MISSING`` for anything else. Never calls the subclass's own methods."""
+    kind = type(item)
+    try:
+        if issubclass(kind, str):
+            return str.__str__(item)
+        if issubclass(kind, int):
+            return int.__int__(item)
+        if issubclass(kind, float):
+            return float.__float__(item)
+    except Exception:
+        return _MISSING
+    return _MISSING
+
+
+def scalar_value(value: Any) -> Any:
+    """``value`` as an exact ``str``, ``int``, ``float`` or ``bool`` (a subclass instance
+    or enum member read with the base type's own methods), None for anything else.
+    Never raises."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool:
+        return value
+    plain = _scalar(value)
+    return None if plain is _MISSING else plain
+
+
+def _key_text(key: Any) -> str:
+    """A mapping key as ``json.dumps`` writes it; raises _NotPlain for other types."""
+    kind = type(key)
+    if kind is str:
+        return key  # type: ignore[no-any-return]
+    if key is None:
+        return "null"
+    if kind is bool:
+        return "true" if key else "false"
+    plain = _scalar(key)
+    if type(plain) is str:
+        return plain
+    if type(plain) is int:
+        return int.__repr__(plain)
+    if type(plain) is float:
+        return float.__repr__(plain)
+    raise _NotPlain(f"a mapping key of type {kind.__name__} is not JSON")
+
+
+_EXIT: Any = object()  # stack marker: leave a container (drop it from the ancestors)
+
+
+def _walk(value: Any, max_depth: int, strict: bool) -> Any:
+    """Convert ``value`` to plain JSON data with an explicit stack (see :func:`to_plain`).
+
+    Strict mode raises ``_NotPlain`` / :class:`JSONLimitError`; lenient mode keeps what
+    it cannot convert as it is (a cyclic or too deep container, an unknown object).
     """
     root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]
+    # (parent, slot, item, depth of item, shallow) or (_EXIT, id, item, 0, False)
+    stack: list[tuple[Any, Any, Any, int, bool]] = [(root, 0, value, 1, False)]
+    ancestors: set[int] = set()
     while stack:
-        parent, slot, item = stack.pop()
-        if item is None or isinstance(item, (str, int, float, bool)):
+        parent, slot, item, depth, shallow = stack.pop()
+        if parent is _EXIT:
+            ancestors.discard(slot)
+            continue
+        kind = type(item)
+        if item is None or kind is str or kind is int or kind is float or kind is bool:
             parent[slot] = item
             continue
-        item = _plain_container(item)
-        if isinstance(item, dict):
+        if kind is dict:
+            members: dict[Any, Any] | None = item
+        elif kind is list or kind is tuple:
+            members = None
+        else:
+            plain = _scalar(item)
+            if plain is not _MISSING:
+                parent[slot] = plain
+                continue
+            items = _sequence_items(item)
+            if items is not None:
+                item = items
+                members = None
+            else:
+                members, shallow = _fields(item, shallow)
+                if members is None:
+                    if strict:
+                        raise _NotPlain(f"a {type(item).__name__} value is not JSON")
+                    parent[slot] = item
+                    continue
+        marker = id(item)
+        if depth > max_depth or marker in ancestors:
+            if strict:
+                raise JSONLimitError(f"nesting deeper than max_depth={max_depth}", 0)
+            parent[slot] = item
+            continue
+        ancestors.add(marker)
+        stack.append((_EXIT, marker, item, 0, False))  # keeps item alive, so its id too
+        if members is not None:
             out: dict[str, Any] = {}
             parent[slot] = out
-            for key, child in item.items():
-                name = key if isinstance(key, str) else str(key)
+            for key, child in members.items():
+                try:
+                    name = _key_text(key)
+                except _NotPlain:
+                    if strict:
+                        raise
+                    continue
                 out[name] = None
-                stack.append((out, name, child))
-        elif isinstance(item, (list, tuple)):
+                stack.append((out, name, child, depth + 1, shallow))
+        else:
             seq: list[Any] = [None] * len(item)
             parent[slot] = seq
             for position, child in enumerate(item):
-                stack.append((seq, position, child))
-        else:
-            parent[slot] = item
+                stack.append((seq, position, child, depth + 1, shallow))
     return root[0]
+
+
+def to_plain(value: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Convert a value to plain JSON-like data (dicts, lists, scalars) without recursion.
+
+    Pydantic models are dumped (read field by field when ``model_dump`` fails, e.g. on a
+    model too deep for pydantic's serializer), dataclasses become dicts, tuples become
+    lists, mapping keys become strings as ``json.dumps`` writes them, ``str`` / ``int`` /
+    ``float`` subclasses (enum members) become the plain value. What cannot be converted
+    is kept as it is: other objects, a container nested deeper than ``max_depth``, a
+    container inside itself (a cycle), an object whose reading raises. Never raises.
+
+    Cost: O(size) (a shared sub-object is converted once per occurrence, as
+    ``json.dumps`` writes it); iterative, so a deep value cannot raise ``RecursionError``.
+    """
+    try:
+        return _walk(value, max_depth, strict=False)
+    except Exception:  # defensive: lenient mode keeps what it cannot read
+        return value
+
+
+def to_json_data(value: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """Like :func:`to_plain`, but the result is pure JSON data or an error is raised.
+
+    The result holds only ``dict`` (``str`` keys), ``list``, ``str``, ``int``, ``float``,
+    ``bool`` and ``None`` of exactly those types, nests at most ``max_depth`` deep and has
+    no cycles. Cost: O(size); iterative.
+
+    Raises:
+        JSONLimitError: nested deeper than ``max_depth``, or cyclic.
+        DataError: an object that is not JSON data (an unknown type, a key that is not a
+            string or number, an object whose reading raises).
+    """
+    try:
+        return _walk(value, max_depth, strict=True)
+    except JSONLimitError:
+        raise
+    except _NotPlain as exc:
+        raise DataError(f"arguments are not JSON data: {exc}") from None
+    except Exception as exc:  # a hostile object raised while being read
+        raise DataError(
+            f"arguments are not JSON data: reading them raised {type(exc).__name__}"
+        ) from None
 
 
 def tool_chunk(

@@ -19,15 +19,19 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream._errors import DataError
 from callstream.providers._base import (
+    BadIndex,
+    BadIndexCalls,
+    args_error,
     get,
-    get_int,
+    get_index,
     get_list,
     get_str,
     is_record,
-    to_plain,
     tool_chunk,
 )
+from callstream.providers.openai_chat import args_value
 
 __all__ = ("CohereTranslator", "detect")
 
@@ -71,8 +75,16 @@ class CohereTranslator:
       ``"length"``); with ``ERROR`` / ``TIMEOUT`` or a ``delta.error`` text, every call
       still open first gets a ``CallFailure`` with that text.
 
-    Unknown events and malformed payloads give ``[]``. Cost: O(size of the payload); state
-    is the set of open call indexes.
+    An event ``index`` that is present but unusable (``true``, ``1.5``, ``"abc"``, a
+    negative number) is never read as absent: its pieces go to a call of their own, failed
+    at its ``tool-call-end`` or at ``message-end`` (an invalid call with the reason); when
+    the first such event is a ``tool-call-delta``, the call streamed last is failed too
+    (it may be missing that fragment).
+    Arguments given as an object that is not JSON data, cyclic or too deep make their
+    call invalid. Unknown events and malformed payloads give ``[]``.
+
+    Cost: O(size of the payload); state is the set of open call indexes and the calls
+    of unusable indexes.
     """
 
     name = "cohere"
@@ -80,6 +92,8 @@ class CohereTranslator:
     def __init__(self) -> None:
         self._open: set[int | None] = set()
         self._ended = False
+        self._bad = BadIndexCalls()  # calls whose event index was unusable
+        self._last: int | None = None  # the index of the last tool-call event
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
@@ -89,7 +103,9 @@ class CohereTranslator:
         if kind == "tool-call-start":
             return self._calls(payload, start=True)
         if kind == "tool-call-end":
-            index = get_int(payload, "index")
+            index = get_index(payload, "index")
+            if isinstance(index, BadIndex):
+                return self._bad.fail(index)
             if index is None and None not in self._open:
                 return []
             self._open.discard(index)
@@ -102,22 +118,50 @@ class CohereTranslator:
         return []
 
     def _calls(self, payload: Any, *, start: bool) -> list[Signal]:
-        index = get_int(payload, "index")
+        index = get_index(payload, "index")
         message = get(get(payload, "delta"), "message")
         out: list[Signal] = []
         for call in get_list(message, "tool_calls"):
             function = get(call, "function")
-            args = _arguments(function)
+            try:
+                args = _arguments(function)
+                failure = None
+            except DataError as exc:
+                args, failure = None, args_error(exc)
+            id_ = get_str(call, "id") if start else None
+            name = get_str(function, "name") if start else None
+            if isinstance(index, BadIndex):
+                if start or args or failure:
+                    fresh = not self._bad.is_open(index)
+                    out.append(self._bad.chunk(index, "index", id_, name, args))
+                    if failure is not None:
+                        out.extend(self._bad.fail(index))
+                    if fresh and not start and self._last in self._open:
+                        # a continuation of an unknown call: the call being streamed
+                        # may be missing it, so it cannot be trusted either
+                        self._open.discard(self._last)
+                        out.append(
+                            CallFailure(
+                                index=self._last,
+                                error=f"a tool-call-delta had an unusable index {index.text}"
+                                ", so this call's arguments may be incomplete",
+                            )
+                        )
+                continue
+            self._last = index
             if start:
                 self._open.add(index)
-                chunk: ToolCallChunk = tool_chunk(
-                    index, get_str(call, "id"), get_str(function, "name"), args
-                )
+                chunk: ToolCallChunk = tool_chunk(index, id_, name, args)
             elif args:
                 chunk = tool_chunk(index, None, None, args)
-            else:
+            elif failure is None:
                 continue
+            else:
+                chunk = tool_chunk(index, None, None, None)
             out.append(chunk)
+            if failure is not None:
+                self._open.discard(index)
+                out.append(CallFailure(index=index, error=failure))
         return out
 
     def _message_end(self, delta: Any) -> list[Signal]:
@@ -136,16 +180,22 @@ class CohereTranslator:
                 for index in sorted(self._open, key=lambda i: -1 if i is None else i)
             )
             self._open.clear()
+        out.extend(self._bad.fail_all())
         out.append(StreamEnd(reason="length" if reason in _LENGTH_REASONS else reason))
         return out
 
 
 def _arguments(function: Any) -> str | dict[str, Any] | None:
-    """The ``arguments`` of a tool-call fragment: text, a decoded object, or None if empty."""
+    """The ``arguments`` of a tool-call fragment: text, a decoded object, or None if empty.
+
+    Raises:
+        DataError: an object that is not JSON data, cyclic or too deep (see
+            :func:`~callstream.providers.openai_chat.args_value`).
+    """
     raw = get(function, "arguments")
-    if isinstance(raw, str):
+    if type(raw) is str:
         return raw or None
-    if is_record(raw):
-        plain = to_plain(raw)
-        return plain if isinstance(plain, dict) else None
-    return None
+    if raw is None or not is_record(raw):
+        text = get_str(function, "arguments")  # a str subclass or enum; numbers are ignored
+        return text or None
+    return args_value(raw) or None

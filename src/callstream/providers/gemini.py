@@ -31,16 +31,21 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream._errors import DataError
 from callstream.providers._base import (
     alternate_key,
+    args_error,
     get,
     get_int,
     get_list,
     get_str,
     is_record,
-    to_plain,
+    is_sequence,
+    scalar_value,
     tool_chunk,
 )
+from callstream.providers._base import path as field_path
+from callstream.providers.openai_chat import args_value
 
 __all__ = ("GeminiTranslator", "detect", "parse_json_path")
 
@@ -55,7 +60,8 @@ _NORMAL_REASONS = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
 MAX_PATH_DEPTH = 512
 
 #: Largest jump past the end of an array that an out-of-order leaf may make (the
-#: positions in between must be filled by later leaves).
+#: positions in between must be filled by later leaves). Arrays being rebuilt are sparse,
+#: so a jump costs no memory; this only rejects a hopeless call early.
 MAX_INDEX_GAP = 10_000
 
 Path: TypeAlias = tuple[str | int, ...]
@@ -67,14 +73,16 @@ continuation of an open string, else ``null``)."""
 def detect(payload: Any) -> bool:
     """Return True if ``payload`` looks like a Gemini ``GenerateContentResponse`` chunk
     (it has a ``candidates`` list, or is a JSON array of such chunks). Cost: O(1)."""
-    if isinstance(payload, (list, tuple)):
-        return bool(payload) and detect(payload[0])
-    return isinstance(get(payload, "candidates"), (list, tuple))
+    if is_sequence(payload):
+        items = field_path(payload, 0)
+        return items is not None and not is_sequence(items) and detect(items)
+    return is_sequence(get(payload, "candidates"))
 
 
 # --- jsonPath ---------------------------------------------------------------------------
 
 _INDEX = re.compile(r"\[([0-9]+)\]")
+_MAX_INDEX_DIGITS = 18  # int() of a longer digit run costs more (and may be refused)
 
 
 def parse_json_path(text: str) -> Path | None:
@@ -109,8 +117,8 @@ def parse_json_path(text: str) -> Path | None:
             i = j + 2
         elif char == "[":
             match = _INDEX.match(text, i)
-            if match is None:
-                return None
+            if match is None or match.end() - i > _MAX_INDEX_DIGITS + 2:
+                return None  # not an index, or one too long to be a real position
             out.append(int(match.group(1)))
             i = match.end()
         else:
@@ -276,33 +284,63 @@ def _escape(text: str) -> str:
     return json.dumps(text)[1:-1]
 
 
+class _Array:
+    """An array being rebuilt in replay mode, kept sparse: only the positions a leaf has
+    written exist (a dict), so a leaf far past the end costs O(1), not O(gap). It becomes
+    a list at the end, when every position from 0 to the last must be filled.
+
+    ``size`` is one past the highest position written (the array's length so far).
+    """
+
+    __slots__ = ("items", "size")
+
+    def __init__(self) -> None:
+        self.items: dict[int, Any] = {}
+        self.size = 0
+
+    def first_hole(self) -> int | None:
+        """The lowest position no leaf filled, None when all are (O(n log n) in the
+        positions written, never in the gaps)."""
+        if len(self.items) == self.size:
+            return None
+        for expected, position in enumerate(sorted(self.items)):
+            if position != expected:
+                return expected
+        return len(self.items)  # pragma: no cover - size > len(items) implies a gap above
+
+
 def _lookup(root: Any, path: Path) -> Any:
     current = root
     for segment in path:
         if isinstance(current, dict) and isinstance(segment, str):
             current = current.get(segment)
-        elif isinstance(current, list) and type(segment) is int and segment < len(current):
-            current = current[segment]
+        elif isinstance(current, _Array) and type(segment) is int:
+            current = current.items.get(segment)
         else:
             return None
     return current
 
 
 def _assign(root: Any, path: Path, item: Any) -> Any:
-    """Set ``item`` at ``path`` under ``root`` (creating containers; last write wins)."""
+    """Set ``item`` at ``path`` under ``root`` (creating containers; last write wins).
+
+    Cost: O(len(path)); arrays are sparse (:class:`_Array`), so the memory is O(leaves)
+    whatever positions the leaves name.
+    """
     if not path:
         return item
     root = _container_for(root, path[0])
     current = root
     for level, segment in enumerate(path):
         last = level + 1 == len(path)
-        if isinstance(current, list) and type(segment) is int:
-            if segment - len(current) > MAX_INDEX_GAP:
+        if isinstance(current, _Array) and type(segment) is int:
+            if segment - current.size > MAX_INDEX_GAP:
                 raise ValueError(f"array position {segment} is far past the end")
-            if segment >= len(current):
-                current.extend([_HOLE] * (segment + 1 - len(current)))
-            value = item if last else _container_for(current[segment], path[level + 1])
-            current[segment] = value
+            if segment >= current.size:
+                current.size = segment + 1
+            items = current.items
+            value = item if last else _container_for(items.get(segment), path[level + 1])
+            items[segment] = value
         elif isinstance(current, dict) and isinstance(segment, str):
             value = item if last else _container_for(current.get(segment), path[level + 1])
             current[segment] = value
@@ -314,28 +352,30 @@ def _assign(root: Any, path: Path, item: Any) -> Any:
 
 def _container_for(existing: Any, segment: str | int) -> Any:
     if type(segment) is int:
-        return existing if isinstance(existing, list) and not isinstance(existing, _Strings) else []
+        return existing if isinstance(existing, _Array) else _Array()
     return existing if isinstance(existing, dict) else {}
 
 
-_HOLE: Any = object()  # an array position no leaf has filled (yet)
-
-
 def _materialize(root: Any) -> Any:
-    """Join the string pieces; raise ValueError at a hole (iterative, no recursion)."""
+    """Join the string pieces and turn sparse arrays into lists; raise ValueError at an
+    array position never filled (iterative, no recursion). Cost: O(size of the value)."""
     holder = [root]
     stack: list[tuple[Any, Any]] = [(holder, 0)]
     while stack:
         parent, slot = stack.pop()
         value = parent[slot]
-        if value is _HOLE:
-            raise ValueError(f"array position {slot} has no value")
         if isinstance(value, _Strings):
             parent[slot] = "".join(value)
         elif isinstance(value, dict):
             stack.extend((value, key) for key in value)
-        elif isinstance(value, list):
-            stack.extend((value, i) for i in reversed(range(len(value))))
+        elif isinstance(value, _Array):
+            hole = value.first_hole()
+            if hole is not None:
+                raise ValueError(f"array position {hole} has no value")
+            items = value.items
+            array = [items[i] for i in range(value.size)]
+            parent[slot] = array
+            stack.extend((array, i) for i in reversed(range(len(array))))
     return holder[0]
 
 
@@ -350,24 +390,24 @@ def _read_leaf(leaf: Any) -> tuple[Path, LeafKind, Any, bool] | str:
     if len(path) > MAX_PATH_DEPTH:
         return f"jsonPath deeper than {MAX_PATH_DEPTH} levels"
     more = get(leaf, "willContinue") is True
-    string = get(leaf, "stringValue")
-    if isinstance(string, str):
+    string = scalar_value(get(leaf, "stringValue"))
+    if type(string) is str:
         return path, "string", string, more
-    number = get(leaf, "numberValue")
-    if isinstance(number, (int, float)) and not isinstance(number, bool):
-        if isinstance(number, float) and not math.isfinite(number):
-            return f"non-finite numberValue at {raw_path}"
-        return path, "scalar", json.dumps(number), False
-    if isinstance(number, str):
+    number = scalar_value(get(leaf, "numberValue"))
+    if type(number) is str:
         try:
-            parsed = float(number)
-        except ValueError:
+            number = float(number)
+        except (ValueError, OverflowError):
             return f"unreadable numberValue {number!r} at {raw_path}"
-        if not math.isfinite(parsed):
+    if type(number) is int or type(number) is float:
+        if type(number) is float and not math.isfinite(number):
             return f"non-finite numberValue at {raw_path}"
-        return path, "scalar", json.dumps(parsed), False
+        try:
+            return path, "scalar", json.dumps(number), False
+        except ValueError:  # an int too long to write
+            return f"unreadable numberValue at {raw_path}"
     boolean = get(leaf, "boolValue")
-    if isinstance(boolean, bool):
+    if type(boolean) is bool:
         return path, "scalar", "true" if boolean else "false", False
     if _has_key(leaf, "nullValue") or get(leaf, "nullValue") is not None:
         return path, "scalar", "null", False
@@ -377,9 +417,9 @@ def _read_leaf(leaf: Any) -> tuple[Path, LeafKind, Any, bool] | str:
 
 def _has_key(obj: Any, key: str) -> bool:
     """True if a mapping has ``key`` (or its snake-case twin), even with a null value."""
-    if not isinstance(obj, Mapping):
-        return False
     try:
+        if not isinstance(obj, Mapping):
+            return False
         return key in obj or alternate_key(key) in obj
     except Exception:
         return False
@@ -391,11 +431,12 @@ def _has_key(obj: Any, key: str) -> bool:
 class _StreamedCall:
     """The call whose arguments are being streamed as ``partialArgs``."""
 
-    __slots__ = ("failed", "index", "start_args", "writer")
+    __slots__ = ("failed", "index", "start_args", "start_error", "writer")
 
     def __init__(self, index: int, start_args: dict[str, Any] | None) -> None:
         self.index = index
         self.start_args = start_args
+        self.start_error: str | None = None  # why the opener's ``args`` were unusable
         self.writer = _LeafWriter()
         self.failed = False
 
@@ -436,10 +477,11 @@ class GeminiTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one chunk (dict, SDK object, or list of chunks)."""
-        if isinstance(payload, (list, tuple)):
+        if is_sequence(payload):  # a JSON array of chunks (one level: no recursion)
             signals: list[Signal] = []
-            for item in payload:
-                signals.extend(self.translate(item))
+            for item in get_list({"items": payload}, "items"):
+                if not is_sequence(item):
+                    signals.extend(self.translate(item))
             return signals
         candidates = get_list(payload, "candidates")
         if candidates:
@@ -488,14 +530,24 @@ class GeminiTranslator:
             index = self._next_index
             self._next_index += 1
             touched.append(index)
-            args = _whole_args(get(call, "args"))
+            try:
+                args = _whole_args(get(call, "args"))
+            except DataError as exc:
+                args = None
+                args_failure: str | None = args_error(exc)
+            else:
+                args_failure = None
             if not more and not leaves:
                 whole: ToolCallChunk = tool_chunk(index, get_str(call, "id"), name, args)
                 out.append(whole)
-                out.append(CallEnd(index=index))
+                if args_failure is not None:
+                    out.append(CallFailure(error=args_failure, index=index))
+                else:
+                    out.append(CallEnd(index=index))
                 return
             start_args = args if isinstance(args, dict) and args else None
             self._call = _StreamedCall(index, start_args)
+            self._call.start_error = args_failure
             opener: ToolCallChunk = tool_chunk(index, get_str(call, "id"), name, None)
             out.append(opener)
         elif self._call is None:
@@ -549,11 +601,17 @@ class GeminiTranslator:
             except ValueError as exc:
                 out.append(CallFailure(error=f"streamed arguments: {exc}", index=call.index))
                 return
-            args: str | dict[str, Any] = value if isinstance(value, dict) else json.dumps(value)
+            try:
+                args = args_value(value)
+            except DataError as exc:  # deeper than the assembler's default limit
+                out.append(CallFailure(error=args_error(exc), index=call.index))
+                return
             out.append(CallEnd(index=call.index, args=args))
             return
         self._flush(call, [writer.close()], out)
-        if not writer.started and call.start_args:
+        if not writer.started and call.start_error is not None:
+            out.append(CallFailure(error=call.start_error, index=call.index))
+        elif not writer.started and call.start_args:
             out.append(CallEnd(index=call.index, args=call.start_args))
         else:
             out.append(CallEnd(index=call.index))
@@ -580,8 +638,9 @@ class GeminiTranslator:
         return kept
 
     def _stream_error(self, error: Any) -> list[Signal]:
-        if isinstance(error, str):
-            text = f"Gemini stream error: {error}"
+        plain = scalar_value(error)
+        if type(plain) is str:
+            text = f"Gemini stream error: {plain}"
         else:
             status = get_str(error, "status") or get_int(error, "code")
             detail = get_str(error, "message")
@@ -609,18 +668,14 @@ def _first_candidate(candidates: list[Any]) -> Any:
 
 
 def _whole_args(raw: Any) -> str | dict[str, Any] | None:
-    """A whole call's ``args``: an object (SDK values made plain); other JSON as text."""
-    if raw is None:
-        return None
-    if isinstance(raw, str):
-        return raw or None
-    plain = to_plain(raw)
-    if isinstance(plain, dict):
-        return plain
-    try:
-        return json.dumps(plain)  # not an object: the assembler will say so
-    except (TypeError, ValueError):
-        return None
+    """A whole call's ``args``: an object (SDK values made plain); other JSON as text.
+
+    Raises:
+        DataError: not JSON data, cyclic, or nested deeper than ``DEFAULT_MAX_DEPTH``
+            (see :func:`~callstream.providers.openai_chat.args_value`).
+    """
+    value = args_value(raw)
+    return None if value == "" else value
 
 
 def _with_message(reason: str, message: str | None) -> str:

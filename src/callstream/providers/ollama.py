@@ -7,7 +7,9 @@ nor ``function.index``, newer ones add both. The last line has ``"done": true`` 
 ``done_reason`` (``stop``, ``length``); an ``{"error": "..."}`` line reports a failure.
 
 Every call gets its own key (a running count, since the server's index, when present,
-is not reliable across lines) and is ended at once: it arrived whole. Ollama's
+is not reliable across lines, so an odd ``index`` value cannot misroute anything) and is
+ended at once: it arrived whole. Arguments that are not JSON data, cyclic or nested
+deeper than ``DEFAULT_MAX_DEPTH`` make that call invalid with the reason. Ollama's
 OpenAI-compatible ``/v1`` endpoint is handled by the OpenAI Chat translator.
 Cost: O(size of the payload).
 """
@@ -16,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.types import CallEnd, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_list, get_str, is_record, tool_chunk
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream._errors import DataError
+from callstream.providers._base import args_error, get, get_list, get_str, is_record, tool_chunk
 from callstream.providers.openai_chat import args_value
 
 __all__ = ("OllamaTranslator", "detect")
@@ -25,7 +28,7 @@ __all__ = ("OllamaTranslator", "detect")
 
 def detect(payload: Any) -> bool:
     """True for a native Ollama chat line: a boolean ``done`` next to a ``message``."""
-    return isinstance(get(payload, "done"), bool) and is_record(get(payload, "message"))
+    return type(get(payload, "done")) is bool and is_record(get(payload, "message"))
 
 
 class OllamaTranslator:
@@ -45,14 +48,19 @@ class OllamaTranslator:
             function = get(call, "function")
             key = self._count
             self._count += 1
+            try:
+                args = args_value(get(function, "arguments"))
+                failure = None
+            except DataError as exc:  # not JSON data, cyclic, or too deep
+                args, failure = None, args_error(exc)
             chunk: ToolCallChunk = tool_chunk(
-                key,
-                get_str(call, "id"),
-                get_str(function, "name"),
-                args_value(get(function, "arguments")),
+                key, get_str(call, "id"), get_str(function, "name"), args
             )
             signals.append(chunk)
-            signals.append(CallEnd(index=key))
+            if failure is not None:
+                signals.append(CallFailure(index=key, error=failure))
+            else:
+                signals.append(CallEnd(index=key))
         if get(payload, "done") is True:
             signals.append(StreamEnd(reason=get_str(payload, "done_reason")))
         elif get(payload, "error") is not None:

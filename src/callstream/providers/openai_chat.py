@@ -24,6 +24,10 @@ llama.cpp, LM Studio and Ollama's ``/v1`` endpoint. Wire facts (from real record
 - The legacy ``delta.function_call`` (single function call) is read as call 0. A
   non-streamed ``ChatCompletion`` (``message`` instead of ``delta``) works as one payload.
 
+- An unusable ``index`` (see :class:`OpenAIChatTranslator`) makes its chunk an invalid
+  call of its own; ``arguments`` given as an object too deep (over ``DEFAULT_MAX_DEPTH``),
+  cyclic or not JSON data make that call invalid with the reason.
+
 Only choice ``choice`` (default 0) is read; other choices of an ``n > 1`` request are
 ignored. Cost: O(size of the payload) per chunk.
 """
@@ -35,13 +39,20 @@ import re
 from typing import Any
 
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
+from callstream._errors import DataError, JSONLimitError
+from callstream._json.dump import RECURSION_SAFE_DEPTH, dumps_bounded, nesting_depth
+from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._base import (
+    BadIndex,
+    BadIndexCalls,
+    args_error,
     get,
-    get_int,
+    get_index,
     get_list,
     get_str,
     is_record,
-    to_plain,
+    is_sequence,
+    to_json_data,
     tool_chunk,
 )
 
@@ -60,7 +71,7 @@ def detect(payload: Any) -> bool:
     obj = get_str(payload, "object")
     if obj is not None and obj.startswith("chat.completion"):
         return True
-    if isinstance(get(payload, "choices"), (list, tuple)):
+    if is_sequence(get(payload, "choices")):
         return True
     error = get(payload, "error")
     return is_record(error) and get(error, "failed_generation") is not None
@@ -69,18 +80,25 @@ def detect(payload: Any) -> bool:
 def args_value(value: Any) -> str | dict[str, Any] | None:
     """An ``arguments`` field as the assembler takes it: text, a whole object, or None.
 
-    Text passes through; a mapping or SDK object becomes a dict (the whole arguments);
-    any other JSON value becomes its JSON text, so the assembler can reject it precisely.
+    Text passes through; a mapping or SDK object becomes a dict (the whole arguments), or
+    its JSON text when it nests deeper than ``json.dumps`` can write without recursing
+    (:data:`~callstream._json.dump.RECURSION_SAFE_DEPTH`); any other JSON value becomes
+    its JSON text, so the assembler can reject it precisely. Cost: O(size of the value).
+
+    Raises:
+        DataError: the value is not JSON data (:class:`~callstream.JSONLimitError` when it
+            nests deeper than ``DEFAULT_MAX_DEPTH`` or is cyclic); the caller turns this
+            into an invalid call with :func:`~callstream.providers._base.args_error`.
     """
-    if value is None or isinstance(value, str):
+    if value is None or type(value) is str:
         return value
-    plain = to_plain(value)
-    if isinstance(plain, dict):
-        return plain
-    try:
-        return json.dumps(plain)
-    except (TypeError, ValueError):
-        return str(plain)
+    plain = to_json_data(value, max_depth=DEFAULT_MAX_DEPTH)
+    kind = type(plain)
+    if kind is str:
+        return plain  # type: ignore[no-any-return]
+    if kind is dict and nesting_depth(plain, RECURSION_SAFE_DEPTH) is not None:
+        return plain  # type: ignore[no-any-return]
+    return dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH)
 
 
 # Llama-style text a model may emit instead of a structured call:
@@ -111,7 +129,11 @@ def failed_generation_calls(text: str) -> list[tuple[str | None, str]]:
         elif isinstance(arguments, str):
             args_text = arguments
         else:
-            args_text = json.dumps(arguments, ensure_ascii=False)
+            try:
+                args_text = dumps_bounded(arguments, max_depth=DEFAULT_MAX_DEPTH)
+            except (JSONLimitError, TypeError, ValueError):
+                calls = []  # not readable as calls: kept whole below
+                break
         calls.append((item["name"], args_text))
     if calls:
         return calls
@@ -124,7 +146,16 @@ def failed_generation_calls(text: str) -> list[tuple[str | None, str]]:
 class OpenAIChatTranslator:
     """Translate Chat Completions chunks (dicts or SDK ``ChatCompletionChunk`` objects).
 
-    Stateless apart from the chosen choice; the assembler does all merging.
+    The assembler does all merging; the translator keeps only the chosen choice, the
+    keys it gave to unusable indexes and which call it routed last.
+
+    An entry (or a choice) whose ``index`` is present but unusable (``true``, ``1.5``,
+    ``"abc"``, ``[0]``, a negative number) is never read as "no index": its pieces go to
+    a negative key of their own (one per distinct bad value, see
+    :class:`~callstream.providers._base.BadIndexCalls`), and that call is failed with the
+    reason when the stream ends (an invalid call with its raw text). When the first such
+    piece carries neither id nor name (a continuation of some call), the call streamed
+    last is failed too, since it may be missing that fragment. Other calls are unaffected.
     """
 
     name = "openai-chat"
@@ -132,6 +163,9 @@ class OpenAIChatTranslator:
     def __init__(self, *, choice: int = 0) -> None:
         """Read choice number ``choice`` (the ``n`` parameter makes several)."""
         self._choice = choice
+        self._bad = BadIndexCalls()
+        self._last_index: int | None = None  # the call streamed last (its index or id)
+        self._last_id: str | None = None
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the chunks and the finish signal carried by one payload."""
@@ -143,7 +177,9 @@ class OpenAIChatTranslator:
             return self._error(error) if error is not None else []
         signals: list[Signal] = []
         for choice in choices:
-            if (get_int(choice, "index") or 0) != self._choice:
+            number = get_index(choice, "index")
+            bad_choice = number if isinstance(number, BadIndex) else None
+            if bad_choice is None and (number or 0) != self._choice:
                 continue
             delta = get(choice, "delta")
             if delta is None:
@@ -154,41 +190,112 @@ class OpenAIChatTranslator:
                 function = get(entry, "function")
                 if function is None and get(entry, "custom") is not None:
                     continue  # custom (free-form text) tools have no JSON arguments
-                signals.append(
-                    tool_chunk(
-                        get_int(entry, "index"),
-                        get_str(entry, "id"),
-                        get_str(function, "name"),
-                        args_value(get(function, "arguments")),
-                    )
+                index = get_index(entry, "index")
+                id_ = get_str(entry, "id")
+                name = get_str(function, "name")
+                arguments = get(function, "arguments")
+                if bad_choice is None and not isinstance(index, BadIndex):
+                    if arguments is None or type(arguments) is str:  # the common case
+                        signals.append(tool_chunk(index, id_, name, arguments))
+                        if index is not None or id_:
+                            self._last_index = index
+                            self._last_id = id_ or None
+                        continue
+                elif bad_choice is not None:
+                    index = bad_choice
+                self._entry(
+                    index,
+                    "index" if bad_choice is None else "choice index",
+                    id_=id_,
+                    name=name,
+                    arguments=arguments,
+                    signals=signals,
                 )
             legacy = get(delta, "function_call")
             if is_record(legacy):
-                signals.append(
-                    tool_chunk(
-                        0, None, get_str(legacy, "name"), args_value(get(legacy, "arguments"))
-                    )
+                self._entry(
+                    0 if bad_choice is None else bad_choice,
+                    "choice index",
+                    id_=None,
+                    name=get_str(legacy, "name"),
+                    arguments=get(legacy, "arguments"),
+                    signals=signals,
                 )
+            if bad_choice is not None:
+                continue  # a finish of an unknown choice is not ours to report
             reason = get_str(choice, "finish_reason")
             if reason:
+                signals.extend(self._bad.fail_all())
                 signals.append(StreamEnd(reason=normalize_finish_reason(reason)))
         return signals
+
+    def _entry(
+        self,
+        index: int | BadIndex | None,
+        where: str,
+        *,
+        id_: str | None,
+        name: str | None,
+        arguments: Any,
+        signals: list[Signal],
+    ) -> None:
+        """Add the signals of one tool-call entry (a chunk; a failure when unusable)."""
+        try:
+            args = args_value(arguments)
+        except DataError as exc:
+            args = None
+            failure: str | None = args_error(exc)
+        else:
+            failure = None
+        if isinstance(index, BadIndex):
+            if id_ is None and name is None and not args and failure is None:
+                return  # an empty chunk: nothing to route
+            fresh = not self._bad.is_open(index)
+            signals.append(self._bad.chunk(index, where, id_, name, args))
+            if failure is not None:
+                signals.extend(self._bad.fail(index))
+            if fresh and not id_ and not name and (self._last_index is not None or self._last_id):
+                # a continuation whose call we cannot know: the call being streamed may
+                # be missing this fragment, so it cannot be trusted either
+                signals.append(
+                    CallFailure(
+                        index=self._last_index,
+                        id=self._last_id,
+                        error=f"a fragment of the tool calls had an unusable {where} "
+                        f"{index.text}, so this call's arguments may be incomplete",
+                    )
+                )
+                self._last_index = None
+                self._last_id = None
+            return
+        signals.append(tool_chunk(index, id_, name, args))
+        if failure is not None:
+            signals.append(CallFailure(index=index, id=id_ or None, name=name, error=failure))
+        if index is not None or id_:
+            self._last_index = index
+            self._last_id = id_ or None
 
     def _error(self, error: Any) -> list[Signal]:
         """An error payload: a failed tool call becomes invalid; the stream ends."""
         signals: list[Signal] = []
-        message = get_str(error, "message") or (error if isinstance(error, str) else None)
+        message = get_str(error, "message") or get_str({"error": error}, "error")
         code = get_str(error, "code")
         failed = get(error, "failed_generation")
         if failed is not None or code == "tool_use_failed":
             reason = message or code or "the provider rejected the tool call"
-            text = failed if isinstance(failed, str) else ""
-            if failed is not None and not isinstance(failed, str):
+            text = ""
+            if failed is not None:
                 try:
-                    text = json.dumps(to_plain(failed), ensure_ascii=False)
-                except (TypeError, ValueError):
-                    text = str(failed)
+                    plain = to_json_data(failed, max_depth=DEFAULT_MAX_DEPTH)
+                    text = (
+                        plain
+                        if type(plain) is str
+                        else dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH)
+                    )
+                except DataError as exc:
+                    reason = f"{reason} (its failed generation is unreadable: {args_error(exc)})"
             for name, args in failed_generation_calls(text):
                 signals.append(CallFailure(error=reason, name=name, args=args))
+        signals.extend(self._bad.fail_all())
         signals.append(StreamEnd(reason="error"))
         return signals

@@ -20,6 +20,12 @@ Open Responses). Wire facts (from real recordings):
   ``response.failed`` and an ``error`` event fail the open calls with the provider's
   message and end the stream with ``"error"``.
 
+- A present but unusable ``output_index`` (``true``, ``1.5``, ``"abc"``, a negative
+  number) is never replaced by a guess: the event's pieces go to a call of their own,
+  which is failed (an invalid call with the reason) at its ``.done`` event or at the end
+  of the stream; other calls are unaffected. Arguments given as an object that is not
+  JSON data, cyclic or too deep make their call invalid.
+
 Other events (text, reasoning, built-in tools) are ignored. Cost: O(size of the payload).
 """
 
@@ -28,12 +34,23 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream.providers._base import get, get_int, get_str, path, tool_chunk
+from callstream._errors import DataError
+from callstream.providers._base import (
+    BadIndex,
+    BadIndexCalls,
+    args_error,
+    get,
+    get_index,
+    get_str,
+    path,
+    tool_chunk,
+)
 from callstream.providers.openai_chat import args_value
 
 __all__ = ("OpenAIResponsesTranslator", "detect")
 
 _CALL_ITEMS = frozenset({"function_call"})
+_WHERE = "output_index"
 
 
 def detect(payload: Any) -> bool:
@@ -55,26 +72,41 @@ class OpenAIResponsesTranslator:
         self._items: dict[str, int] = {}
         self._calls: dict[int, bool] = {}  # output_index -> ended
         self._last: int | None = None
+        self._bad = BadIndexCalls()  # calls whose output_index was unusable
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one stream event."""
         kind = get_str(payload, "type")
         if kind == "response.function_call_arguments.delta":
             index = self._index(payload)
+            delta = get_str(payload, "delta")
+            if isinstance(index, BadIndex):
+                return [self._bad.chunk(index, _WHERE, None, None, delta)] if delta else []
             if index is None or self._calls.get(index):
                 return []
             self._calls.setdefault(index, False)
-            delta = get_str(payload, "delta")
             return [tool_chunk(index, None, None, delta)] if delta else []
         if kind == "response.output_item.added":
             item, index = self._call_item(payload)
             if index is None:
                 return []
+            try:
+                args = args_value(get(item, "arguments")) or None
+                failure = None
+            except DataError as exc:
+                args, failure = None, args_error(exc)
+            id_, name = get_str(item, "call_id"), get_str(item, "name")
+            if isinstance(index, BadIndex):
+                out: list[Signal] = [self._bad.chunk(index, _WHERE, id_, name, args)]
+                if failure is not None:
+                    out.extend(self._bad.fail(index))
+                return out
             self._calls.setdefault(index, False)
-            args = args_value(get(item, "arguments"))
-            return [
-                tool_chunk(index, get_str(item, "call_id"), get_str(item, "name"), args or None)
-            ]
+            added: list[Signal] = [tool_chunk(index, id_, name, args)]
+            if failure is not None:
+                self._calls[index] = True
+                added.append(CallFailure(index=index, error=failure))
+            return added
         if kind == "response.function_call_arguments.done":
             index = self._index(payload)
             if index is None:
@@ -88,36 +120,48 @@ class OpenAIResponsesTranslator:
                 index, get_str(item, "name"), get_str(item, "call_id"), get(item, "arguments")
             )
         if kind == "response.completed":
-            return [StreamEnd(reason="tool_calls" if self._calls else "stop")]
+            ended: list[Signal] = self._bad.fail_all()
+            ended.append(StreamEnd(reason="tool_calls" if self._calls else "stop"))
+            return ended
         if kind == "response.incomplete":
             reason = get_str(path(payload, "response", "incomplete_details"), "reason")
             if reason is None or reason == "max_output_tokens":
                 reason = "length"
-            return [StreamEnd(reason=reason)]
+            cut: list[Signal] = self._bad.fail_all()
+            cut.append(StreamEnd(reason=reason))
+            return cut
         if kind == "response.failed" or kind == "error":
             error = path(payload, "response", "error") if kind != "error" else payload
             message = get_str(error, "message") or get_str(error, "code") or "the response failed"
             signals: list[Signal] = [
                 CallFailure(error=message, index=index)
-                for index, ended in self._calls.items()
-                if not ended
+                for index, ended_ in self._calls.items()
+                if not ended_
             ]
             for index in self._calls:
                 self._calls[index] = True
+            signals.extend(self._bad.fail_all())
             signals.append(StreamEnd(reason="error"))
             return signals
         return []
 
-    def _call_item(self, payload: Any) -> tuple[Any, int | None]:
+    def _call_item(self, payload: Any) -> tuple[Any, int | BadIndex | None]:
         """The item of an ``output_item`` event and its call key (None when it is no call)."""
         item = get(payload, "item")
         if get_str(item, "type") not in _CALL_ITEMS:
             return item, None
         return item, self._index(payload, item)
 
-    def _index(self, payload: Any, item: Any = None) -> int | None:
-        """The call key: ``output_index``, else the index known for the item id."""
-        index = get_int(payload, "output_index")
+    def _index(self, payload: Any, item: Any = None) -> int | BadIndex | None:
+        """The call key: ``output_index``, else the index known for the item id.
+
+        A present but unusable ``output_index`` is returned as a :class:`BadIndex`: it is
+        never replaced by a guess (the item id, the last call), which could route the
+        event's text into another call.
+        """
+        index = get_index(payload, "output_index")
+        if isinstance(index, BadIndex):
+            return index
         item_id = get_str(payload, "item_id") or get_str(item, "id")
         if index is None and item_id is not None:
             index = self._items.get(item_id)
@@ -129,13 +173,32 @@ class OpenAIResponsesTranslator:
             self._last = index
         return index
 
-    def _end(self, index: int, name: str | None, id_: str | None, arguments: Any) -> list[Signal]:
+    def _end(
+        self, index: int | BadIndex, name: str | None, id_: str | None, arguments: Any
+    ) -> list[Signal]:
         """End call ``index`` once, with the complete arguments when given."""
+        try:
+            args = args_value(arguments)
+            failure = None
+        except DataError as exc:
+            args, failure = None, args_error(exc)
+        if isinstance(index, BadIndex):  # its own call, failed now
+            signals: list[Signal] = []
+            if not self._bad.is_open(index):
+                if not (id_ or name or args or failure):
+                    return []  # nothing to keep
+                signals.append(self._bad.chunk(index, _WHERE, id_, name, args))
+            elif name:
+                self._bad.chunk(index, _WHERE, None, name, None)  # remember the name
+            return signals + self._bad.fail(index)
         if self._calls.get(index):
             return []
         self._calls[index] = True
-        signals: list[Signal] = []
+        signals = []
         if name or id_:
             signals.append(tool_chunk(index, id_, name, None))
-        signals.append(CallEnd(index=index, args=args_value(arguments)))
+        if failure is not None:
+            signals.append(CallFailure(index=index, error=failure))
+        else:
+            signals.append(CallEnd(index=index, args=args))
         return signals
