@@ -11,14 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, Signal, StreamEnd
 from callstream.providers.anthropic import AnthropicTranslator, detect
 from tests.provider_helpers import (
     RECORDED,
     assemble,
-    check_expected,
     check_never_raises,
-    check_recorded,
     chunk,
     load,
     odd_payloads,
@@ -27,6 +25,7 @@ from tests.provider_helpers import (
     texts,
     translate_all,
 )
+from tests.recorded_server_tools import check_recorded_split, check_split
 from tests.strategies import json_objects, splits
 
 # --- event builders (the wire shapes) ---------------------------------------------------
@@ -173,10 +172,11 @@ def test_complete_input_in_start_block_becomes_the_arguments() -> None:
     ]
     assert run(events) == [
         chunk(1, name="code_execution", id="srvtoolu_1"),
+        ServerToolUse(index=1),
         chunk(1, args='{"code": "print(1)"}'),
         CallEnd(index=1),
         chunk(2, name="rollDie", id="toolu_2"),
-        CallEnd(index=2, args={"player": "p1"}),
+        CallEnd(index=2, args='{"player": "p1"}'),
         StreamEnd(reason="tool_use"),
     ]
 
@@ -259,10 +259,12 @@ def test_server_and_mcp_tool_blocks_are_calls_tool_results_are_not() -> None:
     ]
     assert run(events) == [
         chunk(0, name="web_search", id="srvtoolu_1"),
+        ServerToolUse(index=0),
         chunk(0, args='{"query": "x"}'),
         CallEnd(index=0),
         chunk(3, name="echo", id="mcptoolu_1"),
-        CallEnd(index=3, args={"text": "hi"}),
+        ServerToolUse(index=3),
+        CallEnd(index=3, args='{"text": "hi"}'),
     ]
 
 
@@ -419,8 +421,18 @@ def test_odd_but_plausible_payloads() -> None:
         {"type": "content_block_start", "index": True, "content_block": {"type": "tool_use"}},
     ]
     signals = run(odd)
-    # "1" reads as index 1 (a decimal string); the junk fields read as absent.
-    assert signals == [chunk(1)]
+    # "1" reads as index 1 (a decimal string); the junk fields read as absent. The tool
+    # blocks started with an unusable index (null, true) fail under keys of their own.
+    assert signals[0] == chunk(1)
+    failures = [s for s in signals if isinstance(s, CallFailure)]
+    assert [f.error for f in failures] == [
+        "Anthropic tool_use block has an unusable index None (expected a non-negative "
+        "integer); its arguments were not read",
+        "Anthropic tool_use block has an unusable index True (expected a non-negative "
+        "integer); its arguments were not read",
+    ]
+    keys = [f.index for f in failures]
+    assert len(set(keys)) == 2 and all(k is not None and k < -(2**63) for k in keys)
 
 
 # --- SDK-shaped objects (duck typing) ---------------------------------------------------
@@ -491,7 +503,7 @@ def test_real_sdk_event_types() -> None:
     translator.translate(programmatic)
     assert translator.translate(
         types.RawContentBlockStopEvent(type="content_block_stop", index=0)
-    ) == [CallEnd(index=0, args={"n": 2})]
+    ) == [CallEnd(index=0, args='{"n": 2}')]
 
 
 # --- through the assembler -------------------------------------------------------------
@@ -518,8 +530,10 @@ def test_assembled_calls_for_our_streams() -> None:
         MESSAGE_STOP,
     ]
     assembler = assemble(run(events))
+    assert assembler.server_tool_calls == [
+        {"type": "server_tool_call", "name": "search", "args": {"q": "cats"}, "id": "toolu_a"}
+    ]
     assert assembler.tool_calls == [
-        {"name": "search", "args": {"q": "cats"}, "id": "toolu_a", "type": "tool_call"},
         {"name": "roll", "args": {"sides": 6}, "id": "toolu_b", "type": "tool_call"},
         {"name": "noop", "args": {}, "id": "toolu_c", "type": "tool_call"},
     ]
@@ -548,7 +562,7 @@ def test_assembled_error_event_gives_an_invalid_call_with_the_reason() -> None:
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded("anthropic_"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
-    check_recorded(*load(name), detect, run)
+    check_recorded_split(name, *load(name), detect, run)
 
 
 def _json_piece(event: Any) -> tuple[int, str] | None:
@@ -568,4 +582,4 @@ def resplit(events: list[Any], draw: Any) -> list[Any]:
 @given(data=st.data())
 def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:
     events, calls = load(name)
-    check_expected(assemble(run(resplit(events, data.draw))), calls)
+    check_split(name, assemble(run(resplit(events, data.draw))), calls)

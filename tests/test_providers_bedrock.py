@@ -10,14 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, Signal, StreamEnd
 from callstream.providers.bedrock import BedrockTranslator, detect
 from tests.provider_helpers import (
     RECORDED,
     assemble,
-    check_expected,
     check_never_raises,
-    check_recorded,
     chunk,
     load,
     odd_payloads,
@@ -26,6 +24,7 @@ from tests.provider_helpers import (
     texts,
     translate_all,
 )
+from tests.recorded_server_tools import check_recorded_split, check_split
 from tests.strategies import json_objects, splits
 
 PAD = "abcdefghij"  # Bedrock pads every event with a meaningless "p" field
@@ -113,6 +112,7 @@ def test_server_tool_use_and_tool_result_blocks() -> None:
     signals = run(events)
     assert texts(signals) == {0: '{"snippet":"1234 * 5678"}', 2: '{"result":7006652.0}'}
     assert [s for s in signals if not isinstance(s, dict)] == [
+        ServerToolUse(index=0),
         CallEnd(index=0),
         CallEnd(index=2),
         StreamEnd(reason="tool_use"),
@@ -158,7 +158,7 @@ def test_parallel_blocks_and_decoded_input_objects() -> None:
     ]
     assert run(events)[2:] == [
         chunk(1, args='{"y": 2}'),
-        chunk(0, args={"x": 1}),
+        chunk(0, args='{"x": 1}'),
         CallEnd(index=1),
         CallEnd(index=0),
     ]
@@ -236,9 +236,15 @@ def test_assembled_calls_for_our_stream() -> None:
         METADATA,
     ]
     assembler = assemble(run(events))
-    assert assembler.tool_calls == [
-        {"name": "calc", "args": {"snippet": "1 + 1"}, "id": "tooluse_1", "type": "tool_call"}
+    assert assembler.server_tool_calls == [
+        {
+            "type": "server_tool_call",
+            "name": "calc",
+            "args": {"snippet": "1 + 1"},
+            "id": "tooluse_1",
+        }
     ]
+    assert assembler.tool_calls == []
     (cut,) = assembler.invalid_tool_calls
     assert (cut["name"], cut["id"], cut["args"]) == ("final", "tooluse_2", '{"result": [1, 2')
     assert cut["error"] is not None and "cut off" in cut["error"]
@@ -247,7 +253,7 @@ def test_assembled_calls_for_our_stream() -> None:
 @pytest.mark.skipif(not RECORDED.is_dir(), reason="recorded streams not available")
 @pytest.mark.parametrize("name", recorded("bedrock_"))
 def test_recorded_streams_assemble_to_the_expected_calls(name: str) -> None:
-    check_recorded(*load(name), detect, run)
+    check_recorded_split(name, *load(name), detect, run)
 
 
 def _tool_input(event: Any) -> str | None:
@@ -274,4 +280,4 @@ def resplit(events: list[Any], draw: Any) -> list[Any]:
 @given(data=st.data())
 def test_recorded_streams_resplit_give_the_same_calls(name: str, data: st.DataObject) -> None:
     events, calls = load(name)
-    check_expected(assemble(run(resplit(events, data.draw))), calls)
+    check_split(name, assemble(run(resplit(events, data.draw))), calls)

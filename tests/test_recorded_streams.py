@@ -5,7 +5,9 @@ root, or another folder: see tests/corpus.py); they are read in place and
 this module skips when the folder is absent. Each stream goes through ``provider="auto"``
 with the sync driver, the async driver on asyncio and trio, and as raw SSE / NDJSON bytes
 cut into small network chunks; all must give the expected valid and invalid calls (names,
-ids, parsed arguments; raw text and the provider's error for invalid ones).
+ids, parsed arguments; raw text and the provider's error for invalid ones). The calls the
+provider runs itself (``tests/recorded_server_tools.py`` names them) must be exactly the
+``server_tool_calls``, and never among the tool calls.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from callstream._async import acollect, astream
 from callstream._pipeline import StreamResult
 from callstream._sync import collect, stream
 from tests.corpus import RECORDED_STREAMS
+from tests.recorded_server_tools import server_view, split_expected
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = RECORDED_STREAMS
@@ -45,9 +48,11 @@ def load(path: Path) -> tuple[list[Any], dict[str, Any]]:
     return payloads, expected
 
 
-def check(result: StreamResult, expected: dict[str, Any]) -> None:
-    want_valid = [c for c in expected["tool_calls"] if c["valid"]]
-    want_invalid = [c for c in expected["tool_calls"] if not c["valid"]]
+def check(result: StreamResult, expected: dict[str, Any], stream_name: str) -> None:
+    client, server = split_expected(stream_name, expected["tool_calls"])
+    assert result.server_tool_calls == server_view(server)
+    want_valid = [c for c in client if c["valid"]]
+    want_invalid = [c for c in client if not c["valid"]]
     assert [(c["name"], c["id"], c["args"]) for c in result.tool_calls] == [
         (c["name"], c["id"], c["args"]) for c in want_valid
     ]
@@ -72,9 +77,10 @@ def ids(paths: list[Path]) -> list[str]:
 def test_sync(path: Path) -> None:
     payloads, expected = load(path)
     result = collect(payloads)
-    check(result, expected)
+    check(result, expected, path.stem)
     updates = list(stream(payloads))
     assert updates[-1].tool_calls == result.tool_calls
+    assert updates[-1].server_tool_calls == result.server_tool_calls
     assert updates[-1].invalid_tool_calls == result.invalid_tool_calls
 
 
@@ -97,7 +103,7 @@ def test_raw_transport_bytes(path: Path) -> None:
     payloads, expected = load(path)
     data = transport_bytes(payloads, expected["format"])
     for size in (1, 13, 4096):
-        check(collect(data[i : i + size] for i in range(0, len(data), size)), expected)
+        check(collect(data[i : i + size] for i in range(0, len(data), size)), expected, path.stem)
 
 
 async def agen(items: list[Any]) -> AsyncIterator[Any]:
@@ -110,7 +116,7 @@ async def agen(items: list[Any]) -> AsyncIterator[Any]:
 @pytest.mark.parametrize("path", STREAMS, ids=ids(STREAMS))
 async def test_async(path: Path) -> None:
     payloads, expected = load(path)
-    check(await acollect(agen(payloads)), expected)
+    check(await acollect(agen(payloads)), expected, path.stem)
     async_updates = [u async for u in astream(agen(payloads))]
     sync_updates = list(stream(payloads))
     assert [u.events for u in async_updates] == [u.events for u in sync_updates]

@@ -8,6 +8,13 @@ Wire facts this translator is built on (all seen in real recordings):
   ``server_tool_use`` or ``mcp_tool_use`` (``id``, ``name``). Its ``input`` is usually an
   empty ``{}`` placeholder; with programmatic tool calling it is the COMPLETE input and no
   delta follows.
+- ``server_tool_use`` (ids ``srvtoolu_...``: ``web_search``, ``web_fetch``,
+  ``code_execution``, ``bash_code_execution``, ``text_editor_code_execution``,
+  ``tool_search_tool_regex`` / ``_bm25``, ``advisor``) and ``mcp_tool_use`` (the MCP
+  connector) are run by Anthropic itself; their results come back in the same message as
+  ``*_tool_result`` blocks. ``tool_use`` (including toolset members such as the browser and
+  computer tools, and calls made from code execution, ``caller.type ==
+  "code_execution_..."``) is the client's to run.
 - Argument text arrives as ``content_block_delta`` with ``delta.type ==
   "input_json_delta"`` and a ``partial_json`` fragment; the first fragment is often ``""``.
 - ``content_block_stop`` ends the block; ``message_delta.delta.stop_reason`` (``tool_use``,
@@ -18,21 +25,35 @@ Wire facts this translator is built on (all seen in real recordings):
 
 Payloads are plain dicts (decoded SSE ``data:``) or the SDK's event objects, read by duck
 typing; the SDK is never imported. Claude on Bedrock (``invoke_model_with_response_stream``)
-wraps each event as ``{"chunk": {"bytes": b'<event JSON>'}}``; the wrapper is opened.
+wraps each event as ``{"chunk": {"bytes": b'<event JSON>'}}`` (base64 text when read from
+the raw event-stream frames); the wrapper is opened.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from typing import Any
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_int, get_str, is_record, to_plain, tool_chunk
+from callstream._assembly.types import (
+    CallEnd,
+    CallFailure,
+    ServerToolUse,
+    Signal,
+    StreamEnd,
+    ToolCallChunk,
+)
+from callstream.providers._base import get, get_str, is_record, tool_chunk
+from callstream.providers._guards import PrivateKeys, index_value, input_text, show
 
 __all__ = ("AnthropicTranslator", "detect")
 
+#: Content-block types that are run by the provider (server-side tools).
+SERVER_BLOCK_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
+
 #: Content-block types that are calls the model makes (client, server and MCP tools).
-TOOL_BLOCK_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+TOOL_BLOCK_TYPES = frozenset({"tool_use"}) | SERVER_BLOCK_TYPES
 
 #: Stop reasons meaning the output was cut off by a token limit.
 _LENGTH_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
@@ -59,26 +80,44 @@ def detect(payload: Any) -> bool:
 
 
 def _unwrap(payload: Any) -> Any:
-    """The event inside a Bedrock ``{"chunk": {"bytes": ...}}`` wrapper, else ``payload``."""
+    """The event inside a Bedrock ``{"chunk": {"bytes": ...}}`` wrapper, else ``payload``.
+
+    The bytes are the event's JSON, or its base64 text (raw event-stream frames). A
+    wrapper that holds no JSON object gives None (not an event)."""
     chunk = get(payload, "chunk")
     if chunk is None:
         return payload
     data = get(chunk, "bytes")
     if not isinstance(data, (bytes, bytearray, str)):
         return payload
+    event = _loads(data)
+    if event is None and isinstance(data, str):
+        try:
+            event = _loads(base64.b64decode(data, validate=True))
+        except (binascii.Error, ValueError):
+            return None
+    return event
+
+
+def _loads(data: str | bytes | bytearray) -> Any:
+    """The JSON object in ``data``, or None. A document too deep for ``json.loads`` is not
+    an event (its input would be over the assembler's depth limit anyway)."""
     try:
-        return json.loads(data)
-    except (ValueError, RecursionError):  # undecodable bytes are not an event
+        value = json.loads(data)
+    except (ValueError, RecursionError):
         return None
+    return value if isinstance(value, dict) else None
 
 
 class _Block:
-    """One open tool-use block: the start ``input`` and whether text deltas arrived."""
+    """One open tool-use block: the start ``input`` (JSON text) or why it could not be
+    read, and whether text deltas arrived."""
 
-    __slots__ = ("start_input", "streamed")
+    __slots__ = ("error", "start_input", "streamed")
 
-    def __init__(self, start_input: dict[str, Any] | None) -> None:
+    def __init__(self, start_input: str | None, error: str | None) -> None:
         self.start_input = start_input
+        self.error = error
         self.streamed = False
 
 
@@ -87,30 +126,47 @@ class AnthropicTranslator:
 
     Mapping (block ``index`` is the chunk ``index``):
 
-    - ``content_block_start`` with a tool block -> a chunk with ``name`` and ``id``;
+    - ``content_block_start`` with a tool block -> a chunk with ``name`` and ``id``; for a
+      server-side block (``server_tool_use``, ``mcp_tool_use``) it is followed at once by
+      ``ServerToolUse(index=...)``, before any argument text, so the call is reported in
+      ``server_tool_calls`` and never in ``tool_calls``;
     - ``input_json_delta`` -> a chunk with the ``partial_json`` text (``""`` is skipped);
     - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
-      block's ``input`` was a non-empty object, that object is the arguments
-      (``CallEnd(args=...)``), so programmatic calls keep their input;
+      block's ``input`` was a non-empty object, that object (as JSON text) is the
+      arguments (``CallEnd(args=...)``), so programmatic calls keep their input; an input
+      that cannot be serialized (deeper than the guard's limit, cyclic, not JSON data)
+      gives ``CallFailure`` with the reason instead;
     - ``message_delta`` with a ``stop_reason`` -> ``StreamEnd`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
       open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
       only if no stop reason was seen;
     - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``.
 
+    An ``index`` that is present but unusable (not a non-negative integer or a string of
+    digits) never routes text into another call: a tool block started with one gets a
+    private call key of its own and fails at once (``CallFailure`` naming the value);
+    deltas and stops with an unusable index are dropped.
+
     At most one ``StreamEnd`` is produced per message (``message_start`` begins a new one).
-    Unknown events and malformed payloads give ``[]``. Cost: O(size of the payload) per
-    call; state is one small record per open tool block.
+    Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
+    O(size of the payload) per call; state is one small record per open tool block.
     """
 
     name = "anthropic"
 
     def __init__(self) -> None:
         self._open: dict[int, _Block] = {}
+        self._bad = PrivateKeys()
         self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
+        try:
+            return self._translate(payload)
+        except Exception:  # a hostile object defeated the accessors: not an event
+            return []
+
+    def _translate(self, payload: Any) -> list[Signal]:
         payload = _unwrap(payload)
         kind = get_str(payload, "type")
         if kind == "content_block_start":
@@ -126,6 +182,7 @@ class AnthropicTranslator:
             return self._end(None)
         if kind == "message_start":
             self._open.clear()
+            self._bad.clear()
             self._ended = False
             return []
         if kind == "error":
@@ -135,42 +192,66 @@ class AnthropicTranslator:
     # --- events ------------------------------------------------------------------------
 
     def _block_start(self, payload: Any) -> list[Signal]:
-        index = get_int(payload, "index")
         block = get(payload, "content_block")
-        if index is None or get_str(block, "type") not in TOOL_BLOCK_TYPES:
+        kind = get_str(block, "type")
+        if kind not in TOOL_BLOCK_TYPES:
             return []
+        raw_index = get(payload, "index")
+        index = index_value(raw_index)
+        server = kind in SERVER_BLOCK_TYPES
+        id_ = get_str(block, "id")
+        name = get_str(block, "name")
+        if index is None:
+            key = self._bad.key(raw_index)
+            out: list[Signal] = [tool_chunk(key, id_, name, None)]
+            if server:
+                out.append(ServerToolUse(index=key))
+            out.append(
+                CallFailure(
+                    error=f"Anthropic {kind} block has an unusable index {show(raw_index)} "
+                    "(expected a non-negative integer); its arguments were not read",
+                    index=key,
+                )
+            )
+            return out
+        start_input: str | None = None
+        error: str | None = None
         raw_input = get(block, "input")
-        start_input: dict[str, Any] | None = None
-        if raw_input is not None and not isinstance(raw_input, (str, list, tuple)):
-            plain = to_plain(raw_input)
-            if isinstance(plain, dict) and plain:
-                start_input = plain
-        self._open[index] = _Block(start_input)
-        chunk: ToolCallChunk = tool_chunk(index, get_str(block, "id"), get_str(block, "name"), None)
+        if is_record(raw_input):
+            start_input, error = input_text(raw_input)
+            if start_input == "{}":  # the usual placeholder: the arguments follow as deltas
+                start_input = None
+        self._open[index] = _Block(start_input, error)
+        chunk: ToolCallChunk = tool_chunk(index, id_, name, None)
+        if server:
+            return [chunk, ServerToolUse(index=index)]
         return [chunk]
 
     def _block_delta(self, payload: Any) -> list[Signal]:
-        index = get_int(payload, "index")
         delta = get(payload, "delta")
-        if index is None or get_str(delta, "type") != "input_json_delta":
+        if get_str(delta, "type") != "input_json_delta":
             return []
+        index = index_value(get(payload, "index"))
         text = get_str(delta, "partial_json")
-        block = self._open.get(index)
-        if not text or block is None:
+        block = self._open.get(index) if index is not None else None
+        if not text or block is None or index is None:
             return []  # "" is a no-op; a delta for a block we never saw start is not a call
         block.streamed = True
         chunk: ToolCallChunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _block_stop(self, payload: Any) -> list[Signal]:
-        index = get_int(payload, "index")
+        index = index_value(get(payload, "index"))
         if index is None:
             return []
         block = self._open.pop(index, None)
         if block is None:
             return []
-        if not block.streamed and block.start_input:
-            return [CallEnd(index=index, args=block.start_input)]
+        if not block.streamed:
+            if block.start_input:
+                return [CallEnd(index=index, args=block.start_input)]
+            if block.error:
+                return [CallFailure(error=f"Anthropic tool input: {block.error}", index=index)]
         return [CallEnd(index=index)]
 
     def _end(self, reason: str | None) -> list[Signal]:

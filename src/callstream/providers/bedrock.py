@@ -4,8 +4,11 @@ Wire facts (from real recordings, in the shape boto3's ``converse_stream`` yield
 single-key dict per event, ``{"<event type>": {...}}``):
 
 - ``contentBlockStart`` opens a tool block: ``start.toolUse`` has ``name``, ``toolUseId``
-  and sometimes ``type`` (``"tool_use"`` or ``"server_tool_use"``, both are calls). Text
-  blocks have no start event at all; ``start.toolResult`` blocks are results, not calls.
+  and sometimes ``type``. ``"server_tool_use"`` marks a tool Bedrock runs itself (a
+  ``systemTool`` such as ``nova_code_interpreter`` or ``nova_grounding``; its result
+  follows in the same message as a ``start.toolResult`` block); ``"tool_use"`` or no type
+  is a call for the client. Text blocks have no start event at all; ``start.toolResult``
+  blocks are results, not calls.
 - ``contentBlockDelta.delta.toolUse.input`` is a string fragment of the JSON arguments
   (often the whole input in one fragment).
 - ``contentBlockStop`` ends the block; ``messageStop.stopReason`` (``tool_use``,
@@ -20,8 +23,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
-from callstream.providers._base import get, get_int, get_str, is_record, to_plain, tool_chunk
+from callstream._assembly.types import (
+    CallEnd,
+    CallFailure,
+    ServerToolUse,
+    Signal,
+    StreamEnd,
+    ToolCallChunk,
+)
+from callstream.providers._base import get, get_str, is_record, tool_chunk
+from callstream.providers._guards import PrivateKeys, index_value, input_text, show
 
 __all__ = ("BedrockTranslator", "detect")
 
@@ -36,6 +47,10 @@ _ERROR_EVENTS = (
     "validationException",
     "serviceUnavailableException",
 )
+
+#: ``toolUse.type`` values of tools the provider runs itself (``mcp_tool_use``: the same
+#: shape in Bedrock AgentCore streams).
+SERVER_TOOL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
 
 #: Stop reasons meaning the output was cut off by a token limit.
 _LENGTH_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
@@ -54,27 +69,43 @@ class BedrockTranslator:
     Mapping (``contentBlockIndex`` is the chunk ``index``):
 
     - ``contentBlockStart`` with ``start.toolUse`` -> a chunk with ``name`` and ``id``
-      (``toolUseId``);
+      (``toolUseId``); when ``toolUse.type`` is ``"server_tool_use"`` it is followed at
+      once by ``ServerToolUse(index=...)``, before any argument text, so the call is
+      reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
-      for a block that started as a tool block; text deltas are ignored);
+      for a block that started as a tool block; text deltas are ignored). An input handed
+      over already decoded (an object) is serialized to JSON text, iteratively; one that
+      cannot be (too deep, cyclic, not JSON data) fails the call with the reason;
     - ``contentBlockStop`` of a tool block -> ``CallEnd``;
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``);
     - an exception event -> ``CallFailure`` for every open tool block and
       ``StreamEnd("error")``.
 
-    Unknown events and malformed payloads give ``[]``. Cost: O(size of the payload); state
-    is the set of open tool-block indexes.
+    A ``contentBlockIndex`` that is present but unusable (not a non-negative integer or a
+    string of digits) never routes text into another call: a tool block started with one
+    gets a private call key of its own and fails at once (``CallFailure`` naming the
+    value); deltas and stops with an unusable index are dropped.
+
+    Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
+    O(size of the payload); state is the set of open tool-block indexes.
     """
 
     name = "bedrock"
 
     def __init__(self) -> None:
         self._open: set[int] = set()
+        self._bad = PrivateKeys()
         self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one ConverseStream event."""
+        try:
+            return self._translate(payload)
+        except Exception:  # a hostile object defeated the accessors: not an event
+            return []
+
+    def _translate(self, payload: Any) -> list[Signal]:
         event = get(payload, "contentBlockDelta")
         if event is not None:
             return self._delta(event)
@@ -90,6 +121,7 @@ class BedrockTranslator:
             return self._end("length" if reason in _LENGTH_REASONS else reason)
         if get(payload, "messageStart") is not None:
             self._open.clear()
+            self._bad.clear()
             self._ended = False
             return []
         for key in _ERROR_EVENTS:
@@ -99,30 +131,52 @@ class BedrockTranslator:
         return []
 
     def _start(self, event: Any) -> list[Signal]:
-        index = get_int(event, "contentBlockIndex")
         tool = get(get(event, "start"), "toolUse")
-        if index is None or tool is None:
+        if tool is None:
             return []
+        raw_index = get(event, "contentBlockIndex")
+        index = index_value(raw_index)
+        server = get_str(tool, "type") in SERVER_TOOL_TYPES
+        id_ = get_str(tool, "toolUseId")
+        name = get_str(tool, "name")
+        if index is None:
+            key = self._bad.key(raw_index)
+            out: list[Signal] = [tool_chunk(key, id_, name, None)]
+            if server:
+                out.append(ServerToolUse(index=key))
+            out.append(
+                CallFailure(
+                    error=f"Bedrock toolUse block has an unusable contentBlockIndex "
+                    f"{show(raw_index)} (expected a non-negative integer); its input was "
+                    "not read",
+                    index=key,
+                )
+            )
+            return out
         self._open.add(index)
-        chunk: ToolCallChunk = tool_chunk(
-            index, get_str(tool, "toolUseId"), get_str(tool, "name"), None
-        )
+        chunk: ToolCallChunk = tool_chunk(index, id_, name, None)
+        if server:
+            return [chunk, ServerToolUse(index=index)]
         return [chunk]
 
     def _delta(self, event: Any) -> list[Signal]:
-        index = get_int(event, "contentBlockIndex")
+        index = index_value(get(event, "contentBlockIndex"))
+        if index is None or index not in self._open:
+            return []
         raw = get(get(get(event, "delta"), "toolUse"), "input")
-        text: str | dict[str, Any] | None = raw if isinstance(raw, str) else None
+        text: str | None = raw if isinstance(raw, str) else None
         if is_record(raw):  # some clients hand over the input already decoded
-            plain = to_plain(raw)
-            text = plain if isinstance(plain, dict) else None
-        if index is None or index not in self._open or not text:
+            text, error = input_text(raw)
+            if error is not None:
+                self._open.discard(index)
+                return [CallFailure(error=f"Bedrock toolUse input: {error}", index=index)]
+        if not text:
             return []
         chunk: ToolCallChunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _stop(self, event: Any) -> list[Signal]:
-        index = get_int(event, "contentBlockIndex")
+        index = index_value(get(event, "contentBlockIndex"))
         if index is None or index not in self._open:
             return []
         self._open.discard(index)

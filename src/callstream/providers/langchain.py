@@ -6,14 +6,25 @@ Accepts, by duck typing (LangChain is never imported):
   on. The end of the stream is read from ``response_metadata`` (``finish_reason`` from
   OpenAI-style models, ``stop_reason`` from Anthropic, ``done_reason`` from Ollama) or,
   failing that, from ``chunk_position == "last"``.
+- server-side tool calls in the message ``content`` (tools the provider runs itself; they
+  are never in ``tool_call_chunks``): LangChain's standard blocks ``server_tool_call_chunk``
+  (``name``, ``id``, ``args`` text, ``index``) and ``server_tool_call`` (complete ``args``
+  object), and the Anthropic-native blocks langchain-anthropic passes through
+  (``server_tool_use`` / ``mcp_tool_use`` with ``id``, ``name``, ``input``, ``index``, then
+  ``input_json_delta`` blocks with ``partial_json`` at the same index). Each such call is
+  marked with ``ServerToolUse`` before any of its argument text, so it is reported in
+  ``server_tool_calls`` and never in ``tool_calls``.
 - plain ``ToolCallChunk`` dicts (``{"name", "args", "id", "index"}``), one per payload or a
-  list of them.
+  list of them; ``server_tool_call_chunk`` / ``server_tool_call`` dicts likewise.
 
 Chunks written by users are checked with a pydantic ``TypeAdapter`` at this boundary; a
 wrong type raises :class:`~callstream.ChunkValidationError` naming the field and the
 value (``index='lc_0'``, ``args=5``, ``name=7``), since that is a bug in the calling code,
-not provider data. ``index`` may be a string of digits (``"0"``). Cost: one validation
-per chunk, O(size of the chunk).
+not provider data. ``index`` may be a string of digits (``"0"``). Content blocks are
+provider data: they never raise; a string ``index`` such as ``"lc_ws_1"`` (LangChain's own
+block indexes) names its call through a private key, and a block whose fields have
+impossible types fails its call with a reason. Cost: one validation per chunk, O(size of
+the chunk).
 """
 
 from __future__ import annotations
@@ -24,9 +35,18 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from callstream._assembly.types import Signal, StreamEnd, ToolCallChunk
+from callstream._assembly.types import (
+    CallEnd,
+    CallFailure,
+    ServerToolUse,
+    Signal,
+    StreamEnd,
+    ToolCallChunk,
+)
 from callstream._errors import ChunkValidationError
-from callstream.providers._base import get, get_str, is_record, to_plain
+from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
+from callstream.providers._base import get, get_str, is_record, to_plain, tool_chunk
+from callstream.providers._guards import PrivateKeys, index_value, input_text, show
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
 
@@ -103,6 +123,12 @@ def _first_per_field(exc: ValidationError) -> list[tuple[object, Any]]:
     return errors
 
 
+#: Content-block types that carry a server-side tool call (see the module docstring).
+SERVER_BLOCK_TYPES = frozenset(
+    {"server_tool_call_chunk", "server_tool_call", "server_tool_use", "mcp_tool_use"}
+)
+
+
 def _is_chunk_dict(payload: Any) -> bool:
     if not isinstance(payload, Mapping) or not payload:
         return False
@@ -112,35 +138,84 @@ def _is_chunk_dict(payload: Any) -> bool:
     return all(isinstance(k, str) and k in _CHUNK_KEYS for k in payload)
 
 
+def _is_server_dict(payload: Any) -> bool:
+    return isinstance(payload, Mapping) and payload.get("type") in SERVER_BLOCK_TYPES
+
+
 def detect(payload: Any) -> bool:
-    """True for an ``AIMessageChunk`` (anything with ``tool_call_chunks``) or chunk dicts."""
+    """True for an ``AIMessageChunk`` (anything with ``tool_call_chunks``) or chunk dicts
+    (tool-call chunks and server-side tool-call blocks)."""
     if isinstance(get(payload, "tool_call_chunks"), (list, tuple)):
         return True
     if isinstance(payload, (list, tuple)):
-        return bool(payload) and all(_is_chunk_dict(item) for item in payload)
-    return _is_chunk_dict(payload)
+        return bool(payload) and all(
+            _is_chunk_dict(item) or _is_server_dict(item) for item in payload
+        )
+    return _is_chunk_dict(payload) or _is_server_dict(payload)
+
+
+class _Server:
+    """One server-side call seen in content blocks: its id, whether the assembler has it
+    yet (a chunk with an id, a name or text was sent), whether it is marked, and whether
+    it still takes text."""
+
+    __slots__ = ("exists", "id", "marked", "open")
+
+    def __init__(self, id_: str | None) -> None:
+        self.id = id_
+        self.exists = False
+        self.marked = False
+        self.open = True
 
 
 class LangChainTranslator:
     """Translate ``AIMessageChunk`` objects and plain ``ToolCallChunk`` dicts.
 
-    State: whether the end of the stream was already reported.
+    Server-side calls (content blocks, see the module docstring) are keyed by their block
+    ``index``, which LangChain shares with ``tool_call_chunks``: a usable index (a
+    non-negative int or a string of digits) is the key; any other string gets a private
+    key of its own (the same string, the same key); a block without an index continues the
+    call with its ``id``, else the last server call. For each new server call the signals
+    are: a chunk with its ``name`` and ``id``, ``ServerToolUse``, then its argument text;
+    a complete ``server_tool_call`` (or an Anthropic block whose ``input`` is already
+    complete) ends with ``CallEnd`` carrying the arguments as JSON text. An
+    ``input_json_delta`` block is read only for an open server call and only when the
+    same message has no tool-call chunk at that index (client calls' text comes in
+    ``tool_call_chunks``). A tool-call chunk whose ``args`` object nests deeper than
+    ``json.dumps`` can write is passed on as JSON text written iteratively.
+
+    State: the end of the stream reported or not, and one small record per server call.
     """
 
     name = "langchain"
 
     def __init__(self) -> None:
         self._ended = False
+        self._servers: dict[int, _Server] = {}
+        self._by_id: dict[str, int] = {}
+        self._keys = PrivateKeys()
+        self._last: int | None = None
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the validated chunks of one payload, then the end of stream if stated.
+
+        Server-side calls in the message content come first, so each is marked before
+        a tool-call chunk at the same index could add text to it.
 
         Raises:
             ChunkValidationError: a chunk has a field of the wrong type.
         """
         chunks = get(payload, "tool_call_chunks")
         if isinstance(chunks, (list, tuple)):
-            signals: list[Signal] = [validate_chunk(chunk) for chunk in chunks]
+            valid = [validate_chunk(chunk) for chunk in chunks]
+            content = get(payload, "content")
+            signals: list[Signal] = []
+            if isinstance(content, (list, tuple)):
+                taken = {c["index"] for c in valid if c["index"] is not None}
+                for block in content:
+                    signals.extend(self._block(block, taken))
+            for chunk in valid:
+                signals.extend(self._chunk(chunk))
             if not self._ended:
                 end = self._end_of(payload)
                 if end is not None:
@@ -148,10 +223,165 @@ class LangChainTranslator:
                     signals.append(end)
             return signals
         if isinstance(payload, (list, tuple)):
-            return [validate_chunk(chunk) for chunk in payload]
+            out: list[Signal] = []
+            for item in payload:
+                if _is_server_dict(item):
+                    out.extend(self._block(item, set()))
+                else:
+                    out.extend(self._chunk(validate_chunk(item)))
+            return out
+        if _is_server_dict(payload):
+            return self._block(payload, set())
         if _is_chunk_dict(payload):
-            return [validate_chunk(payload)]
+            return self._chunk(validate_chunk(payload))
         return []
+
+    # --- tool-call chunks ----------------------------------------------------------------
+
+    def _chunk(self, chunk: ToolCallChunk) -> list[Signal]:
+        """A validated chunk, with a deep ``args`` object turned into text first, and the
+        server marker when its index is a server call's."""
+        args = chunk["args"]
+        out: list[Signal] = [chunk]
+        if isinstance(args, Mapping) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
+            text, error = input_text(args)
+            chunk = {**chunk, "args": text}
+            out = [chunk]
+            if error is not None:
+                out.append(
+                    CallFailure(
+                        error=f"tool call chunk args: {error}", index=chunk["index"], id=chunk["id"]
+                    )
+                )
+        key = chunk["index"]
+        server = self._servers.get(key) if key is not None else None
+        if server is not None and not server.marked and key is not None:
+            if chunk["id"] or chunk["name"] or chunk["args"]:
+                out.append(ServerToolUse(index=key))
+                server.marked = server.exists = True
+        return out
+
+    # --- server-side calls in content blocks ---------------------------------------------
+
+    def _block(self, block: Any, taken: set[int]) -> list[Signal]:
+        """The signals of one content block (never raises: content is provider data)."""
+        try:
+            kind = get_str(block, "type")
+            if kind == "input_json_delta":
+                return self._json_delta(block, taken)
+            if kind not in SERVER_BLOCK_TYPES:
+                return []
+            return self._server_block(kind, block, taken)
+        except Exception:  # a hostile block defeated the accessors: not a call
+            return []
+
+    def _key(self, block: Any) -> tuple[int | None, str | None]:
+        """(key, why the index is unusable) for a block; key None: no call to name."""
+        raw = get(block, "index")
+        index = index_value(raw)
+        if index is not None:
+            return index, None
+        if raw is None:
+            id_ = get_str(block, "id")
+            if id_:
+                known = self._by_id.get(id_)
+                return (known if known is not None else self._keys.key(None)), None
+            return self._last, None
+        if type(raw) is str:  # LangChain's own block indexes ("lc_...")
+            return self._keys.key(raw), None
+        return self._keys.key(raw), f"an unusable index {show(raw)}"
+
+    def _server_block(self, kind: str, block: Any, taken: set[int]) -> list[Signal]:
+        key, bad_index = self._key(block)
+        if key is None:
+            return []
+        id_ = get_str(block, "id") or None
+        name = get_str(block, "name") or None
+        text: str | None = None
+        complete: str | None = None  # the complete arguments (JSON text), when given
+        error: str | None = bad_index
+        if kind == "server_tool_call_chunk":
+            raw = get(block, "args")
+            if isinstance(raw, str):
+                text = raw
+            elif raw is not None:
+                error = error or f"args must be JSON text, got {show(raw)}"
+        elif kind == "server_tool_call":
+            raw = get(block, "args")
+            if isinstance(raw, str):
+                complete = raw or "{}"
+            elif raw is None:
+                complete = "{}"
+            elif is_record(raw):
+                complete, why = input_text(raw)
+                error = error or why
+            else:
+                error = error or f"args must be an object, got {show(raw)}"
+        else:  # Anthropic-native server_tool_use / mcp_tool_use
+            partial = get(block, "partial_json")
+            raw = get(block, "input")
+            if isinstance(partial, str):
+                text = partial  # a gathered block: the text so far
+            elif is_record(raw):
+                complete, why = input_text(raw)
+                error = error or why
+                if complete == "{}":  # the usual placeholder: deltas follow
+                    complete = None
+        out = self._server_piece(key, id_, name, None if key in taken else text)
+        if error is not None:
+            self._close(key)
+            out.append(CallFailure(error=f"LangChain {kind} block: {error}", index=key))
+        elif complete is not None and key not in taken:
+            self._close(key)
+            out.append(CallEnd(index=key, args=complete))
+        return out
+
+    def _json_delta(self, block: Any, taken: set[int]) -> list[Signal]:
+        index = index_value(get(block, "index"))
+        raw = get(block, "index")
+        key = index if index is not None else self._keys.find(raw)
+        text = get_str(block, "partial_json")
+        server = self._servers.get(key) if key is not None else None
+        if key is None or server is None or not server.open or key in taken or not text:
+            return []
+        return [tool_chunk(key, None, None, text)]
+
+    def _server_piece(
+        self, key: int, id_: str | None, name: str | None, text: str | None
+    ) -> list[Signal]:
+        """Chunks for a piece of server call ``key``: its identity first, then the marker
+        (as soon as the assembler has the call), then its text. An ended call takes
+        nothing more, unless a new id starts a new call at the same key."""
+        server = self._servers.get(key)
+        if server is not None and not server.open:
+            if not id_ or id_ == server.id:
+                return []
+            server = None  # a new call reusing the index
+        if server is None:
+            server = self._servers[key] = _Server(id_)
+        elif server.id is None and id_:
+            server.id = id_
+        self._last = key
+        if id_:
+            self._by_id[id_] = key
+        out: list[Signal] = []
+        if id_ is not None or name is not None:
+            out.append(tool_chunk(key, id_, name, None))
+            server.exists = True
+        if server.exists and not server.marked:
+            out.append(ServerToolUse(index=key))
+            server.marked = True
+        if text:
+            out.append(tool_chunk(key, None, None, text))
+            if not server.marked:  # a call known only by its text so far: mark it now
+                out.append(ServerToolUse(index=key))
+                server.marked = server.exists = True
+        return out
+
+    def _close(self, key: int) -> None:
+        server = self._servers.get(key)
+        if server is not None:
+            server.open = False
 
     @staticmethod
     def _end_of(message: Any) -> StreamEnd | None:
