@@ -1,7 +1,18 @@
-"""Sync driver: iterate a source, feed the shared pipeline, yield its updates."""
+"""Sync driver: iterate a source, feed the shared pipeline, yield its updates.
+
+What is closed, and when: the driver closes both the iterator it took from the source
+(``iter(source)``) and the source object itself when that has a ``close()`` (an
+openai / anthropic ``Stream``, a generator, a file...). It does so as soon as the
+iteration ends for any reason: the source is exhausted, the source raises, the
+consumer calls :meth:`ToolCallStream.close` or leaves the ``with`` block (also through
+an exception), or a ``for`` loop is left with ``break`` and the stream object is
+dropped (CPython frees it at once; other interpreters at their next collection).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -21,17 +32,45 @@ def _iterator(source: Any) -> Iterator[Any]:
     return iter(source)
 
 
-def _run(source: Iterator[Any], pipeline: Pipeline) -> Generator[StreamUpdate, None, None]:
+def _close(obj: Any) -> None:
+    close = getattr(obj, "close", None)
+    if callable(close):
+        result = close()
+        if inspect.iscoroutine(result):  # an async close() we cannot await here
+            result.close()
+
+
+def _close_source(source: Iterator[Any], owner: Any) -> None:
+    """Close the iterator taken from the source, then the source object itself."""
+    try:
+        _close(source)
+    finally:
+        if owner is not source:
+            _close(owner)
+
+
+def _run(
+    source: Iterator[Any], owner: Any, pipeline: Pipeline
+) -> Generator[StreamUpdate, None, None]:
     # Module-level on purpose: no reference back to the ToolCallStream, so dropping the
     # stream (a `break` out of a for loop) closes this generator, which closes the source.
     try:
-        for item in source:
+        while True:
+            try:
+                item = next(source)
+            except StopIteration:
+                break
+            except Exception as exc:  # the source failed (not our code, not the consumer)
+                recovered = pipeline.recover(exc)
+                if recovered is None:
+                    pipeline.interrupt(exc)
+                    raise
+                yield from recovered
+                return
             yield from pipeline.feed(item)
         yield from pipeline.close()
     finally:
-        close = getattr(source, "close", None)
-        if callable(close):
-            close()
+        _close_source(source, owner)
 
 
 class ToolCallStream(StreamState, Iterator[StreamUpdate]):
@@ -39,15 +78,17 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
 
     The state so far stays readable during and after iteration (``tool_calls``,
     ``invalid_tool_calls``, ``finish_reason``, ``result``), also after a ``break`` or an
-    error. ``close()`` (or leaving a ``with`` block) closes the source.
+    error. ``close()`` (or leaving a ``with`` block) closes the source object and the
+    iterator taken from it.
     """
 
-    __slots__ = ("_busy", "_pipeline", "_source", "_updates")
+    __slots__ = ("_busy", "_owner", "_pipeline", "_source", "_updates")
 
     def __init__(self, source: Any, provider: str | Translator, options: dict[str, Any]) -> None:
         self._pipeline = Pipeline(provider, **options)
         self._source = _iterator(source)
-        self._updates = _run(self._source, self._pipeline)
+        self._owner = source
+        self._updates = _run(self._source, source, self._pipeline)
         self._busy = False
 
     def __next__(self) -> StreamUpdate:
@@ -64,11 +105,11 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
             self._busy = False
 
     def close(self) -> None:
-        """Stop reading and close the source (idempotent)."""
-        self._updates.close()
-        close = getattr(self._source, "close", None)
-        if callable(close):
-            close()
+        """Stop reading and close the source object and its iterator (idempotent)."""
+        try:
+            self._updates.close()
+        finally:
+            _close_source(self._source, self._owner)
 
     def __enter__(self) -> ToolCallStream:
         return self
@@ -86,21 +127,65 @@ def stream(
     ``str`` / ``bytes`` chunks of server-sent events or NDJSON. ``provider="auto"``
     recognizes the format from the first payloads. The last update carries the
     ``StreamFinished`` event (the stream is finished at its end if the provider never
-    said so). Cost: O(total size) plus O(calls) per update.
+    said so). Cost: O(total size) plus O(calls) per update. Each update's ``args`` are
+    live views (see :meth:`StreamUpdate.snapshot`).
+
+    Closing: the source object (when it has ``close()``: an SDK ``Stream``, a
+    generator) and the iterator taken from it are closed when the iteration ends, the
+    source raises, :meth:`ToolCallStream.close` is called, the ``with`` block is left
+    (normally or by an exception) or the stream object is dropped after a ``break``.
+
+    When the source raises: an SDK error carrying a provider error this library reads
+    (Groq ``tool_use_failed``, Anthropic ``overloaded_error`` / ``api_error``) becomes
+    what the raw stream gives (an invalid call with the provider's reason, finish
+    reason ``"error"``) and the stream ends normally; any other exception (a dropped
+    connection) ends the stream as interrupted -- calls that had not completed become
+    invalid, ``result.interrupted`` is True -- and is re-raised unchanged.
 
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
+        OptionTypeError, OptionValueError: a bad assembler option.
         UnknownFormatError: (while iterating) no payload identified a format.
         ConcurrentIterationError: (while iterating) two consumers at once.
     """
     return ToolCallStream(source, provider, assembler_options)
 
 
+def attach_result(exc: BaseException, result: StreamResult) -> None:
+    """Make ``result`` reachable from ``exc``: ``exc.callstream_result`` and a note.
+
+    Never raises: an exception that refuses attributes (or notes) just goes without.
+    """
+    try:
+        exc.callstream_result = result  # type: ignore[attr-defined]
+    except Exception:
+        return
+    add_note = getattr(exc, "add_note", None)  # Python 3.11+
+    if callable(add_note):
+        with contextlib.suppress(Exception):
+            add_note(
+                "callstream: the stream was interrupted; the partial result is on this "
+                f"exception as .callstream_result ({len(result.tool_calls)} complete tool "
+                f"call(s), {len(result.invalid_tool_calls)} invalid)"
+            )
+
+
 def collect(
     source: Iterable[Any], *, provider: str | Translator = "auto", **assembler_options: Any
 ) -> StreamResult:
-    """Read a whole stream and return its :class:`StreamResult` (see :func:`stream`)."""
+    """Read a whole stream and return its :class:`StreamResult` (see :func:`stream`).
+
+    If the source raises (other than a provider error it understands, see
+    :func:`stream`), the exception propagates unchanged, carrying the partial result
+    as ``exc.callstream_result`` (``interrupted=True``) and a note saying so (unless
+    the exception object refuses attributes).
+    """
     with stream(source, provider=provider, **assembler_options) as updates:
-        for _ in updates:
-            pass
+        try:
+            for _ in updates:
+                pass
+        except Exception as exc:
+            if updates.result.interrupted:
+                attach_result(exc, updates.result)
+            raise
         return updates.result
