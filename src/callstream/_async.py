@@ -169,7 +169,7 @@ class AsyncToolCallStream(StreamState, AsyncIterator[StreamUpdate]):
     iterated schedules that on its event loop (see the module docstring).
     """
 
-    __slots__ = ("_busy", "_owner", "_pipeline", "_reap", "_source", "_updates")
+    __slots__ = ("_busy", "_owner", "_pipeline", "_reap", "_source", "_started", "_updates")
 
     def __init__(self, source: Any, provider: str | Translator, options: dict[str, Any]) -> None:
         self._reap: Callable[[_Closer], None] | None = None  # first: __del__ reads it
@@ -178,12 +178,14 @@ class AsyncToolCallStream(StreamState, AsyncIterator[StreamUpdate]):
         self._owner = source
         self._updates = _run(self._source, source, self._pipeline)
         self._busy = False
+        self._started = False
 
     async def __anext__(self) -> StreamUpdate:
         if self._busy:
             raise ConcurrentIterationError("this stream is already being iterated by another task")
         self._busy = True
-        if self._reap is None:
+        if not self._started:
+            self._started = True
             self._reap = _scheduler()
         try:
             return await self._updates.__anext__()
@@ -194,10 +196,11 @@ class AsyncToolCallStream(StreamState, AsyncIterator[StreamUpdate]):
         """Stop reading and close the source object and its iterator (idempotent,
         shielded from cancellation)."""
         self._reap = None
+        unstarted = not self._started  # a started generator closes the source itself
+        self._started = True
         with anyio.CancelScope(shield=True):
-            try:
-                await self._updates.aclose()
-            finally:
+            await self._updates.aclose()
+            if unstarted:
                 await _close_source(self._source, self._owner)
 
     def __del__(self) -> None:

@@ -106,9 +106,11 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
 
     def close(self) -> None:
         """Stop reading and close the source object and its iterator (idempotent)."""
-        try:
-            self._updates.close()
-        finally:
+        # A started generator closes the source in its `finally`; one never started
+        # does not run it, so the source is closed here (once either way).
+        unstarted = inspect.getgeneratorstate(self._updates) == inspect.GEN_CREATED
+        self._updates.close()
+        if unstarted:
             _close_source(self._source, self._owner)
 
     def __enter__(self) -> ToolCallStream:

@@ -459,9 +459,8 @@ class ToolCallAssembler:
             if call.ended:
                 continue
             parser = call.parser
-            if call.state == OPEN and call.name is not None and parser is not None and (
-                parser.complete
-            ):
+            complete = parser is not None and parser.complete
+            if call.state == OPEN and call.name is not None and complete:
                 self._settle(call, events, None, at_finish=True)
                 continue
             call.ended = True
