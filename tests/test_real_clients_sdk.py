@@ -553,3 +553,53 @@ async def test_unknown_options_raise_at_call_time() -> None:
     with pytest.raises(ValueError, match="max_calls"):  # a bad value is not re-wrapped
         callstream.stream(source, max_calls=-1)
     assert not body.closed
+
+
+# --- raw bytes from an httpx response we are given ----------------------------------------------
+
+
+def body_for(module: Any, data: bytes) -> Body:
+    """A :class:`Body` that is also a byte stream of ``module`` (httpx or httpx2)."""
+    kind = type("ModuleBody", (Body, module.SyncByteStream, module.AsyncByteStream), {})
+    return kind(data)  # type: ignore[no-any-return]
+
+
+def test_a_streamed_httpx_response_is_read_and_closed() -> None:
+    import httpx
+
+    data = full_body("openai")
+    for module in (httpx, httpx2):
+        body = body_for(module, data)
+        transport = module.MockTransport(
+            lambda request, body=body, module=module: module.Response(200, stream=body)
+        )
+        client = module.Client(transport=transport)
+        response = client.send(client.build_request("POST", "http://test/"), stream=True)
+        with callstream.stream(response) as updates:
+            next(updates)
+        assert response.is_closed and body.closed
+        response = client.send(client.build_request("POST", "http://test/"), stream=True)
+        check_complete(callstream.collect(response))
+        assert response.is_closed
+
+
+@pytest.mark.anyio
+async def test_a_streamed_async_httpx_response_is_read_and_closed() -> None:
+    import httpx
+
+    data = full_body("anthropic")
+    for module in (httpx, httpx2):
+        body = body_for(module, data)
+        transport = module.MockTransport(
+            lambda request, body=body, module=module: module.Response(200, stream=body)
+        )
+        client = module.AsyncClient(transport=transport)
+        response = await client.send(client.build_request("POST", "http://test/"), stream=True)
+        async with callstream.astream(response) as updates:
+            await updates.__anext__()
+        assert response.is_closed and body.closed
+        response = await client.send(client.build_request("POST", "http://test/"), stream=True)
+        with pytest.raises(UsageError, match="iterable"):
+            callstream.stream(object())  # an object without iter_bytes is still refused
+        check_complete(await callstream.acollect(response))
+        assert response.is_closed

@@ -48,6 +48,15 @@ def _iterator(source: Any) -> AsyncIterator[Any] | Iterator[Any]:
         return iter((source,))  # one raw chunk holding the whole stream
     if isinstance(source, AsyncIterable):
         return aiter(source)
+    if not isinstance(source, Iterable):  # a streamed httpx response: its body
+        abody = getattr(source, "aiter_bytes", None)
+        if callable(abody):
+            chunks: AsyncIterable[Any] = abody()
+            return aiter(chunks)
+        body = getattr(source, "iter_bytes", None)
+        if callable(body):
+            pieces: Iterable[Any] = body()
+            return iter(pieces)
     if isinstance(source, Mapping) or not isinstance(source, Iterable):
         raise UsageError(
             f"source must be an (async) iterable of payloads or chunks, got {source!r}"

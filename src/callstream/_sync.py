@@ -26,6 +26,9 @@ __all__ = ("ToolCallStream", "collect", "stream")
 def _iterator(source: Any) -> Iterator[Any]:
     if isinstance(source, (str, bytes, bytearray, memoryview)):
         return iter((source,))  # one raw chunk holding the whole stream
+    body: Any = None if isinstance(source, Iterable) else getattr(source, "iter_bytes", None)
+    if callable(body):
+        return iter(body())  # a streamed httpx response: its body (the response is closed)
     if isinstance(source, Mapping) or not isinstance(source, Iterable):
         hint = " (use astream / acollect)" if hasattr(source, "__aiter__") else ""
         raise UsageError(f"source must be an iterable of payloads or chunks{hint}, got {source!r}")
@@ -126,8 +129,9 @@ def stream(
     """Stream tool calls out of ``source``: one :class:`StreamUpdate` per payload.
 
     ``source`` holds payload dicts, SDK objects (pydantic models, dataclasses) or raw
-    ``str`` / ``bytes`` chunks of server-sent events or NDJSON. ``provider="auto"``
-    recognizes the format from the first payloads. The last update carries the
+    ``str`` / ``bytes`` chunks of server-sent events or NDJSON; it may also be a
+    streamed ``httpx`` response (its ``iter_bytes()`` is read, and the response closed).
+    ``provider="auto"`` recognizes the format from the first payloads. The last update carries the
     ``StreamFinished`` event (the stream is finished at its end if the provider never
     said so). Cost: O(total size) plus O(calls) per update. Each update's ``args`` are
     live views (see :meth:`StreamUpdate.snapshot`).
