@@ -34,8 +34,13 @@ import anyio
 import anyio.lowlevel
 
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import Pipeline, StreamResult, StreamState, StreamUpdate
-from callstream._sync import attach_result
+from callstream._pipeline import (
+    Pipeline,
+    StreamResult,
+    StreamState,
+    StreamUpdate,
+    attach_result,
+)
 from callstream.providers import Translator
 
 _Closer = Callable[[], Awaitable[None]]

@@ -31,6 +31,7 @@ assembler's O(fragment), plus reading the assembler's views (O(1) when unchanged
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ __all__ = (
     "StreamResult",
     "StreamState",
     "StreamUpdate",
+    "attach_result",
     "provider_error_payload",
 )
 
@@ -440,6 +442,25 @@ class Pipeline:
             " 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'cohere',"
             " 'ollama', 'langchain'"
         )
+
+
+def attach_result(exc: BaseException, result: StreamResult) -> None:
+    """Make ``result`` reachable from ``exc``: ``exc.callstream_result`` and a note.
+
+    Never raises: an exception that refuses attributes (or notes) just goes without.
+    """
+    try:
+        exc.callstream_result = result  # type: ignore[attr-defined]
+    except Exception:
+        return
+    add_note = getattr(exc, "add_note", None)  # Python 3.11+
+    if callable(add_note):
+        with contextlib.suppress(Exception):
+            add_note(
+                "callstream: the stream was interrupted; the partial result is on this "
+                f"exception as .callstream_result ({len(result.tool_calls)} complete tool "
+                f"call(s), {len(result.invalid_tool_calls)} invalid)"
+            )
 
 
 class StreamState:

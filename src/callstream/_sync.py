@@ -11,13 +11,18 @@ dropped (CPython frees it at once; other interpreters at their next collection).
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import Pipeline, StreamResult, StreamState, StreamUpdate
+from callstream._pipeline import (
+    Pipeline,
+    StreamResult,
+    StreamState,
+    StreamUpdate,
+    attach_result,
+)
 from callstream.providers import Translator
 
 __all__ = ("ToolCallStream", "collect", "stream")
@@ -155,25 +160,6 @@ def stream(
         ConcurrentIterationError: (while iterating) two consumers at once.
     """
     return ToolCallStream(source, provider, assembler_options)
-
-
-def attach_result(exc: BaseException, result: StreamResult) -> None:
-    """Make ``result`` reachable from ``exc``: ``exc.callstream_result`` and a note.
-
-    Never raises: an exception that refuses attributes (or notes) just goes without.
-    """
-    try:
-        exc.callstream_result = result  # type: ignore[attr-defined]
-    except Exception:
-        return
-    add_note = getattr(exc, "add_note", None)  # Python 3.11+
-    if callable(add_note):
-        with contextlib.suppress(Exception):
-            add_note(
-                "callstream: the stream was interrupted; the partial result is on this "
-                f"exception as .callstream_result ({len(result.tool_calls)} complete tool "
-                f"call(s), {len(result.invalid_tool_calls)} invalid)"
-            )
 
 
 def collect(
