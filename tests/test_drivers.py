@@ -317,8 +317,11 @@ def test_source_error_propagates_and_partial_result_stays_readable() -> None:
     with pytest.raises(ConnectionError):
         for _ in s:
             pass
-    assert s.tool_calls[0]["name"] == "get_weather"
-    assert not s.result.finished
+    # The call's arguments were cut off by the error: invalid, not a partial valid call.
+    assert s.tool_calls == []
+    assert s.invalid_tool_calls[0]["name"] == "get_weather"
+    assert "interrupted" in s.invalid_tool_calls[0]["error"]
+    assert not s.result.finished and s.result.interrupted
 
 
 def test_pipeline_is_pure_and_refuses_use_after_close() -> None:

@@ -26,6 +26,14 @@ event. Signals a
 translator produces after the end of the stream are ignored (a usage chunk, a second
 stop event).
 
+When the source itself fails, a driver hands the exception to :meth:`Pipeline.recover`
+first: an SDK exception carrying a provider error body this library understands (Groq's
+``tool_use_failed``, an Anthropic mid-stream ``error`` event) is fed through the same
+translator as the raw-bytes path, so both paths give the same result, and the stream
+ends normally. Any other exception goes to :meth:`Pipeline.interrupt`, which ends the
+assembler honestly (calls that had not completed become invalid) before the driver
+re-raises it unchanged.
+
 No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
 they cannot drift apart. Cost per payload: the translator's O(payload) plus the
 assembler's O(fragment), plus reading the assembler's views (O(1) when unchanged).
@@ -33,6 +41,8 @@ assembler's O(fragment), plus reading the assembler's views (O(1) when unchanged
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +55,7 @@ from callstream._assembly.types import (
     Signal,
     ToolCall,
 )
-from callstream._errors import UnknownFormatError, UsageError
+from callstream._errors import OptionTypeError, UnknownFormatError, UsageError
 from callstream._types import slot_setter
 from callstream.providers import (
     Translator,
@@ -65,6 +75,8 @@ __all__ = (
     "StreamResult",
     "StreamState",
     "StreamUpdate",
+    "attach_result",
+    "provider_error_payload",
 )
 
 MAX_UNRECOGNIZED = 64
@@ -88,8 +100,9 @@ class StreamUpdate:
     Attributes:
         events: the assembly events this payload caused (often empty: text, usage...).
         tool_calls: the calls so far, best effort (final and valid once finished). The
-            ``args`` of a call still streaming is a live view that keeps growing; copy
-            it to keep a snapshot.
+            ``args`` of a call still streaming is a live view that keeps growing (it is
+            the same object in every later update, so ``list(stream(...))`` shows the
+            final args everywhere); :meth:`snapshot` keeps a copy of one update.
         invalid_tool_calls: the calls known to be invalid so far.
         finish_reason: the stream's finish reason once it finished, else None.
         payload: the decoded payload (None for the update that ends the stream).
@@ -102,6 +115,57 @@ class StreamUpdate:
     finish_reason: str | None
     payload: Any = field(default=None, compare=False)
     server_tool_calls: list[ServerToolCall] = field(default_factory=list)
+
+    def snapshot(self) -> StreamUpdate:
+        """This update with its calls frozen in time: the ``args`` are deep copies.
+
+        The copy shares nothing mutable with the live views (``events`` and ``payload``
+        are shared: events are immutable, the payload is the source's). Deeply nested
+        arguments are copied without recursion.
+
+        Cost: O(total size of the calls' arguments); the updates themselves cost O(1)
+        because they share the live views, so copy only the ones you keep.
+        """
+        return StreamUpdate(
+            events=self.events,
+            tool_calls=[_copy_call(c) for c in self.tool_calls],
+            invalid_tool_calls=[_copy_call(c) for c in self.invalid_tool_calls],
+            finish_reason=self.finish_reason,
+            payload=self.payload,
+            server_tool_calls=[_copy_call(c) for c in self.server_tool_calls],
+        )
+
+
+def _copy_call(call: Any) -> Any:
+    """A copy of one call dict whose ``args`` (and any other container) is deep-copied."""
+    return {key: _copy_json(value) for key, value in call.items()}
+
+
+def _copy_json(value: Any) -> Any:
+    """Deep copy of dicts and lists (other values shared), iterative: O(size), no recursion."""
+    if type(value) is not dict and type(value) is not list:
+        return value
+    root: Any = {} if type(value) is dict else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        if type(source) is dict:
+            for key, item in source.items():
+                if type(item) is dict or type(item) is list:
+                    copy: Any = {} if type(item) is dict else []
+                    stack.append((item, copy))
+                    target[key] = copy
+                else:
+                    target[key] = item
+        else:
+            for item in source:
+                if type(item) is dict or type(item) is list:
+                    copy = {} if type(item) is dict else []
+                    stack.append((item, copy))
+                    target.append(copy)
+                else:
+                    target.append(item)
+    return root
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,6 +180,9 @@ class StreamResult:
         finished: whether the stream was read to its end.
         server_tool_calls: tools the provider ran itself (server-side tools such as web
             search or code execution), as LangChain ``server_tool_call`` blocks.
+        interrupted: the source raised before the end (a dropped connection, say): the
+            calls that had not completed are in ``invalid_tool_calls``, ``finished`` is
+            False and ``finish_reason`` None.
     """
 
     tool_calls: list[ToolCall]
@@ -124,6 +191,7 @@ class StreamResult:
     provider: str | None = None
     finished: bool = True
     server_tool_calls: list[ServerToolCall] = field(default_factory=list)
+    interrupted: bool = False
 
 
 _new = object.__new__
@@ -143,6 +211,68 @@ def _normalize(message: TransportMessage) -> Any:
     return payload
 
 
+_ASSEMBLER_OPTIONS = tuple(
+    name for name in inspect.signature(ToolCallAssembler.__init__).parameters if name != "self"
+)
+
+_ANTHROPIC_ERRORS = frozenset({"overloaded_error", "api_error"})
+
+
+def _attr(obj: Any, name: str) -> Any:
+    """``getattr(obj, name, None)`` that never raises (hostile or broken objects)."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
+def provider_error_payload(exc: BaseException) -> dict[str, Any] | None:
+    """The provider error payload an SDK exception carries, in its raw wire shape.
+
+    Recognized: an ``error`` object with ``code == "tool_use_failed"`` or a
+    ``failed_generation`` (Groq, through the openai SDK: ``exc.body``), and an Anthropic
+    mid-stream ``overloaded_error`` / ``api_error`` (``exc.body`` is the whole event).
+    The body is read from ``exc.body``, else from ``exc.response.json()``. Returns
+    ``{"error": {...}}`` or ``{"type": "error", "error": {...}}`` (what the SSE data
+    would have been), or None. Never raises, whatever the exception object does.
+
+    Cost: O(size of the error body).
+    """
+    try:
+        body = _attr(exc, "body")
+        if not isinstance(body, Mapping):
+            response = _attr(exc, "response")
+            reader = _attr(response, "json")
+            body = reader() if callable(reader) else None
+        if not isinstance(body, Mapping):
+            return None
+        inner = body.get("error")
+        error = inner if isinstance(inner, Mapping) else body
+        if error.get("code") == "tool_use_failed" or "failed_generation" in error:
+            return {"error": dict(error)}
+        kind = error.get("type")
+        if isinstance(kind, str) and kind in _ANTHROPIC_ERRORS:
+            return {"type": "error", "error": dict(error)}
+    except Exception:  # a hostile body or response: not a provider error we understand
+        return None
+    return None
+
+
+def _cause(exc: BaseException) -> str:
+    """A short description of an exception for an error message; never raises."""
+    try:
+        name = type(exc).__qualname__
+    except Exception:
+        name = "exception"
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{name}: {text}" if text else name
+
+
 def _describe(payload: Any) -> str:
     if isinstance(payload, Mapping):
         keys = ", ".join(repr(k) for k in list(payload)[:8])
@@ -157,6 +287,7 @@ class Pipeline:
         "_assembler",
         "_closed",
         "_format",
+        "_interrupted",
         "_misses",
         "_pending",
         "_seen",
@@ -175,8 +306,16 @@ class Pipeline:
 
         Raises:
             UsageError: an unknown format name, or an unusable ``provider`` object.
-            TypeError: an unknown assembler option.
+            OptionTypeError: an unknown assembler option (or one of a wrong type).
+            OptionValueError: an assembler option out of its range (raised by the
+                assembler, passed on unchanged).
         """
+        unknown = [name for name in assembler_options if name not in _ASSEMBLER_OPTIONS]
+        if unknown:
+            raise OptionTypeError(
+                f"unknown option {unknown[0]!r}; the options are provider and "
+                + ", ".join(_ASSEMBLER_OPTIONS)
+            )
         self._assembler = ToolCallAssembler(**assembler_options)
         self._translator: Translator | None
         if isinstance(provider, str):
@@ -195,6 +334,7 @@ class Pipeline:
         self._misses = 0
         self._seen = False  # whether any payload arrived
         self._closed = False
+        self._interrupted = False
 
     @property
     def assembler(self) -> ToolCallAssembler:
@@ -217,9 +357,50 @@ class Pipeline:
             invalid_tool_calls=assembler.invalid_tool_calls,
             finish_reason=assembler.finish_reason,
             provider=self.provider,
-            finished=self._closed,
+            finished=self._closed and not self._interrupted,
             server_tool_calls=assembler.server_tool_calls,
+            interrupted=self._interrupted,
         )
+
+    def recover(self, exc: BaseException) -> list[StreamUpdate] | None:
+        """The source raised ``exc``: end the stream from the provider error it carries.
+
+        When ``exc`` carries a provider error body this library understands (see
+        :func:`provider_error_payload`), that payload is fed like any other and the
+        pipeline is closed: returns the updates (the driver ends normally, as the raw
+        bytes path would). Otherwise returns None and changes nothing.
+
+        Raises:
+            UsageError: the pipeline was closed.
+            UnknownFormatError: as :meth:`close`.
+        """
+        if self._closed:
+            raise UsageError("recover() after the stream ended")
+        payload = provider_error_payload(exc)
+        if payload is None:
+            return None
+        return self.feed(payload) + self.close()
+
+    def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:
+        """The source failed mid-stream: end the assembler honestly, without its end.
+
+        Calls whose arguments had not completed become invalid ("the stream was
+        interrupted before the call completed (<cause>)"); complete ones keep their
+        verdict. The result is then ``finished=False``, ``interrupted=True``. Data held
+        back (an incomplete transport line, unrecognized payloads) is dropped. Returns
+        the one update holding the events (empty if the assembler had already
+        finished). Cost: O(number of calls).
+
+        Raises:
+            UsageError: the stream already ended.
+        """
+        if self._closed:
+            raise UsageError("interrupt() after the stream ended")
+        self._closed = self._interrupted = True
+        if self._assembler.finished:
+            return []
+        cause = exc if isinstance(exc, str) else _cause(exc)
+        return [self._update(tuple(self._assembler.interrupt(cause)), None)]
 
     def feed(self, item: Any) -> list[StreamUpdate]:
         """Take one item from the source; return one update per payload it completed.
@@ -363,6 +544,25 @@ class Pipeline:
             " 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'cohere',"
             " 'ollama', 'langchain'"
         )
+
+
+def attach_result(exc: BaseException, result: StreamResult) -> None:
+    """Make ``result`` reachable from ``exc``: ``exc.callstream_result`` and a note.
+
+    Never raises: an exception that refuses attributes (or notes) just goes without.
+    """
+    try:
+        exc.callstream_result = result  # type: ignore[attr-defined]
+    except Exception:
+        return
+    add_note = getattr(exc, "add_note", None)  # Python 3.11+
+    if callable(add_note):
+        with contextlib.suppress(Exception):
+            add_note(
+                "callstream: the stream was interrupted; the partial result is on this "
+                f"exception as .callstream_result ({len(result.tool_calls)} complete tool "
+                f"call(s), {len(result.invalid_tool_calls)} invalid)"
+            )
 
 
 class StreamState:

@@ -1,12 +1,28 @@
-"""Sync driver: iterate a source, feed the shared pipeline, yield its updates."""
+"""Sync driver: iterate a source, feed the shared pipeline, yield its updates.
+
+What is closed, and when: the driver closes both the iterator it took from the source
+(``iter(source)``) and the source object itself when that has a ``close()`` (an
+openai / anthropic ``Stream``, a generator, a file...). It does so as soon as the
+iteration ends for any reason: the source is exhausted, the source raises, the
+consumer calls :meth:`ToolCallStream.close` or leaves the ``with`` block (also through
+an exception), or a ``for`` loop is left with ``break`` and the stream object is
+dropped (CPython frees it at once; other interpreters at their next collection).
+"""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import Pipeline, StreamResult, StreamState, StreamUpdate
+from callstream._pipeline import (
+    Pipeline,
+    StreamResult,
+    StreamState,
+    StreamUpdate,
+    attach_result,
+)
 from callstream.providers import Translator
 
 __all__ = ("ToolCallStream", "collect", "stream")
@@ -15,23 +31,54 @@ __all__ = ("ToolCallStream", "collect", "stream")
 def _iterator(source: Any) -> Iterator[Any]:
     if isinstance(source, (str, bytes, bytearray, memoryview)):
         return iter((source,))  # one raw chunk holding the whole stream
+    body: Any = None if isinstance(source, Iterable) else getattr(source, "iter_bytes", None)
+    if callable(body):
+        return iter(body())  # a streamed httpx response: its body (the response is closed)
     if isinstance(source, Mapping) or not isinstance(source, Iterable):
         hint = " (use astream / acollect)" if hasattr(source, "__aiter__") else ""
         raise UsageError(f"source must be an iterable of payloads or chunks{hint}, got {source!r}")
     return iter(source)
 
 
-def _run(source: Iterator[Any], pipeline: Pipeline) -> Generator[StreamUpdate, None, None]:
+def _close(obj: Any) -> None:
+    close = getattr(obj, "close", None)
+    if callable(close):
+        result = close()
+        if inspect.iscoroutine(result):  # an async close() we cannot await here
+            result.close()
+
+
+def _close_source(source: Iterator[Any], owner: Any) -> None:
+    """Close the iterator taken from the source, then the source object itself."""
+    try:
+        _close(source)
+    finally:
+        if owner is not source:
+            _close(owner)
+
+
+def _run(
+    source: Iterator[Any], owner: Any, pipeline: Pipeline
+) -> Generator[StreamUpdate, None, None]:
     # Module-level on purpose: no reference back to the ToolCallStream, so dropping the
     # stream (a `break` out of a for loop) closes this generator, which closes the source.
     try:
-        for item in source:
+        while True:
+            try:
+                item = next(source)
+            except StopIteration:
+                break
+            except Exception as exc:  # the source failed (not our code, not the consumer)
+                recovered = pipeline.recover(exc)
+                if recovered is None:
+                    pipeline.interrupt(exc)
+                    raise
+                yield from recovered
+                return
             yield from pipeline.feed(item)
         yield from pipeline.close()
     finally:
-        close = getattr(source, "close", None)
-        if callable(close):
-            close()
+        _close_source(source, owner)
 
 
 class ToolCallStream(StreamState, Iterator[StreamUpdate]):
@@ -39,15 +86,17 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
 
     The state so far stays readable during and after iteration (``tool_calls``,
     ``invalid_tool_calls``, ``finish_reason``, ``result``), also after a ``break`` or an
-    error. ``close()`` (or leaving a ``with`` block) closes the source.
+    error. ``close()`` (or leaving a ``with`` block) closes the source object and the
+    iterator taken from it.
     """
 
-    __slots__ = ("_busy", "_pipeline", "_source", "_updates")
+    __slots__ = ("_busy", "_owner", "_pipeline", "_source", "_updates")
 
     def __init__(self, source: Any, provider: str | Translator, options: dict[str, Any]) -> None:
         self._pipeline = Pipeline(provider, **options)
         self._source = _iterator(source)
-        self._updates = _run(self._source, self._pipeline)
+        self._owner = source
+        self._updates = _run(self._source, source, self._pipeline)
         self._busy = False
 
     def __next__(self) -> StreamUpdate:
@@ -64,11 +113,13 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
             self._busy = False
 
     def close(self) -> None:
-        """Stop reading and close the source (idempotent)."""
+        """Stop reading and close the source object and its iterator (idempotent)."""
+        # A started generator closes the source in its `finally`; one never started
+        # does not run it, so the source is closed here (once either way).
+        unstarted = inspect.getgeneratorstate(self._updates) == inspect.GEN_CREATED
         self._updates.close()
-        close = getattr(self._source, "close", None)
-        if callable(close):
-            close()
+        if unstarted:
+            _close_source(self._source, self._owner)
 
     def __enter__(self) -> ToolCallStream:
         return self
@@ -83,13 +134,28 @@ def stream(
     """Stream tool calls out of ``source``: one :class:`StreamUpdate` per payload.
 
     ``source`` holds payload dicts, SDK objects (pydantic models, dataclasses) or raw
-    ``str`` / ``bytes`` chunks of server-sent events or NDJSON. ``provider="auto"``
-    recognizes the format from the first payloads. The last update carries the
+    ``str`` / ``bytes`` chunks of server-sent events or NDJSON; it may also be a
+    streamed ``httpx`` response (its ``iter_bytes()`` is read, and the response closed).
+    ``provider="auto"`` recognizes the format from the first payloads. The last update carries the
     ``StreamFinished`` event (the stream is finished at its end if the provider never
-    said so). Cost: O(total size) plus O(calls) per update.
+    said so). Cost: O(total size) plus O(calls) per update. Each update's ``args`` are
+    live views (see :meth:`StreamUpdate.snapshot`).
+
+    Closing: the source object (when it has ``close()``: an SDK ``Stream``, a
+    generator) and the iterator taken from it are closed when the iteration ends, the
+    source raises, :meth:`ToolCallStream.close` is called, the ``with`` block is left
+    (normally or by an exception) or the stream object is dropped after a ``break``.
+
+    When the source raises: an SDK error carrying a provider error this library reads
+    (Groq ``tool_use_failed``, Anthropic ``overloaded_error`` / ``api_error``) becomes
+    what the raw stream gives (an invalid call with the provider's reason, finish
+    reason ``"error"``) and the stream ends normally; any other exception (a dropped
+    connection) ends the stream as interrupted -- calls that had not completed become
+    invalid, ``result.interrupted`` is True -- and is re-raised unchanged.
 
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
+        OptionTypeError, OptionValueError: a bad assembler option.
         UnknownFormatError: (while iterating) no payload identified a format.
         ConcurrentIterationError: (while iterating) two consumers at once.
     """
@@ -99,8 +165,19 @@ def stream(
 def collect(
     source: Iterable[Any], *, provider: str | Translator = "auto", **assembler_options: Any
 ) -> StreamResult:
-    """Read a whole stream and return its :class:`StreamResult` (see :func:`stream`)."""
+    """Read a whole stream and return its :class:`StreamResult` (see :func:`stream`).
+
+    If the source raises (other than a provider error it understands, see
+    :func:`stream`), the exception propagates unchanged, carrying the partial result
+    as ``exc.callstream_result`` (``interrupted=True``) and a note saying so (unless
+    the exception object refuses attributes).
+    """
     with stream(source, provider=provider, **assembler_options) as updates:
-        for _ in updates:
-            pass
+        try:
+            for _ in updates:
+                pass
+        except Exception as exc:
+            if updates.result.interrupted:
+                attach_result(exc, updates.result)
+            raise
         return updates.result

@@ -559,6 +559,46 @@ class ToolCallAssembler:
         self._touched.clear()
         return events
 
+    def interrupt(self, cause: str) -> list[AssemblyEvent]:
+        """End the stream because its source failed (a dropped connection, say).
+
+        A call whose arguments are a complete JSON value gets its usual verdict; any
+        other open call (incomplete arguments, or none yet) becomes invalid with "the
+        stream was interrupted before the call completed (<cause>)". Calls already
+        ended keep their verdict. Ends with ``StreamFinished(reason=None)``;
+        :attr:`finish_reason` stays None.
+
+        Cost: O(number of calls) plus each complete call's verdict (O(1) per call).
+
+        Raises:
+            AssemblerStateError: the stream was already finished.
+            ChunkValidationError: ``cause`` is not a str.
+        """
+        if self._finished:
+            raise AssemblerStateError("interrupt() after finish(): this stream is over")
+        if not isinstance(cause, str):
+            raise ChunkValidationError(
+                f"interrupt: cause must be a str, got {type(cause).__name__}"
+            )
+        error = f"the stream was interrupted before the call completed ({cause})"
+        events: list[AssemblyEvent] = []
+        for call in self._calls:
+            if call.ended:
+                continue
+            parser = call.parser
+            complete = parser is not None and parser.complete
+            if call.state == OPEN and call.name is not None and complete:
+                self._settle(call, events, None, at_finish=True)
+                continue
+            call.ended = True
+            if call.state == OPEN:
+                self._invalidate(call, error, events)
+        events.append(StreamFinished(reason=None))
+        self._finished = True
+        self._finish_reason = None
+        self._touched.clear()
+        return events
+
     def mark_server(
         self, *, index: int | None = None, id: str | None = None
     ) -> list[AssemblyEvent]:
