@@ -23,7 +23,9 @@ cannot drift apart.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from callstream._assembly.assembler import ToolCallAssembler
@@ -36,6 +38,7 @@ from callstream._assembly.types import (
     CallInvalid,
     CallStarted,
     InvalidToolCall,
+    ServerToolUse,
     Signal,
     StreamEnd,
     StreamFinished,
@@ -50,7 +53,7 @@ __all__ = ("CallState", "ParseSession", "ToolsParser")
 T = TypeVar("T")
 
 _EVENT_TYPES = (CallStarted, ArgumentsDelta, CallDone, CallInvalid, StreamFinished)
-_SIGNAL_TYPES = (CallEnd, CallFailure, StreamEnd)
+_SIGNAL_TYPES = (CallEnd, CallFailure, StreamEnd, ServerToolUse)
 _CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
 
 NO_VERDICT = "the stream ended before this call was final (no end marker, no StreamFinished)"
@@ -71,9 +74,11 @@ class CallState:
         "name",
         "raw_args",
         "result",
+        "server",
         "status",
         "tree",
         "value",
+        "work",
     )
 
     def __init__(self, index: int, name: str | None, id_: str | None) -> None:
@@ -91,6 +96,8 @@ class CallState:
         self.raw_args: str | None = None
         self.adapter: Any = None  # parser-specific (the pydantic parser's TypeAdapter)
         self.result: ParsedCall[Any] | None = None  # cached; None when stale
+        self.server = False  # a server-side tool: listed apart, never validated
+        self.work = 0  # the parser's cost counter (snapshot entries copied, text validated)
 
     def partial_args(self) -> dict[str, Any]:
         """The arguments complete so far (a snapshot); ``{}`` unless they are an object."""
@@ -217,13 +224,21 @@ class ParseSession(Generic[T]):
     """One stream through a parser: feed items, read results (sans-I/O, not thread-safe).
 
     Create with :meth:`ToolsParser.session`. Cost per item: O(its events and their
-    changes) plus what the parser does when values close, plus O(calls shown) when the
-    result changed.
+    changes) plus what the parser does when values close, plus O(calls changed) to
+    update the result; a result handed out is a fresh list (one pointer copy per call
+    shown, at C speed).
+
+    Server-side tools (run by the provider, marked by a ``ServerToolUse`` signal, a
+    ``server`` flag on the events, or a ``StreamUpdate`` 's ``server_tool_calls``) never
+    appear in the results and are never validated: they are listed apart in
+    :attr:`server_calls` (``ParsedCall.server`` True, ``value`` None).
     """
 
     __slots__ = (
         "_assembler",
         "_assembler_options",
+        "_by_id",
+        "_by_key",
         "_calls",
         "_closed",
         "_emitted",
@@ -231,7 +246,15 @@ class ParseSession(Generic[T]):
         "_first",
         "_mode",
         "_parser",
+        "_pending_server",
         "_result",
+        "_server",
+        "_server_idx",
+        "_server_list",
+        "_server_stale",
+        "_shown_idx",
+        "_stale",
+        "server_version",
     )
 
     def __init__(self, parser: ToolsParser[T], assembler_options: Mapping[str, Any]) -> None:
@@ -239,17 +262,45 @@ class ParseSession(Generic[T]):
         self._assembler_options = dict(assembler_options)
         self._assembler: ToolCallAssembler | None = None
         self._calls: dict[int, CallState] = {}
+        self._by_key: dict[int, CallState] = {}
+        self._by_id: dict[str, CallState] = {}
         self._first: CallState | None = None
         self._mode: str | None = None
         self._finished = False
         self._closed = False
         self._emitted = False
+        # The calls shown, in index order: their indexes and their current ParsedCalls.
+        self._shown_idx: list[int] = []
         self._result: list[ParsedCall[T]] = []
+        self._stale: dict[int, CallState] = {}  # shown calls whose ParsedCall is out of date
+        # Server-side calls, in index order (same layout).
+        self._server_idx: list[int] = []
+        self._server: list[ParsedCall[Any]] = []
+        self._server_stale: dict[int, CallState] = {}
+        self._server_list: list[ParsedCall[Any]] | None = None
+        self._pending_server: set[int | str] = set()  # marks for calls not announced yet
+        self.server_version = 0
+        """Incremented each time :attr:`server_calls` changes (compare instead of lists)."""
 
     @property
     def result(self) -> list[ParsedCall[T]]:
         """The current result (a copy of the list; final after :meth:`close`)."""
         return list(self._result)
+
+    @property
+    def server_calls(self) -> list[ParsedCall[Any]]:
+        """The server-side tool calls so far, in order of start (``server`` True).
+
+        Their ``args`` follow the same rules as a tool call's (complete values while
+        streaming, final arguments once valid); ``value`` is None (the parser does not
+        validate a tool it does not run). The list is not changed by later input.
+        Cost: O(server calls changed) when one changed since the last read, else O(1).
+        """
+        self._refresh_server()
+        listed = self._server_list
+        if listed is None:
+            listed = self._server_list = list(self._server)
+        return listed
 
     @property
     def finished(self) -> bool:
@@ -267,7 +318,9 @@ class ParseSession(Generic[T]):
         """
         if self._closed:
             raise ParserStateError("feed() after close(): this session is over")
-        return self._apply(self._events_of(item))
+        events = self._events_of(item)
+        marks = _server_marks_of(item) if self._mode == "events" else ()
+        return self._apply(events, marks)
 
     def close(self) -> list[ParsedCall[T]] | None:
         """End of input: finish the calls; return the final result if not returned yet.
@@ -281,16 +334,16 @@ class ParseSession(Generic[T]):
         """
         if self._closed:
             raise ParserStateError("close() was already called")
-        events: list[AssemblyEvent] = []
+        events: list[Any] = []
         if self._assembler is not None and not self._assembler.finished:
             events = self._assembler.finish()
-        result = self._apply(events)
+        result = self._apply(events, ())
         self._closed = True
         changed = False
         for call in self._calls.values():
             if call.status == "partial":
                 self._invalidate(call, NO_VERDICT, None)
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
         if changed:
             result = self._publish()
         if result is None and not self._emitted:
@@ -299,7 +352,7 @@ class ParseSession(Generic[T]):
 
     # --- input ------------------------------------------------------------------------
 
-    def _events_of(self, item: Any) -> Sequence[AssemblyEvent]:
+    def _events_of(self, item: Any) -> Sequence[Any]:
         events = getattr(item, "events", None)
         if events is not None and not isinstance(item, Mapping):
             return self._checked_events(tuple(events))
@@ -329,7 +382,7 @@ class ParseSession(Generic[T]):
         self._mode = "events"
         return events
 
-    def _assemble(self, signals: Sequence[Any]) -> list[AssemblyEvent]:
+    def _assemble(self, signals: Sequence[Any]) -> list[Any]:
         if self._mode == "events":
             raise UsageError("raw chunks fed to a session that is reading assembly events")
         self._mode = "chunks"
@@ -345,18 +398,25 @@ class ParseSession(Generic[T]):
         assembler = self._assembler
         if assembler.finished:
             raise ParserStateError("chunks fed after the stream finished")
-        events: list[AssemblyEvent] = []
+        events: list[Any] = []
         for signal in signals:
             one: Signal = signal
             events.extend(assembler.apply(one))
+            if isinstance(signal, ServerToolUse):
+                # in order with the events: the call it names may have just started
+                events.append(_ServerMark(signal.index, signal.id or None))
         return events
 
     # --- events -----------------------------------------------------------------------
 
-    def _apply(self, events: Sequence[AssemblyEvent]) -> list[ParsedCall[T]] | None:
+    def _apply(
+        self, events: Sequence[Any], marks: Sequence[_ServerMark]
+    ) -> list[ParsedCall[T]] | None:
         parser = self._parser
         touched: dict[int, CallState] = {}
         changed = False
+        for mark in marks:  # before the events: a call they start is marked as it starts
+            self._server_mark(mark)
         for event in events:
             if self._finished:
                 raise ParserStateError(f"{type(event).__name__} after the stream finished")
@@ -370,32 +430,42 @@ class ParseSession(Generic[T]):
                 touched[call.index] = call
             elif isinstance(event, CallStarted):
                 call = CallState(event.index, event.name, event.id)
-                self._calls[event.index] = call
-                if self._first is None and parser._selects(call):
-                    self._first = call
-                parser._start(call)
-                changed = changed or self._shown(call)
+                self._add(call, event.key)
+                if getattr(event, "server", False) or self._pending_mark(call, event.key):
+                    self._mark_server(call)
+                else:
+                    parser._start(call)
+                changed = self._touch(call) or changed
             elif isinstance(event, CallDone):
                 tool_call = event.tool_call
                 call = self._call_for(event.index, tool_call.get("name"), tool_call.get("id"))
                 call.name = tool_call.get("name")
-                call.id = tool_call.get("id")
+                self._set_id(call, tool_call.get("id"))
                 call.dirty = False
-                if isinstance(tool_call.get("args"), dict):
-                    call.args = tool_call["args"]
-                    parser._finalize(call, tool_call)
-                else:
-                    kind = type(tool_call.get("args")).__name__
+                if getattr(event, "server", False):
+                    self._mark_server(call)
+                args = tool_call.get("args")
+                if not isinstance(args, dict):
+                    kind = type(args).__name__
                     self._invalidate(call, f"arguments must be a JSON object, got {kind}", None)
+                elif call.server:
+                    call.args = args
+                    call.status = "valid"
+                    call.value = None
+                else:
+                    call.args = args
+                    parser._finalize(call, tool_call)
                 call.result = None
                 touched.pop(call.index, None)
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
             elif isinstance(event, CallInvalid):
                 bad = event.invalid_tool_call
                 name, id_ = bad.get("name"), bad.get("id")
                 call = self._call_for(event.index, name, id_)
                 call.name = name if name is not None else call.name
-                call.id = id_ if id_ is not None else call.id
+                self._set_id(call, id_)
+                if getattr(event, "server", False):
+                    self._mark_server(call)
                 raw = bad.get("args")
                 self._invalidate(
                     call,
@@ -403,27 +473,52 @@ class ParseSession(Generic[T]):
                     raw if isinstance(raw, str) else None,
                 )
                 touched.pop(call.index, None)
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
+            elif isinstance(event, _ServerMark):
+                self._server_mark(event)
             elif isinstance(event, StreamFinished):
                 self._finished = True
         for call in touched.values():
-            if parser._refresh(call):
+            if call.server:
+                if call.dirty:
+                    call.dirty = False
+                    call.result = None
+                    self._touch(call)
+            elif parser._refresh(call):
                 call.result = None
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
         if self._finished:
             for call in self._calls.values():
                 if call.status == "partial":
                     self._invalidate(call, NO_VERDICT, None)
-                    changed = changed or self._shown(call)
+                    changed = self._touch(call) or changed
+        if self._stale:
+            changed = True  # a call left the results (it turned out to be a server call)
         return self._publish() if changed else None
+
+    def _add(self, call: CallState, key: int | None) -> None:
+        """Register a new call (and show it when the parser selects it)."""
+        self._calls[call.index] = call
+        if key is not None:
+            self._by_key[key] = call
+        if call.id:
+            self._by_id[call.id] = call
+        if self._first is None and self._parser._selects(call):
+            self._first = call
+        if self._parser._selects(call) and not self._parser.first_tool_only:
+            _insert(self._shown_idx, self._result, call.index, _PLACEHOLDER)
+
+    def _set_id(self, call: CallState, id_: str | None) -> None:
+        if id_ is not None and id_ != call.id:
+            call.id = id_
+            if id_:
+                self._by_id[id_] = call
 
     def _call_for(self, index: int, name: str | None, id_: str | None) -> CallState:
         call = self._calls.get(index)
         if call is None:  # a call that was never announced (no name, over max_calls)
             call = CallState(index, name, id_)
-            self._calls[index] = call
-            if self._first is None and self._parser._selects(call):
-                self._first = call
+            self._add(call, None)
         return call
 
     def _invalidate(self, call: CallState, error: str, raw_args: str | None) -> None:
@@ -435,31 +530,112 @@ class ParseSession(Generic[T]):
         call.value = None
         call.result = None
 
+    # --- server-side calls ------------------------------------------------------------
+
+    def _server_mark(self, mark: _ServerMark) -> None:
+        """A server-side marker: mark the call it names, or remember it for later."""
+        call = self._by_id.get(mark.id) if mark.id else None
+        if call is None and mark.index is not None:
+            call = self._by_key.get(mark.index)
+        if call is not None:
+            self._mark_server(call)
+        elif mark.id:
+            self._pending_server.add(mark.id)
+        elif mark.index is not None:
+            self._pending_server.add(mark.index)
+
+    def _pending_mark(self, call: CallState, key: int | None) -> bool:
+        pending = self._pending_server
+        if not pending:
+            return False
+        if call.id and call.id in pending:
+            pending.discard(call.id)
+            return True
+        if key is not None and key in pending:
+            pending.discard(key)
+            return True
+        return False
+
+    def _mark_server(self, call: CallState) -> None:
+        """``call`` is a server-side tool: out of the results, into :attr:`server_calls`."""
+        if call.server:
+            return
+        call.server = True
+        call.adapter = None
+        call.value = None
+        call.result = None
+        position = _position(self._shown_idx, call.index)
+        if position is not None:
+            del self._shown_idx[position]
+            del self._result[position]
+            self._stale[call.index] = call  # so the next feed publishes the smaller list
+        if call is self._first:
+            self._first = None
+            for other in sorted(self._calls.values(), key=_by_index):
+                if not other.server and self._parser._selects(other):
+                    self._first = other
+                    break
+            self._stale[call.index] = call
+        _insert(self._server_idx, self._server, call.index, _PLACEHOLDER)
+        self._server_stale[call.index] = call
+
+    def _refresh_server(self) -> None:
+        stale = self._server_stale
+        if not stale:
+            return
+        for call in stale.values():
+            position = _position(self._server_idx, call.index)
+            if position is not None:
+                if call.result is None:
+                    call.result = self._make(call)
+                self._server[position] = call.result
+        stale.clear()
+        self._server_list = None
+        self.server_version += 1
+
+    # --- results ----------------------------------------------------------------------
+
+    def _touch(self, call: CallState) -> bool:
+        """Note that ``call`` changed; True if it is shown (the result changes)."""
+        if call.server:
+            self._server_stale[call.index] = call
+            return False
+        if not self._shown(call):
+            return False
+        self._stale[call.index] = call
+        return True
+
     def _shown(self, call: CallState) -> bool:
-        if not self._parser._selects(call):
+        if call.server or not self._parser._selects(call):
             return False
         return not self._parser.first_tool_only or call is self._first
 
     def _publish(self) -> list[ParsedCall[T]]:
-        parser = self._parser
-        if parser.first_tool_only:
-            calls = [] if self._first is None else [self._first]
+        self._refresh_server()
+        if self._parser.first_tool_only:
+            first = self._first
+            if first is None:
+                self._result = []
+            else:
+                if first.result is None:
+                    first.result = self._make(first)
+                self._result = [first.result]
         else:
-            calls = [c for c in sorted(self._calls.values(), key=_by_index) if parser._selects(c)]
-        result: list[ParsedCall[T]] = []
-        for call in calls:
-            cached = call.result
-            if cached is None:
-                cached = call.result = self._make(call)
-            result.append(cached)
-        self._result = result
+            shown, result = self._shown_idx, self._result
+            for call in self._stale.values():
+                position = _position(shown, call.index)
+                if position is not None:
+                    if call.result is None:
+                        call.result = self._make(call)
+                    result[position] = call.result
+        self._stale.clear()
         self._emitted = True
-        return list(result)
+        return list(self._result)
 
     def _make(self, call: CallState) -> ParsedCall[Any]:
         if call.status == "partial":
             args = call.partial_args()
-            value = self._parser._partial_value(call, args)
+            value = None if call.server else self._parser._partial_value(call, args)
         else:
             args = call.args if call.args is not None else {}
             value = call.value
@@ -472,7 +648,58 @@ class ParseSession(Generic[T]):
             value=value,
             error=call.error,
             raw_args=call.raw_args,
+            server=call.server,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerMark:
+    """Internal: a server-side marker, in order among a session's events."""
+
+    index: int | None
+    id: str | None
+
+
+_PLACEHOLDER: Any = None  # a result slot filled at the next publish
+
+
+def _insert(indexes: list[int], values: list[Any], index: int, value: Any) -> None:
+    """Insert ``index`` (and ``value`` in the parallel list) keeping ``indexes`` sorted.
+    O(1) at the end (calls usually start in order), else O(len) (a C memmove)."""
+    if not indexes or indexes[-1] < index:
+        indexes.append(index)
+        values.append(value)
+        return
+    position = bisect_left(indexes, index)
+    if position < len(indexes) and indexes[position] == index:
+        return
+    indexes.insert(position, index)
+    values.insert(position, value)
+
+
+def _position(indexes: list[int], index: int) -> int | None:
+    """Where ``index`` is in the sorted ``indexes``, or None. O(log n)."""
+    if indexes and indexes[-1] == index:
+        return len(indexes) - 1
+    position = bisect_left(indexes, index)
+    if position < len(indexes) and indexes[position] == index:
+        return position
+    return None
+
+
+def _server_marks_of(item: Any) -> tuple[_ServerMark, ...]:
+    """Server-side markers carried by a ``StreamUpdate`` (its ``server_tool_calls`` ids)."""
+    if isinstance(item, Mapping):
+        return ()
+    listed = getattr(item, "server_tool_calls", None)
+    if not isinstance(listed, list) or not listed:
+        return ()
+    marks = []
+    for entry in listed:
+        id_ = entry.get("id") if isinstance(entry, Mapping) else None
+        if isinstance(id_, str) and id_:
+            marks.append(_ServerMark(None, id_))
+    return tuple(marks)
 
 
 def _by_index(call: CallState) -> int:
