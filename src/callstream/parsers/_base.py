@@ -24,7 +24,15 @@ cannot drift apart.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -147,6 +155,12 @@ class ToolsParser(Generic[T]):
         assembler used when the session is fed raw chunks)."""
         return ParseSession(self, assembler_options)
 
+    def parse_session(self, result: Any) -> ParseSession[T]:
+        """Like :meth:`parse`, but the closed session: its ``result`` (the calls) and its
+        ``server_calls`` (server-side tools found in ``result``: its ``server_tool_calls``,
+        or ``server_tool_call`` dicts in a list)."""
+        return self._parse(result)
+
     def stream(
         self, source: Iterable[Any], **assembler_options: Any
     ) -> Iterator[list[ParsedCall[T]]]:
@@ -193,6 +207,11 @@ class ToolsParser(Generic[T]):
     def parse(self, result: Any) -> list[ParsedCall[T]]:
         """Parse a finished result: every call in it, final (valid or invalid).
 
+        Calls keep the order given: a list's order; for an object, its valid calls then
+        its invalid ones, unless every call carries an ``index`` (then by index).
+        Server-side tools (``server_tool_call`` dicts, Anthropic ``srvtoolu_`` ids, an
+        object's ``server_tool_calls``) are left out (see :meth:`parse_session`).
+
         Args:
             result: a list of ``ToolCall`` / ``InvalidToolCall`` dicts (an
                 ``InvalidToolCall`` has an ``error`` key), or an object with
@@ -202,22 +221,30 @@ class ToolsParser(Generic[T]):
         Raises:
             UsageError: ``result`` is none of these, or an assembler not finished yet.
         """
-        valid, invalid = _finished_calls(result)
+        return self._parse(result).result
+
+    def _parse(self, result: Any) -> ParseSession[T]:
+        calls = _finished_calls(result)
         session = self.session()
-        events: list[AssemblyEvent] = []
-        for number, call in enumerate([*valid, *invalid]):
+        events: list[Any] = []
+        for number, call in enumerate(calls):
+            server = call.get("type") == "server_tool_call" or _is_server_id(call.get("id"))
             if "error" in call:
                 bad: InvalidToolCall = call  # type: ignore[assignment]
                 events.append(CallInvalid(index=number, invalid_tool_call=bad))
             else:
                 good: ToolCall = call  # type: ignore[assignment]
                 events.append(
-                    CallStarted(index=number, key=None, id=good.get("id"), name=good["name"])
+                    CallStarted(index=number, key=number, id=good.get("id"), name=good["name"])
                 )
+                if server:
+                    events.append(_ServerMark(number, None))
                 events.append(CallDone(index=number, tool_call=good))
         events.append(StreamFinished(reason=None))
-        session.feed(events)
-        return session.result
+        session._mode = "events"
+        session._apply(events, ())
+        session.close()
+        return session
 
 
 class ParseSession(Generic[T]):
@@ -241,19 +268,24 @@ class ParseSession(Generic[T]):
         "_by_key",
         "_calls",
         "_closed",
+        "_conv",
+        "_convert",
         "_emitted",
         "_finished",
         "_first",
+        "_include_server",
         "_mode",
         "_parser",
         "_pending_server",
         "_result",
+        "_same",
         "_server",
         "_server_idx",
         "_server_list",
         "_server_stale",
         "_shown_idx",
         "_stale",
+        "conv_changed",
         "server_version",
     )
 
@@ -279,6 +311,13 @@ class ParseSession(Generic[T]):
         self._server_stale: dict[int, CallState] = {}
         self._server_list: list[ParsedCall[Any]] | None = None
         self._pending_server: set[int | str] = set()  # marks for calls not announced yet
+        # Integration hooks (the LangChain output parser): server calls kept in the
+        # results, and a converted form of each result kept up to date call by call.
+        self._include_server = False
+        self._convert: Callable[[ParsedCall[Any]], Any] | None = None
+        self._same: Callable[[ParsedCall[Any], ParsedCall[Any]], bool] | None = None
+        self._conv: list[Any] = []
+        self.conv_changed = False
         self.server_version = 0
         """Incremented each time :attr:`server_calls` changes (compare instead of lists)."""
 
@@ -506,7 +545,10 @@ class ParseSession(Generic[T]):
         if self._first is None and self._parser._selects(call):
             self._first = call
         if self._parser._selects(call) and not self._parser.first_tool_only:
-            _insert(self._shown_idx, self._result, call.index, _PLACEHOLDER)
+            if _insert(self._shown_idx, self._result, call.index, _PLACEHOLDER) is not None:
+                if self._convert is not None:
+                    self._conv.insert(_position(self._shown_idx, call.index) or 0, _PLACEHOLDER)
+                    self.conv_changed = True
 
     def _set_id(self, call: CallState, id_: str | None) -> None:
         if id_ is not None and id_ != call.id:
@@ -564,11 +606,14 @@ class ParseSession(Generic[T]):
         call.adapter = None
         call.value = None
         call.result = None
-        position = _position(self._shown_idx, call.index)
+        position = None if self._include_server else _position(self._shown_idx, call.index)
         if position is not None:
             del self._shown_idx[position]
             del self._result[position]
-            self._stale[call.index] = call  # so the next feed publishes the smaller list
+            if self._convert is not None:
+                del self._conv[position]
+                self.conv_changed = True
+        self._stale[call.index] = call  # so the next feed publishes (without it, or as server)
         if call is self._first:
             self._first = None
             for other in sorted(self._calls.values(), key=_by_index):
@@ -599,27 +644,37 @@ class ParseSession(Generic[T]):
         """Note that ``call`` changed; True if it is shown (the result changes)."""
         if call.server:
             self._server_stale[call.index] = call
-            return False
+            if not self._include_server:
+                return False
         if not self._shown(call):
             return False
         self._stale[call.index] = call
         return True
 
     def _shown(self, call: CallState) -> bool:
-        if call.server or not self._parser._selects(call):
+        if not self._parser._selects(call):
             return False
+        if call.server:
+            return self._include_server and not self._parser.first_tool_only
         return not self._parser.first_tool_only or call is self._first
 
     def _publish(self) -> list[ParsedCall[T]]:
         self._refresh_server()
+        convert = self._convert
         if self._parser.first_tool_only:
             first = self._first
+            old = self._result[0] if self._result else _PLACEHOLDER
             if first is None:
                 self._result = []
+                if convert is not None and self._conv:
+                    self._conv = []
+                    self.conv_changed = True
             else:
                 if first.result is None:
                     first.result = self._make(first)
                 self._result = [first.result]
+                if convert is not None:
+                    self._update_conv(0, old, first.result, fresh=not self._conv)
         else:
             shown, result = self._shown_idx, self._result
             for call in self._stale.values():
@@ -627,10 +682,29 @@ class ParseSession(Generic[T]):
                 if position is not None:
                     if call.result is None:
                         call.result = self._make(call)
+                    old = result[position]
                     result[position] = call.result
+                    if convert is not None:
+                        self._update_conv(position, old, call.result)
         self._stale.clear()
         self._emitted = True
         return list(self._result)
+
+    def _update_conv(
+        self, position: int, old: Any, new: ParsedCall[Any], *, fresh: bool = False
+    ) -> None:
+        """Keep the converted form of position ``position`` in step (O(1) per call)."""
+        convert = self._convert
+        assert convert is not None
+        if fresh:
+            self._conv = [convert(new)]
+        elif old is new:
+            return
+        elif old is not _PLACEHOLDER and self._same is not None and self._same(old, new):
+            return  # the converted form does not change (keep the object already handed out)
+        else:
+            self._conv[position] = convert(new)
+        self.conv_changed = True
 
     def _make(self, call: CallState) -> ParsedCall[Any]:
         if call.status == "partial":
@@ -663,18 +737,20 @@ class _ServerMark:
 _PLACEHOLDER: Any = None  # a result slot filled at the next publish
 
 
-def _insert(indexes: list[int], values: list[Any], index: int, value: Any) -> None:
-    """Insert ``index`` (and ``value`` in the parallel list) keeping ``indexes`` sorted.
-    O(1) at the end (calls usually start in order), else O(len) (a C memmove)."""
+def _insert(indexes: list[int], values: list[Any], index: int, value: Any) -> int | None:
+    """Insert ``index`` (and ``value`` in the parallel list) keeping ``indexes`` sorted;
+    return the position (None if it was there). O(1) at the end (calls usually start in
+    order), else O(len) (a C memmove)."""
     if not indexes or indexes[-1] < index:
         indexes.append(index)
         values.append(value)
-        return
+        return len(indexes) - 1
     position = bisect_left(indexes, index)
     if position < len(indexes) and indexes[position] == index:
-        return
+        return None
     indexes.insert(position, index)
     values.insert(position, value)
+    return position
 
 
 def _position(indexes: list[int], index: int) -> int | None:
@@ -706,11 +782,35 @@ def _by_index(call: CallState) -> int:
     return call.index
 
 
-def _finished_calls(result: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
-    """The valid and invalid call dicts of a finished result (see ``ToolsParser.parse``)."""
+SERVER_ID_PREFIX = "srvtoolu_"
+"""Anthropic's ids of server-side tool uses (web search, code execution...)."""
+
+
+def _is_server_id(id_: Any) -> bool:
+    return isinstance(id_, str) and id_.startswith(SERVER_ID_PREFIX)
+
+
+def _finished_calls(result: Any) -> list[Mapping[str, Any]]:
+    """The call dicts of a finished result, in order (see ``ToolsParser.parse``)."""
     if isinstance(result, (list, tuple)):
-        calls = _checked_calls(result)
-        return [c for c in calls if "error" not in c], [c for c in calls if "error" in c]
+        return _checked_calls(result)
+    valid, invalid = _finished_lists(result)
+    calls = [*valid, *invalid]
+    server = getattr(result, "server_tool_calls", None)
+    if isinstance(server, list):
+        calls.extend(c for c in server if isinstance(c, Mapping) and "name" in c and "args" in c)
+    if calls and all(type(c.get("index")) is int for c in calls):
+        calls.sort(key=_index_of)
+    return calls
+
+
+def _index_of(call: Mapping[str, Any]) -> int:
+    index: int = call["index"]
+    return index
+
+
+def _finished_lists(result: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The valid and invalid call dicts of a finished result object."""
     if isinstance(result, ToolCallAssembler) and not result.finished:
         raise UsageError("the assembler has not finished: call finish() before parse()")
     valid = getattr(result, "tool_calls", None)
