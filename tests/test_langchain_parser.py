@@ -312,7 +312,9 @@ class AnthropicStyleModel(BaseChatModel):
         for index, (kind, name, id_, text) in enumerate(self.blocks):
             start = {"type": kind, "id": id_, "name": name, "input": {}, "index": index}
             chunks = (
-                [{"name": name, "args": "", "id": id_, "index": index}] if kind == "tool_use" else []
+                [{"name": name, "args": "", "id": id_, "index": index}]
+                if kind == "tool_use"
+                else []
             )
             yield ChatGenerationChunk(
                 message=AIMessageChunk(content=[start], tool_call_chunks=chunks)
