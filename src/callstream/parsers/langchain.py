@@ -190,7 +190,7 @@ class _Reader:
     dicts (its arguments are compared once, without recursion on deep values).
     """
 
-    __slots__ = ("emitted", "ended", "parser", "server_keys", "session")
+    __slots__ = ("emitted", "ended", "parser", "server_count", "server_keys", "session")
 
     def __init__(self, parser: ToolCallsOutputParser) -> None:
         self.parser = parser
@@ -205,6 +205,7 @@ class _Reader:
         self.ended = False
         self.emitted = False
         self.server_keys: dict[Any, int] = {}  # server block index -> assembler key
+        self.server_count = 0
 
     def feed(self, message: Any) -> Any:
         """The converted result if this message changed it (and ``partial``), else _NOTHING."""
@@ -257,8 +258,8 @@ class _Reader:
         signals: list[Signal] = []
         server_keys = self.server_keys
         for chunk in message.tool_call_chunks:
-            index = chunk.get("index")
-            if index is not None and _server_key(index) in server_keys.values():
+            index = _block_index(chunk.get("index"))
+            if index is not None and index in server_keys:
                 continue  # a server block's text, read from the content blocks
             signals.append(_chunk(chunk))
             if _is_server_id(chunk.get("id")):
@@ -272,13 +273,14 @@ class _Reader:
 
     def _server_block(self, block: Mapping[str, Any]) -> list[Signal]:
         kind = block.get("type")
-        index = block.get("index")
+        index = _block_index(block.get("index"))
         if kind in _SERVER_BLOCKS:
             key = self.server_keys.get(index) if index is not None else None
             signals: list[Signal] = []
             new = key is None
             if key is None:
-                key = _server_key(index if type(index) is int else -len(self.server_keys) - 1)
+                self.server_count += 1
+                key = -self.server_count  # negative: apart from the tool chunks' keys
                 if index is not None:
                     self.server_keys[index] = key
             args = _block_args(block)
@@ -341,9 +343,9 @@ def _same_json(a: Any, b: Any) -> bool:
     return True
 
 
-def _server_key(index: Any) -> int:
-    """The assembler key of a server block: negative, apart from the tool chunks' keys."""
-    return -1 - index if type(index) is int and index >= 0 else index if type(index) is int else -1
+def _block_index(value: Any) -> int | str | None:
+    """A block's ``index`` when it is usable as a key (an int or a str), else None."""
+    return value if type(value) is int or isinstance(value, str) else None
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -373,8 +375,18 @@ def _chunk(chunk: Any) -> ToolCallChunk:
         name=chunk.get("name"),
         args=chunk.get("args"),
         id=chunk.get("id"),
-        index=_int_or_none(chunk.get("index")),
+        index=_chunk_index(chunk.get("index")),
     )
+
+
+def _chunk_index(value: Any) -> int | None:
+    """A tool call chunk's index: an int, a string of digits, else None (LangChain's own
+    ``lc_`` string indexes name no position)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdecimal():
+        return int(value)
+    return None
 
 
 # --- a whole message: its calls in the model's order, from the rawest form it keeps -----------
