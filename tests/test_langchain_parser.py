@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field
@@ -220,3 +220,187 @@ def test_final_matches_langchain_pydantic_parser_on_valid_calls() -> None:
     ours = (model | ToolCallsOutputParser(tools=[Person], output="calls")).invoke("hi")
     assert [c.value for c in ours] == theirs
     assert json.loads(json.dumps(ours[0].args)) == {"name": "Ada", "age": 36}
+
+
+# --- invoke == stream: the whole message read like the stream --------------------------------
+
+
+class OpenAIStyleModel(BaseChatModel):
+    """Streams like langchain-openai (``tool_call_chunks`` plus the raw
+    ``additional_kwargs["tool_calls"]`` deltas, the finish reason last); ``invoke`` merges
+    the chunks as LangChain does (``generate_from_stream``), so the message keeps the
+    raw argument text but LangChain's ``tool_calls`` hold leniently parsed arguments."""
+
+    calls: list[tuple[str, str, str]]
+    size: int = 3
+    finish_reason: str = "tool_calls"
+
+    @property
+    def _llm_type(self) -> str:
+        return "openai-style-fake"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        from langchain_core.language_models.chat_models import generate_from_stream
+
+        return generate_from_stream(self._stream(messages))
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        def piece(index: int, name: str | None, id_: str | None, text: str) -> AIMessageChunk:
+            raw = {"index": index, "id": id_, "type": "function" if id_ else None}
+            raw["function"] = {"name": name, "arguments": text}
+            return AIMessageChunk(
+                content="",
+                tool_call_chunks=[{"name": name, "args": text, "id": id_, "index": index}],
+                additional_kwargs={"tool_calls": [raw]},
+            )
+
+        for index, (name, id_, text) in enumerate(self.calls):
+            yield ChatGenerationChunk(message=piece(index, name, id_, ""))
+            for i in range(0, len(text), self.size):
+                yield ChatGenerationChunk(message=piece(index, None, None, text[i : i + self.size]))
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="", response_metadata={"finish_reason": self.finish_reason}
+            )
+        )
+
+
+class AnthropicStyleModel(BaseChatModel):
+    """Streams like langchain-anthropic: ``tool_use`` / ``server_tool_use`` content blocks
+    and ``input_json_delta`` blocks by block index (``tool_call_chunks`` for client tools
+    only), ``stop_reason`` last; ``invoke`` merges the chunks (content keeps
+    ``partial_json``)."""
+
+    blocks: list[tuple[str, str, str, str]]  # (block type, name, id, argument text)
+    size: int = 4
+    stop_reason: str = "tool_use"
+
+    @property
+    def _llm_type(self) -> str:
+        return "anthropic-style-fake"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        from langchain_core.language_models.chat_models import generate_from_stream
+
+        return generate_from_stream(self._stream(messages))
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for index, (kind, name, id_, text) in enumerate(self.blocks):
+            start = {"type": kind, "id": id_, "name": name, "input": {}, "index": index}
+            chunks = (
+                [{"name": name, "args": "", "id": id_, "index": index}]
+                if kind == "tool_use"
+                else []
+            )
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content=[start], tool_call_chunks=chunks)
+            )
+            for i in range(0, len(text), self.size):
+                part = text[i : i + self.size]
+                delta = {"type": "input_json_delta", "partial_json": part, "index": index}
+                chunks = (
+                    [{"name": None, "args": part, "id": None, "index": index}]
+                    if kind == "tool_use"
+                    else []
+                )
+                yield ChatGenerationChunk(
+                    message=AIMessageChunk(content=[delta], tool_call_chunks=chunks)
+                )
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(content=[], response_metadata={"stop_reason": self.stop_reason})
+        )
+
+
+MIXED = [
+    ("Person", "a", ADA),
+    ("Person", "b", '{"name": }'),  # malformed: invalid, between two valid calls
+    ("Person", "c", '{"name": "Cy", "age": 7}'),
+    ("Person", "d", '{"name": "Bo", "ag'),  # cut off by max_tokens
+]
+
+
+@pytest.mark.parametrize("output", ["dicts", "calls"])
+@pytest.mark.parametrize("tools", [None, [Person]])
+@pytest.mark.parametrize("size", [1, 3, 50])
+def test_invoke_equals_the_last_streamed_result(
+    output: Literal["dicts", "calls"], tools: list[Any] | None, size: int
+) -> None:
+    model = OpenAIStyleModel(calls=MIXED, size=size, finish_reason="length")
+    parser = ToolCallsOutputParser(tools=tools, output=output)
+    streamed = list((model | parser).stream("hi"))[-1]
+    invoked = (model | parser).invoke("hi")
+    assert invoked == streamed
+    as_dicts = [c if isinstance(c, dict) else c.to_dict() for c in invoked]
+    assert [c["id"] for c in as_dicts] == ["a", "b", "c", "d"]  # the model's order
+    assert [c["type"] for c in as_dicts] == [
+        "tool_call",
+        "invalid_tool_call",
+        "tool_call",
+        "invalid_tool_call",
+    ]
+    assert "token limit" in str(as_dicts[3]["error"])  # cut off: not a valid {"name": "Bo"}
+    assert as_dicts[3]["args"] == '{"name": "Bo", "ag'
+
+
+def test_invoke_equals_stream_for_anthropic_style_messages_cut_off() -> None:
+    model = AnthropicStyleModel(
+        blocks=[
+            ("tool_use", "Person", "toolu_1", ADA),
+            ("tool_use", "Person", "toolu_2", '{"name": "Bo", "ag'),
+        ],
+        stop_reason="max_tokens",
+    )
+    parser = ToolCallsOutputParser(tools=[Person])
+    streamed = list((model | parser).stream("hi"))[-1]
+    invoked = (model | parser).invoke("hi")
+    assert invoked == streamed
+    assert [c["type"] for c in invoked] == ["tool_call", "invalid_tool_call"]
+    assert "max_tokens" in invoked[1]["error"]
+
+
+def test_invoke_without_raw_text_distrusts_the_last_call_of_a_cut_off_message() -> None:
+    """Only LangChain's lists (leniently parsed): the call cut off by the token limit is
+    reported invalid, and calls keep their ``index`` order when they carry one."""
+    message = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "Person", "args": {"name": "A", "age": 1}, "id": "1"},
+            {"name": "Person", "args": {"name": "Bo"}, "id": "3"},
+        ],
+        invalid_tool_calls=[
+            {"name": "X", "args": "{", "id": "2", "error": "bad", "type": "invalid_tool_call"}
+        ],
+        response_metadata={"finish_reason": "length"},
+    )
+    invoked = ToolCallsOutputParser().invoke(message)
+    assert [(c["id"], c["type"]) for c in invoked] == [
+        ("1", "tool_call"),
+        ("3", "invalid_tool_call"),
+        ("2", "invalid_tool_call"),
+    ]
+    assert "token limit" in invoked[1]["error"]
+    assert list(ToolCallsOutputParser().transform(iter([message])))[-1] == invoked

@@ -23,7 +23,17 @@ cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from callstream._assembly.assembler import ToolCallAssembler
@@ -36,6 +46,7 @@ from callstream._assembly.types import (
     CallInvalid,
     CallStarted,
     InvalidToolCall,
+    ServerToolUse,
     Signal,
     StreamEnd,
     StreamFinished,
@@ -50,7 +61,7 @@ __all__ = ("CallState", "ParseSession", "ToolsParser")
 T = TypeVar("T")
 
 _EVENT_TYPES = (CallStarted, ArgumentsDelta, CallDone, CallInvalid, StreamFinished)
-_SIGNAL_TYPES = (CallEnd, CallFailure, StreamEnd)
+_SIGNAL_TYPES = (CallEnd, CallFailure, StreamEnd, ServerToolUse)
 _CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
 
 NO_VERDICT = "the stream ended before this call was final (no end marker, no StreamFinished)"
@@ -71,9 +82,11 @@ class CallState:
         "name",
         "raw_args",
         "result",
+        "server",
         "status",
         "tree",
         "value",
+        "work",
     )
 
     def __init__(self, index: int, name: str | None, id_: str | None) -> None:
@@ -91,6 +104,8 @@ class CallState:
         self.raw_args: str | None = None
         self.adapter: Any = None  # parser-specific (the pydantic parser's TypeAdapter)
         self.result: ParsedCall[Any] | None = None  # cached; None when stale
+        self.server = False  # a server-side tool: listed apart, never validated
+        self.work = 0  # the parser's cost counter (snapshot entries copied, text validated)
 
     def partial_args(self) -> dict[str, Any]:
         """The arguments complete so far (a snapshot); ``{}`` unless they are an object."""
@@ -140,6 +155,12 @@ class ToolsParser(Generic[T]):
         assembler used when the session is fed raw chunks)."""
         return ParseSession(self, assembler_options)
 
+    def parse_session(self, result: Any) -> ParseSession[T]:
+        """Like :meth:`parse`, but the closed session: its ``result`` (the calls) and its
+        ``server_calls`` (server-side tools found in ``result``: its ``server_tool_calls``,
+        or ``server_tool_call`` dicts in a list)."""
+        return self._parse(result)
+
     def stream(
         self, source: Iterable[Any], **assembler_options: Any
     ) -> Iterator[list[ParsedCall[T]]]:
@@ -186,6 +207,11 @@ class ToolsParser(Generic[T]):
     def parse(self, result: Any) -> list[ParsedCall[T]]:
         """Parse a finished result: every call in it, final (valid or invalid).
 
+        Calls keep the order given: a list's order; for an object, its valid calls then
+        its invalid ones, unless every call carries an ``index`` (then by index).
+        Server-side tools (``server_tool_call`` dicts, Anthropic ``srvtoolu_`` ids, an
+        object's ``server_tool_calls``) are left out (see :meth:`parse_session`).
+
         Args:
             result: a list of ``ToolCall`` / ``InvalidToolCall`` dicts (an
                 ``InvalidToolCall`` has an ``error`` key), or an object with
@@ -195,43 +221,72 @@ class ToolsParser(Generic[T]):
         Raises:
             UsageError: ``result`` is none of these, or an assembler not finished yet.
         """
-        valid, invalid = _finished_calls(result)
+        return self._parse(result).result
+
+    def _parse(self, result: Any) -> ParseSession[T]:
+        calls = _finished_calls(result)
         session = self.session()
-        events: list[AssemblyEvent] = []
-        for number, call in enumerate([*valid, *invalid]):
+        events: list[Any] = []
+        for number, call in enumerate(calls):
+            server = call.get("type") == "server_tool_call" or _is_server_id(call.get("id"))
             if "error" in call:
                 bad: InvalidToolCall = call  # type: ignore[assignment]
                 events.append(CallInvalid(index=number, invalid_tool_call=bad))
             else:
                 good: ToolCall = call  # type: ignore[assignment]
                 events.append(
-                    CallStarted(index=number, key=None, id=good.get("id"), name=good["name"])
+                    CallStarted(index=number, key=number, id=good.get("id"), name=good["name"])
                 )
+                if server:
+                    events.append(_ServerMark(number, None))
                 events.append(CallDone(index=number, tool_call=good))
         events.append(StreamFinished(reason=None))
-        session.feed(events)
-        return session.result
+        session._mode = "events"
+        session._apply(events, ())
+        session.close()
+        return session
 
 
 class ParseSession(Generic[T]):
     """One stream through a parser: feed items, read results (sans-I/O, not thread-safe).
 
     Create with :meth:`ToolsParser.session`. Cost per item: O(its events and their
-    changes) plus what the parser does when values close, plus O(calls shown) when the
-    result changed.
+    changes) plus what the parser does when values close, plus O(calls changed) to
+    update the result; a result handed out is a fresh list (one pointer copy per call
+    shown, at C speed).
+
+    Server-side tools (run by the provider, marked by a ``ServerToolUse`` signal, a
+    ``server`` flag on the events, or a ``StreamUpdate`` 's ``server_tool_calls``) never
+    appear in the results and are never validated: they are listed apart in
+    :attr:`server_calls` (``ParsedCall.server`` True, ``value`` None).
     """
 
     __slots__ = (
         "_assembler",
         "_assembler_options",
+        "_by_id",
+        "_by_key",
         "_calls",
         "_closed",
+        "_conv",
+        "_convert",
         "_emitted",
         "_finished",
         "_first",
+        "_include_server",
         "_mode",
         "_parser",
+        "_pending_server",
         "_result",
+        "_same",
+        "_server",
+        "_server_idx",
+        "_server_list",
+        "_server_stale",
+        "_shown_idx",
+        "_stale",
+        "conv_changed",
+        "server_version",
     )
 
     def __init__(self, parser: ToolsParser[T], assembler_options: Mapping[str, Any]) -> None:
@@ -239,17 +294,52 @@ class ParseSession(Generic[T]):
         self._assembler_options = dict(assembler_options)
         self._assembler: ToolCallAssembler | None = None
         self._calls: dict[int, CallState] = {}
+        self._by_key: dict[int, CallState] = {}
+        self._by_id: dict[str, CallState] = {}
         self._first: CallState | None = None
         self._mode: str | None = None
         self._finished = False
         self._closed = False
         self._emitted = False
+        # The calls shown, in index order: their indexes and their current ParsedCalls.
+        self._shown_idx: list[int] = []
         self._result: list[ParsedCall[T]] = []
+        self._stale: dict[int, CallState] = {}  # shown calls whose ParsedCall is out of date
+        # Server-side calls, in index order (same layout).
+        self._server_idx: list[int] = []
+        self._server: list[ParsedCall[Any]] = []
+        self._server_stale: dict[int, CallState] = {}
+        self._server_list: list[ParsedCall[Any]] | None = None
+        self._pending_server: set[int | str] = set()  # marks for calls not announced yet
+        # Integration hooks (the LangChain output parser): server calls kept in the
+        # results, and a converted form of each result kept up to date call by call.
+        self._include_server = False
+        self._convert: Callable[[ParsedCall[Any]], Any] | None = None
+        self._same: Callable[[ParsedCall[Any], ParsedCall[Any]], bool] | None = None
+        self._conv: list[Any] = []
+        self.conv_changed = False
+        self.server_version = 0
+        """Incremented each time :attr:`server_calls` changes (compare instead of lists)."""
 
     @property
     def result(self) -> list[ParsedCall[T]]:
         """The current result (a copy of the list; final after :meth:`close`)."""
         return list(self._result)
+
+    @property
+    def server_calls(self) -> list[ParsedCall[Any]]:
+        """The server-side tool calls so far, in order of start (``server`` True).
+
+        Their ``args`` follow the same rules as a tool call's (complete values while
+        streaming, final arguments once valid); ``value`` is None (the parser does not
+        validate a tool it does not run). The list is not changed by later input.
+        Cost: O(server calls changed) when one changed since the last read, else O(1).
+        """
+        self._refresh_server()
+        listed = self._server_list
+        if listed is None:
+            listed = self._server_list = list(self._server)
+        return listed
 
     @property
     def finished(self) -> bool:
@@ -267,7 +357,9 @@ class ParseSession(Generic[T]):
         """
         if self._closed:
             raise ParserStateError("feed() after close(): this session is over")
-        return self._apply(self._events_of(item))
+        events = self._events_of(item)
+        marks = _server_marks_of(item) if self._mode == "events" else ()
+        return self._apply(events, marks)
 
     def close(self) -> list[ParsedCall[T]] | None:
         """End of input: finish the calls; return the final result if not returned yet.
@@ -281,16 +373,16 @@ class ParseSession(Generic[T]):
         """
         if self._closed:
             raise ParserStateError("close() was already called")
-        events: list[AssemblyEvent] = []
+        events: list[Any] = []
         if self._assembler is not None and not self._assembler.finished:
             events = self._assembler.finish()
-        result = self._apply(events)
+        result = self._apply(events, ())
         self._closed = True
         changed = False
         for call in self._calls.values():
             if call.status == "partial":
                 self._invalidate(call, NO_VERDICT, None)
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
         if changed:
             result = self._publish()
         if result is None and not self._emitted:
@@ -299,7 +391,7 @@ class ParseSession(Generic[T]):
 
     # --- input ------------------------------------------------------------------------
 
-    def _events_of(self, item: Any) -> Sequence[AssemblyEvent]:
+    def _events_of(self, item: Any) -> Sequence[Any]:
         events = getattr(item, "events", None)
         if events is not None and not isinstance(item, Mapping):
             return self._checked_events(tuple(events))
@@ -329,7 +421,7 @@ class ParseSession(Generic[T]):
         self._mode = "events"
         return events
 
-    def _assemble(self, signals: Sequence[Any]) -> list[AssemblyEvent]:
+    def _assemble(self, signals: Sequence[Any]) -> list[Any]:
         if self._mode == "events":
             raise UsageError("raw chunks fed to a session that is reading assembly events")
         self._mode = "chunks"
@@ -345,18 +437,25 @@ class ParseSession(Generic[T]):
         assembler = self._assembler
         if assembler.finished:
             raise ParserStateError("chunks fed after the stream finished")
-        events: list[AssemblyEvent] = []
+        events: list[Any] = []
         for signal in signals:
             one: Signal = signal
             events.extend(assembler.apply(one))
+            if isinstance(signal, ServerToolUse):
+                # in order with the events: the call it names may have just started
+                events.append(_ServerMark(signal.index, signal.id or None))
         return events
 
     # --- events -----------------------------------------------------------------------
 
-    def _apply(self, events: Sequence[AssemblyEvent]) -> list[ParsedCall[T]] | None:
+    def _apply(
+        self, events: Sequence[Any], marks: Sequence[_ServerMark]
+    ) -> list[ParsedCall[T]] | None:
         parser = self._parser
         touched: dict[int, CallState] = {}
         changed = False
+        for mark in marks:  # before the events: a call they start is marked as it starts
+            self._server_mark(mark)
         for event in events:
             if self._finished:
                 raise ParserStateError(f"{type(event).__name__} after the stream finished")
@@ -370,32 +469,42 @@ class ParseSession(Generic[T]):
                 touched[call.index] = call
             elif isinstance(event, CallStarted):
                 call = CallState(event.index, event.name, event.id)
-                self._calls[event.index] = call
-                if self._first is None and parser._selects(call):
-                    self._first = call
-                parser._start(call)
-                changed = changed or self._shown(call)
+                self._add(call, event.key)
+                if getattr(event, "server", False) or self._pending_mark(call, event.key):
+                    self._mark_server(call)
+                else:
+                    parser._start(call)
+                changed = self._touch(call) or changed
             elif isinstance(event, CallDone):
                 tool_call = event.tool_call
                 call = self._call_for(event.index, tool_call.get("name"), tool_call.get("id"))
                 call.name = tool_call.get("name")
-                call.id = tool_call.get("id")
+                self._set_id(call, tool_call.get("id"))
                 call.dirty = False
-                if isinstance(tool_call.get("args"), dict):
-                    call.args = tool_call["args"]
-                    parser._finalize(call, tool_call)
-                else:
-                    kind = type(tool_call.get("args")).__name__
+                if getattr(event, "server", False):
+                    self._mark_server(call)
+                args = tool_call.get("args")
+                if not isinstance(args, dict):
+                    kind = type(args).__name__
                     self._invalidate(call, f"arguments must be a JSON object, got {kind}", None)
+                elif call.server:
+                    call.args = args
+                    call.status = "valid"
+                    call.value = None
+                else:
+                    call.args = args
+                    parser._finalize(call, tool_call)
                 call.result = None
                 touched.pop(call.index, None)
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
             elif isinstance(event, CallInvalid):
                 bad = event.invalid_tool_call
                 name, id_ = bad.get("name"), bad.get("id")
                 call = self._call_for(event.index, name, id_)
                 call.name = name if name is not None else call.name
-                call.id = id_ if id_ is not None else call.id
+                self._set_id(call, id_)
+                if getattr(event, "server", False):
+                    self._mark_server(call)
                 raw = bad.get("args")
                 self._invalidate(
                     call,
@@ -403,27 +512,55 @@ class ParseSession(Generic[T]):
                     raw if isinstance(raw, str) else None,
                 )
                 touched.pop(call.index, None)
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
+            elif isinstance(event, _ServerMark):
+                self._server_mark(event)
             elif isinstance(event, StreamFinished):
                 self._finished = True
         for call in touched.values():
-            if parser._refresh(call):
+            if call.server:
+                if call.dirty:
+                    call.dirty = False
+                    call.result = None
+                    self._touch(call)
+            elif parser._refresh(call):
                 call.result = None
-                changed = changed or self._shown(call)
+                changed = self._touch(call) or changed
         if self._finished:
             for call in self._calls.values():
                 if call.status == "partial":
                     self._invalidate(call, NO_VERDICT, None)
-                    changed = changed or self._shown(call)
+                    changed = self._touch(call) or changed
+        if self._stale:
+            changed = True  # a call left the results (it turned out to be a server call)
         return self._publish() if changed else None
+
+    def _add(self, call: CallState, key: int | None) -> None:
+        """Register a new call (and show it when the parser selects it)."""
+        self._calls[call.index] = call
+        if key is not None:
+            self._by_key[key] = call
+        if call.id:
+            self._by_id[call.id] = call
+        if self._first is None and self._parser._selects(call):
+            self._first = call
+        if self._parser._selects(call) and not self._parser.first_tool_only:
+            if _insert(self._shown_idx, self._result, call.index, _PLACEHOLDER) is not None:
+                if self._convert is not None:
+                    self._conv.insert(_position(self._shown_idx, call.index) or 0, _PLACEHOLDER)
+                    self.conv_changed = True
+
+    def _set_id(self, call: CallState, id_: str | None) -> None:
+        if id_ is not None and id_ != call.id:
+            call.id = id_
+            if id_:
+                self._by_id[id_] = call
 
     def _call_for(self, index: int, name: str | None, id_: str | None) -> CallState:
         call = self._calls.get(index)
         if call is None:  # a call that was never announced (no name, over max_calls)
             call = CallState(index, name, id_)
-            self._calls[index] = call
-            if self._first is None and self._parser._selects(call):
-                self._first = call
+            self._add(call, None)
         return call
 
     def _invalidate(self, call: CallState, error: str, raw_args: str | None) -> None:
@@ -435,31 +572,144 @@ class ParseSession(Generic[T]):
         call.value = None
         call.result = None
 
+    # --- server-side calls ------------------------------------------------------------
+
+    def _server_mark(self, mark: _ServerMark) -> None:
+        """A server-side marker: mark the call it names, or remember it for later."""
+        call = self._by_id.get(mark.id) if mark.id else None
+        if call is None and mark.index is not None:
+            call = self._by_key.get(mark.index)
+        if call is not None:
+            self._mark_server(call)
+        elif mark.id:
+            self._pending_server.add(mark.id)
+        elif mark.index is not None:
+            self._pending_server.add(mark.index)
+
+    def _pending_mark(self, call: CallState, key: int | None) -> bool:
+        pending = self._pending_server
+        if not pending:
+            return False
+        if call.id and call.id in pending:
+            pending.discard(call.id)
+            return True
+        if key is not None and key in pending:
+            pending.discard(key)
+            return True
+        return False
+
+    def _mark_server(self, call: CallState) -> None:
+        """``call`` is a server-side tool: out of the results, into :attr:`server_calls`."""
+        if call.server:
+            return
+        call.server = True
+        call.adapter = None
+        call.value = None
+        call.result = None
+        position = None if self._include_server else _position(self._shown_idx, call.index)
+        if position is not None:
+            del self._shown_idx[position]
+            del self._result[position]
+            if self._convert is not None:
+                del self._conv[position]
+                self.conv_changed = True
+        self._stale[call.index] = call  # so the next feed publishes (without it, or as server)
+        if call is self._first:
+            self._first = None
+            for other in sorted(self._calls.values(), key=_by_index):
+                if not other.server and self._parser._selects(other):
+                    self._first = other
+                    break
+            self._stale[call.index] = call
+        _insert(self._server_idx, self._server, call.index, _PLACEHOLDER)
+        self._server_stale[call.index] = call
+
+    def _refresh_server(self) -> None:
+        stale = self._server_stale
+        if not stale:
+            return
+        for call in stale.values():
+            position = _position(self._server_idx, call.index)
+            if position is not None:
+                if call.result is None:
+                    call.result = self._make(call)
+                self._server[position] = call.result
+        stale.clear()
+        self._server_list = None
+        self.server_version += 1
+
+    # --- results ----------------------------------------------------------------------
+
+    def _touch(self, call: CallState) -> bool:
+        """Note that ``call`` changed; True if it is shown (the result changes)."""
+        if call.server:
+            self._server_stale[call.index] = call
+            if not self._include_server:
+                return False
+        if not self._shown(call):
+            return False
+        self._stale[call.index] = call
+        return True
+
     def _shown(self, call: CallState) -> bool:
         if not self._parser._selects(call):
             return False
+        if call.server:
+            return self._include_server and not self._parser.first_tool_only
         return not self._parser.first_tool_only or call is self._first
 
     def _publish(self) -> list[ParsedCall[T]]:
-        parser = self._parser
-        if parser.first_tool_only:
-            calls = [] if self._first is None else [self._first]
+        self._refresh_server()
+        convert = self._convert
+        if self._parser.first_tool_only:
+            first = self._first
+            old = self._result[0] if self._result else _PLACEHOLDER
+            if first is None:
+                self._result = []
+                if convert is not None and self._conv:
+                    self._conv = []
+                    self.conv_changed = True
+            else:
+                if first.result is None:
+                    first.result = self._make(first)
+                self._result = [first.result]
+                if convert is not None:
+                    self._update_conv(0, old, first.result, fresh=not self._conv)
         else:
-            calls = [c for c in sorted(self._calls.values(), key=_by_index) if parser._selects(c)]
-        result: list[ParsedCall[T]] = []
-        for call in calls:
-            cached = call.result
-            if cached is None:
-                cached = call.result = self._make(call)
-            result.append(cached)
-        self._result = result
+            shown, result = self._shown_idx, self._result
+            for call in self._stale.values():
+                position = _position(shown, call.index)
+                if position is not None:
+                    if call.result is None:
+                        call.result = self._make(call)
+                    old = result[position]
+                    result[position] = call.result
+                    if convert is not None:
+                        self._update_conv(position, old, call.result)
+        self._stale.clear()
         self._emitted = True
-        return list(result)
+        return list(self._result)
+
+    def _update_conv(
+        self, position: int, old: Any, new: ParsedCall[Any], *, fresh: bool = False
+    ) -> None:
+        """Keep the converted form of position ``position`` in step (O(1) per call)."""
+        convert = self._convert
+        assert convert is not None
+        if fresh:
+            self._conv = [convert(new)]
+        elif old is new:
+            return
+        elif old is not _PLACEHOLDER and self._same is not None and self._same(old, new):
+            return  # the converted form does not change (keep the object already handed out)
+        else:
+            self._conv[position] = convert(new)
+        self.conv_changed = True
 
     def _make(self, call: CallState) -> ParsedCall[Any]:
         if call.status == "partial":
             args = call.partial_args()
-            value = self._parser._partial_value(call, args)
+            value = None if call.server else self._parser._partial_value(call, args)
         else:
             args = call.args if call.args is not None else {}
             value = call.value
@@ -472,18 +722,95 @@ class ParseSession(Generic[T]):
             value=value,
             error=call.error,
             raw_args=call.raw_args,
+            server=call.server,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerMark:
+    """Internal: a server-side marker, in order among a session's events."""
+
+    index: int | None
+    id: str | None
+
+
+_PLACEHOLDER: Any = None  # a result slot filled at the next publish
+
+
+def _insert(indexes: list[int], values: list[Any], index: int, value: Any) -> int | None:
+    """Insert ``index`` (and ``value`` in the parallel list) keeping ``indexes`` sorted;
+    return the position (None if it was there). O(1) at the end (calls usually start in
+    order), else O(len) (a C memmove)."""
+    if not indexes or indexes[-1] < index:
+        indexes.append(index)
+        values.append(value)
+        return len(indexes) - 1
+    position = bisect_left(indexes, index)
+    if position < len(indexes) and indexes[position] == index:
+        return None
+    indexes.insert(position, index)
+    values.insert(position, value)
+    return position
+
+
+def _position(indexes: list[int], index: int) -> int | None:
+    """Where ``index`` is in the sorted ``indexes``, or None. O(log n)."""
+    if indexes and indexes[-1] == index:
+        return len(indexes) - 1
+    position = bisect_left(indexes, index)
+    if position < len(indexes) and indexes[position] == index:
+        return position
+    return None
+
+
+def _server_marks_of(item: Any) -> tuple[_ServerMark, ...]:
+    """Server-side markers carried by a ``StreamUpdate`` (its ``server_tool_calls`` ids)."""
+    if isinstance(item, Mapping):
+        return ()
+    listed = getattr(item, "server_tool_calls", None)
+    if not isinstance(listed, list) or not listed:
+        return ()
+    marks = []
+    for entry in listed:
+        id_ = entry.get("id") if isinstance(entry, Mapping) else None
+        if isinstance(id_, str) and id_:
+            marks.append(_ServerMark(None, id_))
+    return tuple(marks)
 
 
 def _by_index(call: CallState) -> int:
     return call.index
 
 
-def _finished_calls(result: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
-    """The valid and invalid call dicts of a finished result (see ``ToolsParser.parse``)."""
+SERVER_ID_PREFIX = "srvtoolu_"
+"""Anthropic's ids of server-side tool uses (web search, code execution...)."""
+
+
+def _is_server_id(id_: Any) -> bool:
+    return isinstance(id_, str) and id_.startswith(SERVER_ID_PREFIX)
+
+
+def _finished_calls(result: Any) -> list[Mapping[str, Any]]:
+    """The call dicts of a finished result, in order (see ``ToolsParser.parse``)."""
     if isinstance(result, (list, tuple)):
-        calls = _checked_calls(result)
-        return [c for c in calls if "error" not in c], [c for c in calls if "error" in c]
+        return _checked_calls(result)
+    valid, invalid = _finished_lists(result)
+    calls = [*valid, *invalid]
+    server = getattr(result, "server_tool_calls", None)
+    if isinstance(server, list):
+        calls.extend(c for c in server if isinstance(c, Mapping) and "name" in c and "args" in c)
+    if calls and all(type(c.get("index")) is int for c in calls):
+        calls.sort(key=_index_of)
+    return calls
+
+
+def _index_of(call: Mapping[str, Any]) -> int:
+    index: int = call["index"]
+    return index
+
+
+def _finished_lists(result: Any) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The valid and invalid call dicts of a finished result object."""
     if isinstance(result, ToolCallAssembler) and not result.finished:
         raise UsageError("the assembler has not finished: call finish() before parse()")
     valid = getattr(result, "tool_calls", None)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from callstream._assembly.types import InvalidToolCall, ToolCall
+from callstream._assembly.types import InvalidToolCall, ServerToolCall, ToolCall
+from callstream._errors import JSONLimitError
+from callstream._json.dump import dumps_bounded
 
 __all__ = ("ParsedCall", "Status", "dumps_or_none")
 
@@ -36,6 +37,9 @@ class ParsedCall(Generic[T]):
             pydantic validation error text, or an unknown tool name.
         raw_args: for an invalid call, its raw argument text (as an ``InvalidToolCall``
             carries it); None otherwise.
+        server: a server-side tool (run by the provider itself, such as web search or
+            code execution): listed in ``ParseSession.server_calls``, never in results,
+            never validated (``value`` is None).
 
     A ``ParsedCall`` is immutable and is not changed by later input; its ``args`` share
     complete sub-values with later results, so treat them as read-only.
@@ -49,6 +53,7 @@ class ParsedCall(Generic[T]):
     value: T | None
     error: str | None = None
     raw_args: str | None = None
+    server: bool = False
 
     @property
     def done(self) -> bool:
@@ -60,9 +65,14 @@ class ParsedCall(Generic[T]):
         """Whether the call is final and valid."""
         return self.status == "valid"
 
-    def to_dict(self) -> ToolCall | InvalidToolCall:
-        """This call as a LangChain-shaped dict: ``InvalidToolCall`` when invalid, else
-        ``ToolCall`` (with the partial arguments while streaming)."""
+    def to_dict(self) -> ToolCall | InvalidToolCall | ServerToolCall:
+        """This call as a LangChain-shaped dict: a ``ServerToolCall`` block for a
+        server-side tool, ``InvalidToolCall`` when invalid, else ``ToolCall`` (with the
+        partial arguments while streaming)."""
+        if self.server:
+            return ServerToolCall(
+                type="server_tool_call", name=self.name or "", args=self.args, id=self.id
+            )
         if self.status == "invalid":
             raw = self.raw_args
             if raw is None and self.args:
@@ -73,9 +83,14 @@ class ParsedCall(Generic[T]):
         return ToolCall(name=self.name or "", args=self.args, id=self.id, type="tool_call")
 
 
+MAX_DUMP_DEPTH = 100_000
+"""Arguments nested deeper than this are not written back as text (``raw_args`` None)."""
+
+
 def dumps_or_none(args: Any) -> str | None:
-    """``args`` as JSON text, or None when it cannot be written (nested too deeply)."""
+    """``args`` as JSON text, or None when it cannot be written (nested deeper than
+    :data:`MAX_DUMP_DEPTH`, or not JSON). Never recurses. Cost: O(size of ``args``)."""
     try:
-        return json.dumps(args, ensure_ascii=False)
-    except (RecursionError, ValueError, TypeError):
+        return dumps_bounded(args, max_depth=MAX_DUMP_DEPTH, ensure_ascii=False)
+    except (JSONLimitError, ValueError, TypeError):
         return None

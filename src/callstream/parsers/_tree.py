@@ -30,10 +30,11 @@ __all__ = ("ClosedValueTree",)
 class ClosedValueTree:
     """The complete values of one JSON text so far, in their open containers."""
 
-    __slots__ = ("_spine", "_string_parts", "_string_path", "root")
+    __slots__ = ("_spine", "_string_parts", "_string_path", "placed", "root")
 
     def __init__(self) -> None:
         self.root: Any = MISSING
+        self.placed = 0  # values placed so far (closed scalars and strings, containers)
         # (container, key in the parent container) for the root and each open child.
         self._spine: list[tuple[Any, str | int | None]] = []
         self._string_path: JSONPath | None = None
@@ -101,6 +102,10 @@ class ClosedValueTree:
                 parent[key] = copies[depth]
         return copies[0]
 
+    def open_entries(self) -> int:
+        """What :meth:`snapshot` copies: the entries of the open containers. O(depth)."""
+        return sum(len(container) for container, _ in self._spine)
+
     def _remove(self, path: JSONPath) -> None:
         """Drop the value a duplicate object key is about to replace."""
         if path and len(path) <= len(self._spine):
@@ -110,6 +115,7 @@ class ClosedValueTree:
 
     def _place(self, path: JSONPath, value: Any) -> bool:
         """Put ``value`` at ``path`` in the deepest open container; False if it does not fit."""
+        self.placed += 1
         if not path:
             self.root = value
             self._spine.clear()

@@ -18,7 +18,15 @@
 # still incomplete) and the last good preview stays. With min_preview_growth=g > 0 a new
 # preview validation also waits until the argument text has grown by the fraction g
 # since the last one, which bounds the total preview work by about (1 + 1/g) times the
-# final size (linear), whatever the number of values.
+# final size (linear), whatever the number of values. Whatever g (even 0), a preview is
+# validated only while the text validated so far for previews, plus the current text,
+# stays within PREVIEW_WORK_FACTOR times the current text: the total preview work of a
+# call is at most PREVIEW_WORK_FACTOR times its final size (linear), enforced.
+#
+# pydantic's JSON reader refuses nesting deeper than about 200 levels, and json.dumps
+# recurses per level: arguments deeper than MAX_VALIDATION_DEPTH are never serialized
+# for pydantic; a final call that deep is invalid with an error that says its depth
+# (never a RecursionError), a preview that deep is skipped.
 #
 # At the call's end the final arguments are validated once, strictly (no partial), in
 # JSON mode: JSON mode is what the data is, so a model with strict=True still accepts an
@@ -27,19 +35,27 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from pydantic import TypeAdapter, ValidationError
 
 from callstream._assembly.types import ToolCall
-from callstream._errors import UsageError
+from callstream._errors import JSONLimitError, UsageError
+from callstream._json.dump import dumps_bounded, nesting_depth
 from callstream.parsers._base import CallState, ToolsParser
 from callstream.parsers._results import dumps_or_none
 from callstream.tools import ToolDefinitionError, tool_adapter, tool_name
 
-__all__ = ("PydanticToolsParser",)
+__all__ = ("MAX_VALIDATION_DEPTH", "PREVIEW_WORK_FACTOR", "PydanticToolsParser")
+
+PREVIEW_WORK_FACTOR: Final = 20
+"""The preview validations of one call together validate at most this many times its
+argument text (whatever ``min_preview_growth``): preview work stays linear in its size."""
+
+MAX_VALIDATION_DEPTH: Final = 200
+"""Arguments nested deeper than this (the arguments object counts as 1) are not given to
+pydantic, whose JSON reader refuses them: such a call is invalid, its error says its depth."""
 
 
 class PydanticToolsParser(ToolsParser[Any]):
@@ -62,14 +78,19 @@ class PydanticToolsParser(ToolsParser[Any]):
             end, and no validation before it).
         min_preview_growth: validate a new preview only once the call's argument text
             grew by this fraction since the last preview validation (0: after every
-            input item in which a value closed). With the default, a call of 1 KB is
-            previewed again after 50 more characters (small calls at nearly every value
-            that closes), and all preview validations of a call together cost about 21
-            times one validation of its final arguments: linear in its size.
+            input item in which a value closed, as long as the work bound below allows).
+            With the default, a call of 1 KB is previewed again after 50 more characters
+            (small calls at nearly every value that closes). Whatever this option, all
+            preview validations of a call together validate at most
+            :data:`PREVIEW_WORK_FACTOR` (20) times its final argument text: linear in
+            its size (with 0, previews come at every value closing until that bound is
+            reached, then at the pace it allows).
 
     Results: unknown tool names and validation failures are invalid results whose
-    ``error`` is the pydantic error text (or names the known tools); nothing is raised
-    while streaming.
+    ``error`` is the pydantic error text (or names the known tools); arguments nested
+    deeper than :data:`MAX_VALIDATION_DEPTH` are invalid with an error giving their
+    depth; nothing is raised while streaming. Server-side tools (run by the provider)
+    are not validated and are never "unknown tools": see ``ParseSession.server_calls``.
 
     Raises:
         UsageError: a registry entry that cannot be keyed or validated, or two entries
@@ -121,15 +142,23 @@ class PydanticToolsParser(ToolsParser[Any]):
     def _refresh(self, call: CallState) -> bool:
         if not (call.dirty and self.previews and call.adapter is not None):
             return False
-        if call.chars < call.checked_chars * (1 + self.min_preview_growth):
+        chars = call.chars
+        if chars < call.checked_chars * (1 + self.min_preview_growth):
             return False  # wait for more text (keep dirty)
+        if call.work + chars > PREVIEW_WORK_FACTOR * chars:
+            return False  # over the work bound: wait for more text (keep dirty)
         call.dirty = False
-        call.checked_chars = call.chars
+        call.checked_chars = chars
+        call.work += chars
         preview = call.tree.snapshot(open_items=False)
         if not isinstance(preview, dict):
             return False
         try:
-            value = self._validate(call.adapter, json.dumps(preview), partial=True)
+            text = dumps_bounded(preview, max_depth=MAX_VALIDATION_DEPTH)
+        except (JSONLimitError, ValueError, TypeError):
+            return False  # too deep for a preview (the final verdict will say so)
+        try:
+            value = self._validate(call.adapter, text, partial=True)
         except Exception:  # not valid yet (or a validator that raised): keep the last preview
             return False
         if call.value is not None and _same(call.value, value):
@@ -145,8 +174,22 @@ class PydanticToolsParser(ToolsParser[Any]):
             known = ", ".join(repr(name) for name in self.adapters) or "none"
             self._fail(call, f"unknown tool {tool_call['name']!r} (known tools: {known})")
             return
+        args = tool_call["args"]
         try:
-            value = self._validate(adapter, json.dumps(tool_call["args"]), partial=False)
+            text = dumps_bounded(args, max_depth=MAX_VALIDATION_DEPTH)
+        except JSONLimitError:
+            depth = nesting_depth(args, 1 << 30)
+            self._fail(
+                call,
+                f"arguments nest {depth} levels deep, more than the {MAX_VALIDATION_DEPTH} "
+                "levels pydantic validation accepts (limit: MAX_VALIDATION_DEPTH)",
+            )
+            return
+        except (ValueError, TypeError) as exc:  # not JSON (a value json cannot write)
+            self._fail(call, f"arguments cannot be written as JSON: {exc}")
+            return
+        try:
+            value = self._validate(adapter, text, partial=False)
         except ValidationError as exc:
             self._fail(call, str(exc))
             return

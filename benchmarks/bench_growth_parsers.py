@@ -1,0 +1,150 @@
+"""Growth checks for the output parsers: time at n and 2n, ratio <= 2.3 (linear).
+
+Each case is timed at a size n and at 2n (best of 3, inputs built before the clock);
+a linear cost gives a ratio near 2, a quadratic one near 4. Prints one line per case
+and exits non-zero when a ratio is over the limit.
+
+- ``json calls``: ``JsonToolsParser().stream`` over n small calls (raw chunks);
+- ``pydantic calls``: ``PydanticToolsParser`` over n small calls;
+- ``langchain calls``: ``ToolCallsOutputParser`` over n calls as ``AIMessageChunk`` s;
+- ``json open array``: one call whose arguments are an array of n objects (each result
+  copies the open array: bounded by ``SNAPSHOT_COPY_FACTOR``);
+- ``pydantic growth=0``: ``PydanticToolsParser(min_preview_growth=0)``, one call with a
+  list of n items (previews bounded by ``PREVIEW_WORK_FACTOR``).
+
+    python benchmarks/bench_growth_parsers.py           # n as below
+    python benchmarks/bench_growth_parsers.py --quick   # smaller n
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+LIMIT = 2.3
+REPEATS = 3
+
+
+class Small(BaseModel):
+    a: int
+    b: str
+
+
+class Item(BaseModel):
+    n: int
+    s: str
+
+
+class Many(BaseModel):
+    items: list[Item]
+
+
+def _split(text: str, size: int = 4) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def call_chunks(n: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i in range(n):
+        out.append({"index": i, "id": f"c{i}", "name": "Small", "args": ""})
+        for part in _split(json.dumps({"a": i, "b": "x" * 8})):
+            out.append({"index": i, "id": None, "name": None, "args": part})
+    return out
+
+
+def array_chunks(n: int) -> list[dict[str, Any]]:
+    text = json.dumps({"items": [{"n": i, "s": "abc"} for i in range(n)]})
+    out: list[dict[str, Any]] = [{"index": 0, "id": "a", "name": "Many", "args": ""}]
+    out += [{"index": 0, "id": None, "name": None, "args": p} for p in _split(text)]
+    return out
+
+
+def consume(iterator: Any) -> None:
+    for _ in iterator:
+        pass
+
+
+def case_json_calls(n: int) -> Callable[[], None]:
+    from callstream.parsers import JsonToolsParser
+
+    chunks = call_chunks(n)
+    return lambda: consume(JsonToolsParser().stream(chunks))
+
+
+def case_pydantic_calls(n: int) -> Callable[[], None]:
+    from callstream.parsers import PydanticToolsParser
+
+    chunks = call_chunks(n)
+    return lambda: consume(PydanticToolsParser([Small]).stream(chunks))
+
+
+def case_langchain_calls(n: int) -> Callable[[], None]:
+    from langchain_core.messages import AIMessageChunk
+
+    from callstream.parsers.langchain import ToolCallsOutputParser
+
+    messages = [AIMessageChunk(content="", tool_call_chunks=[c]) for c in call_chunks(n)]
+    messages.append(AIMessageChunk(content="", response_metadata={"finish_reason": "stop"}))
+    return lambda: consume(ToolCallsOutputParser().transform(iter(messages)))
+
+
+def case_json_open_array(n: int) -> Callable[[], None]:
+    from callstream.parsers import JsonToolsParser
+
+    chunks = array_chunks(n)
+    return lambda: consume(JsonToolsParser().stream(chunks))
+
+
+def case_pydantic_growth_zero(n: int) -> Callable[[], None]:
+    from callstream.parsers import PydanticToolsParser
+
+    chunks = array_chunks(n)
+    return lambda: consume(PydanticToolsParser([Many], min_preview_growth=0).stream(chunks))
+
+
+CASES: dict[str, tuple[Callable[[int], Callable[[], None]], int]] = {
+    "json calls": (case_json_calls, 10_000),
+    "pydantic calls": (case_pydantic_calls, 5_000),
+    "langchain calls": (case_langchain_calls, 5_000),
+    "json open array": (case_json_open_array, 20_000),
+    "pydantic growth=0": (case_pydantic_growth_zero, 20_000),
+}
+
+
+def best(run: Callable[[], None]) -> float:
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(argv: list[str]) -> int:
+    scale = 0.2 if "--quick" in argv else 1.0
+    failed = []
+    for label, (make, size) in CASES.items():
+        n = max(10, int(size * scale))
+        t1 = best(make(n))
+        t2 = best(make(2 * n))
+        ratio = t2 / t1 if t1 > 0 else float("inf")
+        verdict = "ok" if ratio <= LIMIT else "OVER"
+        print(
+            f"{label:20} n={n:>6}: {t1:8.3f} s   2n={2 * n:>6}: {t2:8.3f} s   "
+            f"ratio {ratio:4.2f} {verdict}"
+        )
+        if ratio > LIMIT:
+            failed.append(label)
+    if failed:
+        print(f"ratio over {LIMIT}: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
