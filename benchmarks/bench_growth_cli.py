@@ -147,15 +147,15 @@ def main() -> int:
         print("peak memory, tracemalloc in a subprocess (MB)")
         mb: Callable[[float], str] = lambda v: f"{v / 1e6:.2f}"  # noqa: E731
         for label, build, n, argv in (
-            ("inspect, n calls (n = 20,000)", sequential_calls, 20_000, ["inspect"]),
+            ("inspect, n calls (n = 1,000)", sequential_calls, 1_000, ["inspect"]),
             (
-                "replay jsonl, n calls (n = 20,000)",
+                "replay jsonl, n calls (n = 1,000)",
                 sequential_calls,
-                20_000,
+                1_000,
                 ["replay", "--output", "jsonl"],
             ),
-            ("replay, n calls (n = 5,000)", sequential_calls, 5_000, ["replay"]),
-            ("inspect, text stream of n payloads (n = 100,000)", text_stream, 100_000, ["inspect"]),
+            ("replay, n calls (n = 1,000)", sequential_calls, 1_000, ["replay"]),
+            ("inspect, text stream of n payloads (n = 50,000)", text_stream, 50_000, ["inspect"]),
         ):
             files = [_write(directory, f"m{k}.jsonl", build(k * n)) for k in (1, 2)]
             small, large = (peak_memory([argv[0], str(f), *argv[1:]]) for f in files)
