@@ -137,7 +137,7 @@ def main() -> int:
         directory = Path(tmp)
         print("live replay on a terminal, redraw after every update (seconds)")
         for label, build, n in (
-            ("one object, n keys (n = 400)", one_object, 400),
+            ("one object, n keys (n = 600)", one_object, 600),
             ("n calls streaming in parallel (n = 200)", parallel_calls, 200),
         ):
             small = time_live(_write(directory, "a.jsonl", build(n)))

@@ -6,7 +6,10 @@ one to the same :class:`~callstream._pipeline.Pipeline` the ``stream`` / ``astre
 drivers run. Only the calls into the pipeline are timed, so the summary's "time in
 callstream" excludes reading the file, pacing sleeps and rendering.
 
-Cost: O(size of the recording) plus the pipeline's own cost.
+Items are produced lazily from a streamed file (:class:`~callstream.cli._input.Source`),
+so only the payload being fed is held (plus, with ``provider="auto"``, the few payloads
+before the first one that names a format). Cost: O(size of the recording) plus the
+pipeline's own cost; memory O(longest payload) plus the pipeline's state.
 """
 
 from __future__ import annotations
