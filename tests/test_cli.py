@@ -426,7 +426,8 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, comman
     ("text", "message"),
     [
         ('{"type": "ping"}\n\n{"type": oops}\n', ":3: not JSON ("),
-        ('{"type": "ping"}\n{"a": 1', ":2: not JSON ("),
+        ('{"type": "ping"}\n{"a": 1\n', ":2: not JSON ("),
+        ('{"a": 1', ":1: not JSON ("),
         ("event: ping\ndata: {}\n\nevent: x\ndata: {not json\n\n", ":5: SSE data is not JSON"),
         ("hello\n", ":1: not a recorded stream"),
         ("", ": the file is empty"),

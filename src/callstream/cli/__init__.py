@@ -9,10 +9,19 @@ Commands (``callstream COMMAND --help`` for the options)::
 
 ``replay`` and ``demo`` render with rich (``pip install 'callstream[cli]'``): each call
 with its name and id, the arguments as a tree growing fragment by fragment, a check mark
-on every complete value, invalid calls with their error, then a summary. When the output
-is not a terminal the live display is skipped and only the final state is printed;
-``NO_COLOR`` turns colors off. ``--output jsonl`` prints the event feed instead (one JSON
-object per event, see ``docs/event-feed.md``); it and ``inspect`` work without rich.
+on every complete value, invalid calls with their error and raw text, then a summary.
+Each call is printed in full once it ends; on a terminal a live window above shows the
+calls still streaming (the most recent few, each cut to its last lines, so a redraw costs
+the same however large the stream). When the output is not a terminal there is no live
+window and no pacing. ``NO_COLOR`` turns colors off. ``--output jsonl`` prints the event
+feed instead (one JSON object per event, see ``docs/event-feed.md``), paced only on a
+terminal unless ``--speed`` is given; it and ``inspect`` work without rich.
+
+Files are read line by line while they replay, so memory stays bounded by the calls,
+not the file. A last line cut off mid-way is dropped, as callstream's own decoder does:
+the call it belonged to ends invalid. Text from the stream is printed with terminal
+controls (C0, C1), bidi formatting characters and lone surrogates escaped, also in the
+JSON output (as ``\\uXXXX``, so it stays valid JSON).
 
 Exit status: 0 on success; 1 from ``inspect`` when some call is invalid; 2 for a bad
 command line or an input that cannot be replayed (missing file, not JSON, unknown
@@ -29,7 +38,8 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from callstream._errors import CallstreamError, UsageError
-from callstream.cli._input import InputError, Recording, load_path, load_text
+from callstream.cli._escape import escape_json, escape_text
+from callstream.cli._input import InputError, Recording, Source, load_path, load_text
 from callstream.cli._replay import BASE_INTERVAL, Prepared, ReplayStats, prepare, replay
 from callstream.examples import DEMO, EXAMPLES, read_example
 from callstream.providers import FORMATS, resolve_format
@@ -76,8 +86,24 @@ def _provider(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+class _UsageProblem(Exception):
+    """A bad command line, reported by :func:`run` as one line (argparse prints more)."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (usage is in ``--help``)."""
+
+    def error(self, message: str) -> Any:  # argparse's signature is NoReturn
+        raise _UsageProblem(self.prog, message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="Watch streamed LLM tool calls assemble, or get them as data.",
         epilog="Start with: callstream demo",
@@ -101,9 +127,10 @@ def _parser() -> argparse.ArgumentParser:
             sub.add_argument(
                 "--speed",
                 type=_speed,
-                default=1.0,
+                default=None,
                 metavar="X",
-                help=f"pace: X times {1 / BASE_INTERVAL:.0f} payloads per second; 0 = no pauses",
+                help=f"pace: X times {1 / BASE_INTERVAL:.0f} payloads per second; 0 = no pauses "
+                "(default: 1 on a terminal; no pauses into a file or pipe)",
             )
             sub.add_argument(
                 "--output",
@@ -162,12 +189,26 @@ class _Exit(Exception):
 
 
 def _safe_json(value: Any, *, indent: int | None = None) -> str:
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    """JSON text with terminal controls, bidi characters and lone surrogates escaped."""
+    return escape_json(json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+def _feed_line(event: Any) -> str:
+    """One line of the event feed, safe to print (see :func:`_safe_json`).
+
+    ``json.dumps`` of the feed object (it keeps a lone surrogate in a key, which the
+    pydantic writer behind ``dumps_feed`` does not); ``dumps_feed`` for what plain JSON
+    cannot write (non-finite numbers, values nested past the recursion limit).
+    """
+    from callstream.feed import dumps_feed, to_feed
+
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in the data: escape instead
-        text = json.dumps(value, ensure_ascii=True, indent=indent)
-    return text
+        text = json.dumps(
+            to_feed(event), ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        )
+    except (ValueError, TypeError, RecursionError):
+        text = dumps_feed(event)
+    return escape_json(text)
 
 
 def _rich_missing() -> InputError:
@@ -192,26 +233,47 @@ def _interval(speed: float) -> float:
     return 0.0 if speed == 0 else BASE_INTERVAL / speed
 
 
-def _run_jsonl(prepared: Prepared, provider: str, speed: float, stdout: IO[str]) -> ReplayStats:
-    from callstream.feed import dumps_feed
+def _is_terminal(stream: IO[str]) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):
+        return False
+
+
+def _run_jsonl(
+    prepared: Prepared, provider: str, speed: float | None, stdout: IO[str]
+) -> ReplayStats:
+    if speed is None:  # pace for a person watching, never into a file or a pipe
+        speed = 1.0 if _is_terminal(stdout) else 0.0
 
     def on_update(update: Any) -> None:
         if update.events:
-            stdout.write("".join(dumps_feed(event) + "\n" for event in update.events))
+            stdout.write("".join(_feed_line(event) + "\n" for event in update.events))
             stdout.flush()
 
     return replay(prepared, provider=provider, on_update=on_update, interval=_interval(speed))
 
 
+FRAME = 1 / 25
+"""Seconds between two redraws of the live window when nothing paces the replay."""
+
+
 def _run_rich(
-    prepared: Prepared, provider: str, speed: float, console: Console
+    prepared: Prepared, provider: str, speed: float | None, console: Console
 ) -> tuple[ReplayStats, StreamView]:
     import time
 
     try:
         from rich.live import Live
 
-        from callstream.cli._render import render_stream, render_summary, symbols_for
+        from callstream._assembly.types import CallDone
+        from callstream.cli._render import (
+            render_call,
+            render_live,
+            render_summary,
+            symbols_for,
+        )
         from callstream.cli._view import StreamView
     except ImportError:
         raise _rich_missing() from None
@@ -219,43 +281,65 @@ def _run_rich(
     view = StreamView()
     symbols = symbols_for(console.encoding)
     live_ok = console.is_terminal and not console.is_dumb_terminal
+
+    def show_finished(events: Sequence[Any]) -> None:
+        # A valid call is final at CallDone: print it for good and forget it. An invalid
+        # call waits for the end of the stream, which has its whole raw text.
+        for event in events:
+            view.apply(event)
+            if isinstance(event, CallDone):
+                call = view.release(event.index)
+                if call is not None:
+                    console.print(render_call(call, symbols))
+
     if not live_ok:
-        stats = replay(prepared, provider=provider, on_update=lambda u: _apply_all(view, u.events))
+        stats = replay(prepared, provider=provider, on_update=lambda u: show_finished(u.events))
     else:
-        interval = _interval(speed)
+        interval = _interval(1.0 if speed is None else speed)
         limit = max(80, console.width * 4)
-        frame = 1 / 25  # at most 25 redraws a second when nothing paces the replay
+        lines = max(6, console.height - 4)
         last = 0.0
-        with Live(
-            render_stream(view, symbols, string_limit=limit),
-            console=console,
-            auto_refresh=False,
-            transient=True,
-        ) as live:
+
+        def window() -> Any:
+            return render_live(view, symbols, string_limit=limit, max_lines=lines)
+
+        with Live(window(), console=console, auto_refresh=False, transient=True) as live:
 
             def on_update(update: Any) -> None:
                 nonlocal last
                 if not update.events:
                     return
-                _apply_all(view, update.events)
+                show_finished(update.events)
                 now = time.monotonic()
-                if interval > 0 or now - last >= frame:
+                if interval > 0 or now - last >= FRAME:
                     last = now
-                    live.update(render_stream(view, symbols, string_limit=limit), refresh=True)
+                    live.update(window(), refresh=True)
 
             stats = replay(prepared, provider=provider, on_update=on_update, interval=interval)
-    console.print(render_stream(view, symbols))
+    _show_rest(view, stats, console, symbols, render_call)
     console.print(render_summary(view, stats, symbols))
     return stats, view
 
 
-def _apply_all(view: StreamView, events: Sequence[Any]) -> None:
-    for event in events:
-        view.apply(event)
+def _show_rest(
+    view: StreamView, stats: ReplayStats, console: Console, symbols: Any, render: Any
+) -> None:
+    """Print the calls not printed yet (the invalid ones, with their whole raw text)."""
+    remaining = [call for _, call in sorted(view.calls.items())]
+    invalid = [call for call in remaining if call.status == "invalid"]
+    final = stats.result.invalid_tool_calls if stats.result is not None else []
+    if len(final) == len(invalid):  # both in order of start: the same calls
+        for call, verdict in zip(invalid, final, strict=True):
+            args = verdict.get("args")
+            if isinstance(args, str) and len(args) >= call.raw_chars:
+                call.set_raw(args)
+    for call in remaining:
+        console.print(render(call, symbols))
+        view.release(call.index)
 
 
 def _replay_one(
-    recording: Recording,
+    recording: Recording | Source,
     args: argparse.Namespace,
     stdout: IO[str],
     console: Console | None,
@@ -357,7 +441,11 @@ def run(
     parser = _parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as stop:  # --help, or a usage error already reported by argparse
+    except _UsageProblem as problem:
+        message = " ".join(problem.message.split())
+        err.write(escape_text(f"{problem.prog}: error: {message} (see: {problem.prog} --help)\n"))
+        return 2
+    except SystemExit as stop:  # --help or --version: argparse printed and stopped
         return stop.code if isinstance(stop.code, int) else 2
     if args.command is None:
         parser.print_help(out)
@@ -371,7 +459,8 @@ def run(
             return _cmd_inspect(args, out)
         return _cmd_schema(out)
     except (InputError, CallstreamError) as error:
-        err.write(f"{PROG}: error: {error}\n")
+        message = " ".join(str(error).split())
+        err.write(escape_text(f"{PROG}: error: {message}") + "\n")
         return 2
     except KeyboardInterrupt:
         err.write(f"{PROG}: interrupted\n")

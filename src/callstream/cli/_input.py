@@ -1,19 +1,28 @@
-"""Reading a recorded stream from a file, with errors that name the line.
+"""Reading a recorded stream from a file, line by line, with errors that name the line.
 
 Two layouts are recognized from the first non-blank line:
 
 - JSON lines (also NDJSON): one decoded payload per line, as in the bundled examples.
   A file that is one JSON array of payloads (or one payload object, pretty-printed over
-  several lines) is accepted too.
+  several lines) is accepted too: when the first line is not JSON by itself, the file is
+  split into its top-level objects instead.
 - Server-sent events text (``data:`` / ``event:`` lines separated by blank lines), as it
   comes off the wire. ``data: [DONE]`` is kept as the end marker it is.
 
-Everything is checked before the replay starts, so a bad file fails fast with the line
-number (exit status 2) instead of half-way through a live display. The payloads are then
-handed to callstream: JSON-lines payloads as decoded dicts, SSE text as raw text, one
-event per chunk (so callstream's own SSE decoding is what runs).
+The file is streamed: :func:`load_path` reads only its first lines (to fail fast on a
+missing file, an empty file or an unknown layout, exit status 2), and the payloads are
+then read one line at a time while the replay runs, so memory stays bounded by the
+longest line (or payload), not the file. A line that is not JSON stops the replay with
+its line number. A last line cut off mid-way (no line end, not complete JSON) is what a
+recording of an interrupted stream looks like: it is dropped, like callstream's own
+transport decoder does, and the stream ends there (the call it belonged to becomes an
+invalid tool call, "cut off").
 
-Cost: O(size of the file); one ``json.loads`` per payload.
+Integers longer than Python's int conversion limit (``sys.get_int_max_str_digits()``,
+4,300 digits by default) in a payload are refused with a one-line error naming the line,
+instead of a ``ValueError`` traceback (converting them would cost quadratic time).
+
+Cost: O(size of the file); one ``json.loads`` per payload; memory O(longest line).
 """
 
 from __future__ import annotations
@@ -22,17 +31,28 @@ import json
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import IO, Any, Literal
 
-from callstream.providers.transport import SSEDecoder
+from callstream.providers.transport import JSONStreamDecoder, SSEDecoder
 
-__all__ = ("InputError", "Record", "Recording", "load_path", "load_text")
+__all__ = (
+    "DONE",
+    "InputError",
+    "Record",
+    "Recording",
+    "Source",
+    "load_path",
+    "load_text",
+)
 
 
 class InputError(Exception):
     """A file that cannot be replayed: missing, unreadable, not JSON, unknown layout."""
+
+
+DONE: Any = object()
+"""The payload of the record standing for ``data: [DONE]`` in a streamed :class:`Source`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +66,7 @@ class Record:
 
 @dataclass(frozen=True, slots=True)
 class Recording:
-    """A whole recording: its layout, payloads in order, and its name for messages."""
+    """A whole recording held in memory: layout, payloads in order, name for messages."""
 
     name: str
     layout: Literal["jsonl", "sse"]
@@ -57,8 +77,74 @@ class Recording:
         """The decoded payloads, in order."""
         return [r.payload for r in self.records]
 
+    def stream(self) -> Iterator[Record]:
+        """The records, then a :data:`DONE` record if the stream had its end marker."""
+        yield from self.records
+        if self.done_marker:
+            yield Record(self.records[-1].line if self.records else 1, DONE)
 
-_SSE_LINE = re.compile(r"^(?:data|event|id|retry)(?::|$)|^:")
+
+@dataclass(eq=False)
+class Source:
+    """A recording read lazily from a file: iterate :meth:`stream` once for its records.
+
+    ``cut`` tells, once the records were read, whether the last line was cut off.
+    """
+
+    name: str
+    layout: Literal["jsonl", "sse"]
+    _lines: Iterator[tuple[int, str, bool]] = field(repr=False)
+    _head: list[tuple[int, str, bool]] = field(repr=False)
+    cut: bool = False
+
+    def stream(self) -> Iterator[Record]:
+        """Yield the records in order (a :data:`DONE` record for ``data: [DONE]``).
+
+        Raises:
+            InputError: a payload that is not JSON (naming its line), an integer over the
+                conversion limit, or no payload at all.
+        """
+        lines = _chain(self._head, self._lines)
+        self._head = []
+        reader = _json_records if self.layout == "jsonl" else _sse_records
+        count = 0
+        for record in reader(self, lines):
+            if record.payload is not DONE:
+                count += 1
+            yield record
+        if not count:
+            raise InputError(f"{self.name}: no payloads in this stream")
+
+
+def _chain(
+    head: list[tuple[int, str, bool]], rest: Iterator[tuple[int, str, bool]]
+) -> Iterator[tuple[int, str, bool]]:
+    yield from head
+    yield from rest
+
+
+# --- JSON with a bounded integer size -------------------------------------------------------
+
+
+class _BigInteger(Exception):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _parse_int(text: str) -> int:
+    limit = sys.get_int_max_str_digits()
+    digits = len(text) - (text[0] == "-")
+    if limit and digits > limit:
+        raise _BigInteger(digits)
+    return int(text)
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``, raising :class:`_BigInteger` for integers over the limit."""
+    return json.loads(text, parse_int=_parse_int)
+
+
 _EXCERPT = 60
 
 
@@ -67,122 +153,212 @@ def _excerpt(text: str) -> str:
     return repr(text if len(text) <= _EXCERPT else text[:_EXCERPT] + "...")
 
 
-def _json_error(name: str, line: int, text: str, error: json.JSONDecodeError) -> InputError:
-    return InputError(
-        f"{name}:{line}: not JSON ({error.msg} at column {error.colno}): {_excerpt(text)}"
-    )
+def _decode_error(name: str, line: int, text: str, error: Exception, what: str) -> InputError:
+    if isinstance(error, json.JSONDecodeError):
+        return InputError(
+            f"{name}:{line}: {what} ({error.msg} at column {error.colno}): {_excerpt(text)}"
+        )
+    if isinstance(error, _BigInteger):
+        return InputError(
+            f"{name}:{line}: an integer of {error.digits:,} digits is over Python's limit of "
+            f"{sys.get_int_max_str_digits():,} (set PYTHONINTMAXSTRDIGITS to allow it)"
+        )
+    return InputError(f"{name}:{line}: JSON nested too deeply")
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_DECODE_ERRORS = (json.JSONDecodeError, _BigInteger, RecursionError)
 
 
-def _numbered(text: str) -> Iterator[tuple[int, str]]:
-    # Not str.splitlines: JSON strings may hold U+2028 and friends unescaped.
-    yield from enumerate(_LINE_END.split(text), start=1)
+# --- the two layouts ------------------------------------------------------------------------
 
 
-def _load_json_lines(name: str, text: str) -> Recording:
-    records: list[Record] = []
-    for number, line in _numbered(text):
+def _json_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Iterator[Record]:
+    name = source.name
+    first = True
+    for number, line, ended in lines:
         if not line.strip():
             continue
         try:
-            records.append(Record(number, json.loads(line)))
-        except json.JSONDecodeError as error:
-            whole = _whole_document(text)
-            if whole is not None:
-                return Recording(name, "jsonl", whole)
-            raise _json_error(name, number, line, error) from None
-        except RecursionError:
-            raise InputError(f"{name}:{number}: JSON nested too deeply") from None
-    return Recording(name, "jsonl", tuple(records))
+            value = _loads(line)
+        except _DECODE_ERRORS as error:
+            if not ended:  # the last line, cut off mid-way
+                if first:
+                    raise _decode_error(name, number, line, error, "not JSON") from None
+                source.cut = True
+                return
+            if first and isinstance(error, json.JSONDecodeError):
+                yield from _document_records(source, number, line, lines)
+                return
+            raise _decode_error(name, number, line, error, "not JSON") from None
+        first = False
+        if isinstance(value, list):
+            for item in value:
+                yield Record(number, item)
+        else:
+            yield Record(number, value)
 
 
-def _whole_document(text: str) -> tuple[Record, ...] | None:
-    """A file holding one JSON array of payloads, or one pretty-printed payload."""
-    try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        return None
-    if isinstance(value, list):
-        return tuple(Record(1, item) for item in value)
-    if isinstance(value, dict):
-        return (Record(1, value),)
-    return None
+def _document_records(
+    source: Source, number: int, line: str, lines: Iterator[tuple[int, str, bool]]
+) -> Iterator[Record]:
+    """Split a pretty-printed array of payloads (or a single payload) into its objects."""
+    decoder = JSONStreamDecoder()
+    texts = decoder.feed(line + "\n")
+    ended = True
+    while True:
+        for text in texts:
+            try:
+                yield Record(number, _loads(text))
+            except _DECODE_ERRORS as error:
+                raise _decode_error(source.name, number, text, error, "not JSON") from None
+        if not ended:
+            break
+        try:
+            number, line, ended = next(lines)
+        except StopIteration:
+            break
+        texts = decoder.feed(line + "\n" if ended else line)
+    for text in decoder.close():  # an object left open at the end was cut off: dropped
+        try:
+            yield Record(number, _loads(text))
+        except _DECODE_ERRORS as error:
+            raise _decode_error(source.name, number, text, error, "not JSON") from None
 
 
-def _load_sse(name: str, text: str) -> Recording:
+def _sse_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Iterator[Record]:
     decoder = SSEDecoder()
-    records: list[Record] = []
-    done = False
     data_line: int | None = None  # line of the first data line of the pending event
-    lines = list(_numbered(text))
-    for number, line in [*lines, (len(lines) + 1, "")]:
+    number = 0
+    last_ended = True
+    for number, line, ended in lines:
+        last_ended = ended
         if line.startswith("data") and data_line is None:
             data_line = number
         for event in decoder.feed(line + "\n"):
-            start = data_line if data_line is not None else number
+            yield from _sse_record(source, event, data_line or number, final=False)
             data_line = None
-            data = event.data.strip()
-            if data == "[DONE]":
-                done = True
-                continue
-            if not data:
-                continue
-            try:
-                records.append(Record(start, json.loads(data), event.event))
-            except json.JSONDecodeError as error:
-                raise InputError(
-                    f"{name}:{start}: SSE data is not JSON ({error.msg}): {_excerpt(data)}"
-                ) from None
-            except RecursionError:
-                raise InputError(f"{name}:{start}: JSON nested too deeply") from None
-    return Recording(name, "sse", tuple(records), done_marker=done)
+    for event in decoder.close():
+        yield from _sse_record(source, event, data_line or number, final=not last_ended)
+
+
+def _sse_record(source: Source, event: Any, start: int, *, final: bool) -> Iterator[Record]:
+    data = event.data.strip()
+    if data == "[DONE]":
+        yield Record(start, DONE)
+        return
+    if not data:
+        return
+    try:
+        yield Record(start, _loads(data), event.event)
+    except _DECODE_ERRORS as error:
+        if final:  # the last event, cut off mid-line
+            source.cut = True
+            return
+        raise _decode_error(source.name, start, data, error, "SSE data is not JSON") from None
+
+
+# --- reading lines --------------------------------------------------------------------------
+
+_SSE_LINE = re.compile(r"^(?:data|event|id|retry)(?::|$)|^:")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _text_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+    """(number, line, ended) of text; not str.splitlines (JSON may hold U+2028 raw)."""
+    parts = _LINE_END.split(text)
+    last = len(parts) - 1
+    for number, line in enumerate(parts, start=1):
+        if number - 1 == last:
+            if line:
+                yield number, line, False
+            return
+        yield number, line, True
+
+
+def _byte_lines(file: IO[bytes], name: str) -> Iterator[tuple[int, str, bool]]:
+    """(number, line, ended) of a binary file, decoded as UTF-8, read one line at a time."""
+    number = 0
+    offset = 0  # of the current piece in the file, for error messages
+    try:
+        for raw in file:
+            start = offset
+            offset += len(raw)
+            # Lines end at LF; a CR alone also ends a line (old Mac files, SSE allows it).
+            ended = raw.endswith(b"\n")
+            body = raw[:-1] if ended else raw
+            if body.endswith(b"\r"):
+                body = body[:-1]
+                ended = True
+            pieces = body.split(b"\r") if b"\r" in body else [body]
+            for position, piece in enumerate(pieces):
+                number += 1
+                try:
+                    text = piece.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise InputError(
+                        f"{name}:{number}: not UTF-8 text (byte {start + error.start})"
+                    ) from None
+                if number == 1:
+                    text = text.removeprefix("\ufeff")
+                start += len(piece) + 1
+                yield number, text, ended or position < len(pieces) - 1
+    finally:
+        file.close()
+
+
+def _open(lines: Iterator[tuple[int, str, bool]], name: str) -> Source:
+    """Read up to the first non-blank line to find the layout; keep what was read."""
+    head: list[tuple[int, str, bool]] = []
+    for number, line, ended in lines:
+        head.append((number, line, ended))
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped[0] in "{[":
+            return Source(name, "jsonl", lines, head)
+        if _SSE_LINE.match(stripped):
+            return Source(name, "sse", lines, head)
+        raise InputError(
+            f"{name}:{number}: not a recorded stream: expected JSON lines or "
+            f"server-sent events ('data: ...'), found {_excerpt(stripped)}"
+        )
+    raise InputError(f"{name}: the file is empty (no payloads)")
 
 
 def load_text(text: str, name: str) -> Recording:
-    """Parse a recording from its text; ``name`` is used in error messages.
+    """Parse a whole recording from its text; ``name`` is used in error messages.
 
     Raises:
         InputError: the text is empty, in neither layout, or holds a payload that is not
             JSON (the message names the line).
     """
-    text = text.removeprefix("\ufeff")
-    for number, line in _numbered(text):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped[0] in "{[":
-            recording = _load_json_lines(name, text)
-        elif _SSE_LINE.match(stripped):
-            recording = _load_sse(name, text)
+    source = _open(_text_lines(text.removeprefix("\ufeff")), name)
+    records: list[Record] = []
+    done = False
+    for record in source.stream():
+        if record.payload is DONE:
+            done = True
         else:
-            raise InputError(
-                f"{name}:{number}: not a recorded stream: expected JSON lines or "
-                f"server-sent events ('data: ...'), found {_excerpt(stripped)}"
-            )
-        if not recording.records:
-            raise InputError(f"{name}: no payloads in this stream")
-        return recording
-    raise InputError(f"{name}: the file is empty (no payloads)")
+            records.append(record)
+    return Recording(name, source.layout, tuple(records), done_marker=done)
 
 
-def load_path(path: str) -> Recording:
-    """Read and parse the recording at ``path`` (``-`` reads standard input).
+def load_path(path: str) -> Source:
+    """Open the recording at ``path`` (``-`` reads standard input) for streaming.
+
+    Reads only up to the first non-blank line; iterate :meth:`Source.stream` for the rest.
 
     Raises:
-        InputError: the file is missing, unreadable, not UTF-8, or not a recording.
+        InputError: the file is missing, unreadable, empty, not UTF-8, or not a recording.
     """
     if path == "-":
-        try:
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else None
-            text = data.decode("utf-8") if data is not None else sys.stdin.read()
-        except UnicodeDecodeError as error:
-            raise InputError(f"<stdin>: not UTF-8 text (byte {error.start})") from None
-        return load_text(text, "<stdin>")
-    file = Path(path)
+        stdin: Any = sys.stdin
+        buffer = getattr(stdin, "buffer", None)
+        if buffer is None:  # a text stream without bytes underneath (tests, IDEs)
+            return _open(_text_lines(stdin.read()), "<stdin>")
+        return _open(_byte_lines(buffer, "<stdin>"), "<stdin>")
     try:
-        data = file.read_bytes()
+        file = open(path, "rb")  # noqa: SIM115 - closed by _byte_lines
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
@@ -190,8 +366,8 @@ def load_path(path: str) -> Recording:
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text (byte {error.start})") from None
-    return load_text(text, path)
+        return _open(_byte_lines(file, path), path)
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read: {error.strerror or error}") from None

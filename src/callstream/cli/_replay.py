@@ -6,19 +6,23 @@ one to the same :class:`~callstream._pipeline.Pipeline` the ``stream`` / ``astre
 drivers run. Only the calls into the pipeline are timed, so the summary's "time in
 callstream" excludes reading the file, pacing sleeps and rendering.
 
-Cost: O(size of the recording) plus the pipeline's own cost.
+Items are produced lazily from a streamed file (:class:`~callstream.cli._input.Source`),
+so only the payload being fed is held (plus, with ``provider="auto"``, the few payloads
+before the first one that names a format). Cost: O(size of the recording) plus the
+pipeline's own cost; memory O(longest payload) plus the pipeline's state.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from callstream._pipeline import Pipeline, StreamResult, StreamUpdate
-from callstream.cli._input import InputError, Recording
+from callstream._pipeline import MAX_UNRECOGNIZED, Pipeline, StreamResult, StreamUpdate
+from callstream.cli._input import DONE, InputError, Record, Recording, Source
 from callstream.cli._split import resplit
 from callstream.providers import FORMATS, detect_format, resolve_format
 
@@ -28,13 +32,17 @@ BASE_INTERVAL = 0.02
 """Seconds between two payloads that change something, at ``--speed 1`` (50 a second)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Prepared:
-    """The items to feed callstream, the format they are in, and their size in bytes."""
+    """The items to feed callstream, the format they are in, and their size in bytes.
 
-    items: tuple[Any, ...]
+    ``items`` is a tuple for a recording held in memory and a one-shot iterator for a
+    streamed file; ``bytes`` then counts up as the items are produced.
+    """
+
+    items: Iterable[Any]
     format: str | None
-    bytes: int
+    bytes: int = 0
 
 
 @dataclass(slots=True)
@@ -61,47 +69,68 @@ def _sse_event(event: str | None, payload: Any) -> str:
     return f"{head}data: {_serialize(payload)}\n\n"
 
 
-def detect(recording: Recording) -> str | None:
-    """The format of the first payload that names one, or None."""
-    for record in recording.records:
-        name = detect_format(record.payload)
-        if name is not None:
-            return name
-    return None
-
-
-def prepare(recording: Recording, *, provider: str = "auto", split: int | None = None) -> Prepared:
+def prepare(
+    recording: Recording | Source, *, provider: str = "auto", split: int | None = None
+) -> Prepared:
     """Check the format and build the items to feed (re-cut when ``split`` is given).
 
+    A :class:`Recording` gives a tuple of items; a streamed :class:`Source` gives a lazy
+    iterator (its records are read while the items are consumed). With
+    ``provider="auto"`` the records are read up to the first one naming a format (at most
+    :data:`~callstream._pipeline.MAX_UNRECOGNIZED` + 1, held in memory).
+
     Raises:
-        InputError: no payload identifies a known format (with ``provider="auto"``).
+        InputError: no payload identifies a known format (with ``provider="auto"``), or
+            reading the source failed.
     """
+    records = recording.stream()
+    held: list[Record] = []
     if provider == "auto":
-        fmt = detect(recording)
+        fmt = None
+        for record in records:
+            held.append(record)
+            if record.payload is not DONE:
+                fmt = detect_format(record.payload)
+                if fmt is not None or len(held) > MAX_UNRECOGNIZED:
+                    break
         if fmt is None:
-            first = recording.records[0]
+            first = next((r for r in held if r.payload is not DONE), None)
+            where = f"{recording.name}:{first.line}" if first else recording.name
             raise InputError(
-                f"{recording.name}:{first.line}: unrecognized stream format; "
+                f"{where}: unrecognized stream format; "
                 f"pass --provider with one of: {', '.join(FORMATS)}"
             )
     else:
         fmt = resolve_format(provider)
-    items: list[Any] = []
-    size = 0
-    for record in recording.records:
+    prepared = Prepared((), fmt)
+    items = _items(prepared, itertools.chain(held, records), recording.layout, fmt, split)
+    prepared.items = tuple(items) if isinstance(recording, Recording) else items
+    return prepared
+
+
+def _items(
+    prepared: Prepared,
+    records: Iterable[Record],
+    layout: str,
+    fmt: str | None,
+    split: int | None,
+) -> Iterator[Any]:
+    sse = layout == "sse"
+    for record in records:
+        if record.payload is DONE:
+            if sse:
+                prepared.bytes += 14
+                yield "data: [DONE]\n\n"
+            continue
         payloads = [record.payload] if split is None else resplit([record.payload], fmt, split)
         for payload in payloads:
-            if recording.layout == "sse":
+            if sse:
                 text = _sse_event(record.event, payload)
-                items.append(text)
-                size += len(text.encode("utf-8", "surrogatepass"))
+                prepared.bytes += len(text.encode("utf-8", "surrogatepass"))
+                yield text
             else:
-                items.append(payload)
-                size += len(_serialize(payload).encode("utf-8", "surrogatepass")) + 1
-    if recording.layout == "sse" and recording.done_marker:
-        items.append("data: [DONE]\n\n")
-        size += 14
-    return Prepared(tuple(items), fmt, size)
+                prepared.bytes += len(_serialize(payload).encode("utf-8", "surrogatepass")) + 1
+                yield payload
 
 
 def replay(
@@ -120,10 +149,11 @@ def replay(
     Raises:
         CallstreamError: the stream could not be read (an unknown format, say).
     """
-    stats = ReplayStats(chunks=len(prepared.items), bytes=prepared.bytes)
+    stats = ReplayStats()
     pipeline = Pipeline(provider)
     clock = time.perf_counter
     for item in prepared.items:
+        stats.chunks += 1
         start = clock()
         updates: Sequence[StreamUpdate] = pipeline.feed(item)
         stats.seconds += clock() - start
@@ -137,4 +167,5 @@ def replay(
     for update in updates:
         on_update(update)
     stats.result = pipeline.result()
+    stats.bytes = prepared.bytes
     return stats

@@ -8,7 +8,10 @@ final arguments (they agree; this also covers providers that send whole objects)
 tested and reused without it.
 
 Cost: each change is applied in O(depth of its path); a string keeps its fragments as a
-list of parts, joined when rendered.
+list of parts, joined when rendered in full (a live window reads only its tail). The
+view keeps counters and the calls still streaming in order of their last change, so a
+live display can show a bounded window without walking every call; a call shown for
+good can be :meth:`StreamView.release` d to keep memory bounded by the open calls.
 """
 
 from __future__ import annotations
@@ -64,12 +67,34 @@ class StringNode:
     parts: list[str] = field(default_factory=list)
     closed: bool = False
 
+    length: int = 0
+
     @property
     def text(self) -> str:
         """The string so far (joins the parts once and keeps the result)."""
         if len(self.parts) > 1:
             self.parts[:] = ["".join(self.parts)]
         return self.parts[0] if self.parts else ""
+
+    def append(self, text: str) -> None:
+        """Add a decoded fragment. Cost: O(1)."""
+        self.parts.append(text)
+        self.length += len(text)
+
+    def tail(self, limit: int) -> str:
+        """The last ``limit`` characters, without joining the whole string.
+
+        Cost: O(limit + number of parts visited), however long the string is.
+        """
+        taken: list[str] = []
+        size = 0
+        for part in reversed(self.parts):
+            taken.append(part)
+            size += len(part)
+            if size >= limit:
+                break
+        text = "".join(reversed(taken))
+        return text[-limit:] if limit > 0 else ""
 
 
 @dataclass(slots=True, eq=False)
@@ -100,7 +125,7 @@ def node_from_value(value: Any) -> Node:
             for i in range(len(item) - 1, -1, -1):
                 stack.append((node, i, item[i]))
         elif isinstance(item, str):
-            node = StringNode([item], closed=True)
+            node = StringNode([item], closed=True, length=len(item))
         else:
             node = ScalarNode(item)
         if isinstance(parent, ObjectNode):
@@ -123,6 +148,7 @@ class CallView:
     tree: Node | None = None
     raw_parts: list[str] = field(default_factory=list)
     raw_chars: int = 0
+    values: int = 0
 
     @property
     def raw(self) -> str:
@@ -130,6 +156,11 @@ class CallView:
         if len(self.raw_parts) > 1:
             self.raw_parts[:] = ["".join(self.raw_parts)]
         return self.raw_parts[0] if self.raw_parts else ""
+
+    def set_raw(self, text: str) -> None:
+        """Replace the raw argument text (by the whole text an invalid call ended with)."""
+        self.raw_parts[:] = [text]
+        self.raw_chars = len(text)
 
     def apply_changes(self, changes: tuple[Change, ...]) -> None:
         """Apply parser changes to the argument tree; a change that does not fit is skipped."""
@@ -141,7 +172,7 @@ class CallView:
         if isinstance(change, StringExtended):
             node = self._find(path)
             if isinstance(node, StringNode):
-                node.parts.append(change.text)
+                node.append(change.text)
         elif isinstance(change, ValueClosed):
             node = self._find(path)
             if node is not None:
@@ -159,6 +190,7 @@ class CallView:
             if not path:
                 self.tree = new
                 return
+            self.values += 1
             parent = self._find(path[:-1])
             last = path[-1]
             if isinstance(parent, ObjectNode) and isinstance(last, str):
@@ -190,52 +222,85 @@ class StreamView:
     finished: bool = False
     finish_reason: str | None = None
     events: int = 0
+    total: int = 0
+    """Calls seen, including those :meth:`release` d."""
+    active: dict[int, CallView] = field(default_factory=dict)
+    """The calls still streaming, least recently changed first (for a live window)."""
+    _counts: dict[str, int] = field(default_factory=lambda: {"done": 0, "invalid": 0})
 
     def apply(self, event: AssemblyEvent) -> None:
         """Apply one event (cost: O(size of the event)). Unknown calls are created on demand."""
         self.events += 1
         match event:
             case CallStarted(index=index, key=key, id=id_, name=name):
-                self.calls[index] = CallView(index=index, name=name, id=id_, key=key)
+                old = self.calls.get(index)
+                if old is not None:
+                    self._set_status(old, "streaming")
+                else:
+                    self.total += 1
+                call = self.calls[index] = CallView(index=index, name=name, id=id_, key=key)
+                self._touch(call)
             case ArgumentsDelta(index=index, text=text, changes=changes):
                 call = self._call(index)
                 call.raw_parts.append(text)
                 call.raw_chars += len(text)
                 call.apply_changes(changes)
+                if call.status == "streaming":
+                    self._touch(call)
             case CallDone(index=index, tool_call=tool_call):
                 call = self._call(index, tool_call.get("name"))
-                call.status = "done"
+                self._set_status(call, "done")
                 call.id = tool_call.get("id") or call.id
                 call.tree = node_from_value(tool_call.get("args", {}))
             case CallInvalid(index=index, invalid_tool_call=invalid):
                 call = self._call(index, invalid.get("name"))
-                call.status = "invalid"
+                self._set_status(call, "invalid")
                 call.error = invalid.get("error")
                 if invalid.get("id") and not call.id:
                     call.id = invalid.get("id")
                 args = invalid.get("args")
-                if isinstance(args, str) and not call.raw_parts:
-                    call.raw_parts.append(args)
-                    call.raw_chars = len(args)
+                if isinstance(args, str) and len(args) >= call.raw_chars:
+                    call.set_raw(args)  # the text up to and with the bad part
             case StreamFinished(reason=reason):
                 self.finished = True
                 self.finish_reason = reason
+
+    def release(self, index: int) -> CallView | None:
+        """Forget a call (once shown for good); it still counts in the totals. O(1)."""
+        self.active.pop(index, None)
+        return self.calls.pop(index, None)
+
+    def _touch(self, call: CallView) -> None:
+        self.active.pop(call.index, None)
+        self.active[call.index] = call
+
+    def _set_status(self, call: CallView, status: Literal["streaming", "done", "invalid"]) -> None:
+        if call.status != "streaming":
+            self._counts[call.status] -= 1
+        call.status = status
+        if status == "streaming":
+            self._touch(call)
+        else:
+            self._counts[status] += 1
+            self.active.pop(call.index, None)
 
     def _call(self, index: int, name: str | None = None) -> CallView:
         call = self.calls.get(index)
         if call is None:
             call = self.calls[index] = CallView(index=index, name=name or "?")
+            self.total += 1
+            self._touch(call)
         return call
 
     @property
     def valid(self) -> int:
-        """Number of calls that ended valid."""
-        return sum(1 for c in self.calls.values() if c.status == "done")
+        """Number of calls that ended valid. O(1)."""
+        return self._counts["done"]
 
     @property
     def invalid(self) -> int:
-        """Number of calls that ended invalid."""
-        return sum(1 for c in self.calls.values() if c.status == "invalid")
+        """Number of calls that ended invalid. O(1)."""
+        return self._counts["invalid"]
 
 
 def scalar_text(value: Any) -> str:
