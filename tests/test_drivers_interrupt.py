@@ -289,9 +289,9 @@ def test_snapshot_copies_invalid_and_server_calls_too() -> None:
 
 def test_unknown_option_names_the_known_ones() -> None:
     with pytest.raises(OptionTypeError) as info:
-        callstream.stream([], max_chars=10)
+        callstream.stream([], max_text=10)
     message = str(info.value)
-    assert "'max_chars'" in message
+    assert "'max_text'" in message
     for known in ("max_argument_chars", "max_calls", "empty_args", "max_depth"):
         assert known in message
     with pytest.raises(TypeError):  # still a TypeError, as before

@@ -1,7 +1,7 @@
 """The partial-JSON parser against third-party conformance data, read in place.
 
-The data lives outside the project (``tests/corpus.py`` says where: ``CALLSTREAM_PEERS``
-or ``../shared/peers``) and is never copied in. Each suite's file states how to read its
+The data lives outside the project (``tests/corpus.py`` says where) and is never
+copied in. Each suite's file states how to read its
 expectations (``peer_semantics``) and lists every known, deliberate disagreement with
 callstream (``expected_difference``, with the result callstream gives); any other
 disagreement fails here.
@@ -51,7 +51,7 @@ from tests.corpus import PEERS
 
 if not (PEERS / "README.md").is_file():
     pytest.skip(
-        f"third-party conformance data not found at {PEERS} (set CALLSTREAM_PEERS)",
+        f"third-party conformance data not found at {PEERS} (see tests/corpus.py)",
         allow_module_level=True,
     )
 

@@ -544,12 +544,12 @@ async def test_unknown_options_raise_at_call_time() -> None:
     body = Body(full_body("openai"))
     source = sdk_stream("openai", body)
     for call in (callstream.stream, callstream.collect, callstream.astream):
-        with pytest.raises(OptionTypeError, match="'max_chars'") as info:
-            call(source, max_chars=10)  # type: ignore[operator]
+        with pytest.raises(OptionTypeError, match="'max_text'") as info:
+            call(source, max_text=10)  # type: ignore[operator]
         assert isinstance(info.value, (UsageError, TypeError))
         assert "max_argument_chars" in str(info.value)
-    with pytest.raises(OptionTypeError, match="'max_chars'"):
-        await callstream.acollect(source, max_chars=10)
+    with pytest.raises(OptionTypeError, match="'max_text'"):
+        await callstream.acollect(source, max_text=10)
     with pytest.raises(ValueError, match="max_calls"):  # a bad value is not re-wrapped
         callstream.stream(source, max_calls=-1)
     assert not body.closed

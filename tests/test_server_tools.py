@@ -261,7 +261,10 @@ def test_anthropic_dicts_report_server_calls_apart() -> None:
 
 
 def test_server_preview_grows_while_streaming() -> None:
-    previews = [u.server_tool_calls for u in stream(anthropic_events(pieces=list(SEARCH_ARGS)))]
+    # snapshots: the live views' entries are updated in place until the call is final
+    previews = [
+        u.snapshot().server_tool_calls for u in stream(anthropic_events(pieces=list(SEARCH_ARGS)))
+    ]
     search = [p[0]["args"] for p in previews if p]
     assert search[0] == {}
     assert {"query": "weather in Oslo today"} in search

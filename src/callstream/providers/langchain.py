@@ -132,14 +132,13 @@ SERVER_BLOCK_TYPES = frozenset(
 def _is_chunk_dict(payload: Any) -> bool:
     if not isinstance(payload, Mapping) or not payload:
         return False
-    kind = payload.get("type")
-    if kind is not None:
-        return bool(kind == "tool_call_chunk")
-    return all(isinstance(k, str) and k in _CHUNK_KEYS for k in payload)
+    if get(payload, "type") is not None:
+        return get_str(payload, "type") == "tool_call_chunk"
+    return all(type(k) is str and k in _CHUNK_KEYS for k in payload)
 
 
 def _is_server_dict(payload: Any) -> bool:
-    return isinstance(payload, Mapping) and payload.get("type") in SERVER_BLOCK_TYPES
+    return isinstance(payload, Mapping) and get_str(payload, "type") in SERVER_BLOCK_TYPES
 
 
 def detect(payload: Any) -> bool:
