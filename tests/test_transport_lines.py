@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 import callstream
 from callstream import StreamResult, UnknownFormatError
-from callstream.providers.transport import SSEDecoder
+from callstream.providers.transport import SSEDecoder, TransportDecoder, TransportMessage
 
 from .strategies import splits
 
@@ -365,3 +365,25 @@ def test_stream_updates_arrive_line_by_line() -> None:
             seen.append(pulled)
     # payload k is complete at line 2k (its data line, then its blank line)
     assert seen == [2 * (k + 1) for k in range(len(OPENAI))]
+
+
+@pytest.mark.parametrize(
+    ("items", "want"),
+    [
+        # a chunk iterator's empty read after a field without data is not a blank line
+        ([b"event:", b"", b" e0\ndata: {}\n\n"], [TransportMessage({}, "e0")]),
+        ([b"id: 7", b"", b"", b"\nevent: e\ndata: {}\n\n"], [TransportMessage({}, "e")]),
+        # a line iterator's blank line after a field without data still ends the event
+        (["event: x", "", 'data: {"a": 1}', ""], [TransportMessage({"a": 1}, None)]),
+        (
+            ["event: x", 'data: {"a": 1}', "", "", 'data: {"b": 2}', ""],
+            [TransportMessage({"a": 1}, "x"), TransportMessage({"b": 2}, None)],
+        ),
+    ],
+)
+def test_empty_items_are_settled_by_the_next_item(
+    items: list[str | bytes], want: list[TransportMessage]
+) -> None:
+    decoder = TransportDecoder()
+    got = [m for item in items for m in decoder.feed(item)] + decoder.close()
+    assert got == want

@@ -175,7 +175,15 @@ class StreamResult:
     Attributes:
         tool_calls: the valid tool calls (LangChain ``ToolCall`` dicts).
         invalid_tool_calls: the invalid ones, each with an ``error``.
-        finish_reason: the provider's finish reason, None if it gave none.
+        finish_reason: why the stream ended, in one vocabulary for every format:
+            ``"length"`` when a token limit cut the output (OpenAI ``length``,
+            Anthropic / Bedrock ``max_tokens``, Gemini / Cohere ``MAX_TOKENS``,
+            Responses ``incomplete``), ``"error"`` when the provider reported an error
+            mid-stream, ``"tool_calls"`` / ``"stop"`` for a completed Responses stream
+            (it has no finish reason of its own), ``"stop"`` for servers' ``eos`` /
+            ``eos_token``; any other reason is the provider's word unchanged
+            (``tool_use``, ``end_turn``, ``STOP``, ``TOOL_CALL`` ...). None if the stream
+            gave none (or was interrupted).
         provider: the format name the stream was read as, None if never recognized.
         finished: whether the stream was read to its end.
         server_tool_calls: tools the provider ran itself (server-side tools such as web
@@ -183,6 +191,9 @@ class StreamResult:
         interrupted: the source raised before the end (a dropped connection, say): the
             calls that had not completed are in ``invalid_tool_calls``, ``finished`` is
             False and ``finish_reason`` None.
+        provider_finish_reason: the word the provider sent for it (``"max_tokens"``,
+            ``"MAX_TOKENS"``, ``"completed"`` for Responses, the ``incomplete_details``
+            reason ...), None when it sent none (error events, interrupted streams).
     """
 
     tool_calls: list[ToolCall]
@@ -192,6 +203,7 @@ class StreamResult:
     finished: bool = True
     server_tool_calls: list[ServerToolCall] = field(default_factory=list)
     interrupted: bool = False
+    provider_finish_reason: str | None = None
 
 
 _new = object.__new__
@@ -360,6 +372,7 @@ class Pipeline:
             finished=self._closed and not self._interrupted,
             server_tool_calls=assembler.server_tool_calls,
             interrupted=self._interrupted,
+            provider_finish_reason=assembler.provider_finish_reason,
         )
 
     def recover(self, exc: BaseException) -> list[StreamUpdate] | None:
@@ -597,5 +610,10 @@ class StreamState:
 
     @property
     def finish_reason(self) -> str | None:
-        """The finish reason, once the stream finished."""
+        """The finish reason, once the stream finished (see :class:`StreamResult`)."""
         return self._pipeline.assembler.finish_reason
+
+    @property
+    def provider_finish_reason(self) -> str | None:
+        """The provider's own word for the finish reason, once the stream finished."""
+        return self._pipeline.assembler.provider_finish_reason

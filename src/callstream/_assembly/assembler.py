@@ -270,6 +270,7 @@ class ToolCallAssembler:
         "_depth",
         "_empty_args",
         "_finish_reason",
+        "_provider_finish_reason",
         "_finished",
         "_igrown",
         "_inv",
@@ -373,6 +374,7 @@ class ToolCallAssembler:
         self._server: ViewList[ServerToolCall] = ViewList()
         self._finished = False
         self._finish_reason: str | None = None
+        self._provider_finish_reason: str | None = None
 
     def __repr__(self) -> str:
         state = f"finished ({self._finish_reason!r})" if self._finished else "open"
@@ -528,12 +530,16 @@ class ToolCallAssembler:
                 call.inv_view["error"] = call.error
         return events
 
-    def finish(self, reason: str | None = None) -> list[AssemblyEvent]:
+    def finish(
+        self, reason: str | None = None, *, provider_reason: str | None = None
+    ) -> list[AssemblyEvent]:
         """End the stream: give every open call its verdict, then ``StreamFinished``.
 
         ``reason`` is the provider's finish reason; ``"length"``, ``"max_tokens"`` and
         ``"max_output_tokens"`` (any case) mean the output was cut off by a token limit,
         so calls with incomplete or no arguments are reported as cut off.
+        ``provider_reason`` is the word the provider itself sent, when ``reason`` was
+        normalized from it (kept in :attr:`provider_finish_reason`).
 
         Cost: O(number of calls) plus each open call's strict verdict (O(1) per call:
         the parser already holds the value).
@@ -548,6 +554,11 @@ class ToolCallAssembler:
             raise ChunkValidationError(
                 f"finish: reason must be a str or None, got {type(reason).__name__}"
             )
+        if provider_reason is not None and not isinstance(provider_reason, str):
+            raise ChunkValidationError(
+                "finish: provider_reason must be a str or None, "
+                f"got {type(provider_reason).__name__}"
+            )
         limit = reason if reason is not None and reason.lower() in TRUNCATION_REASONS else None
         events: list[AssemblyEvent] = []
         for call in self._calls:
@@ -556,6 +567,7 @@ class ToolCallAssembler:
         events.append(StreamFinished(reason=reason))
         self._finished = True
         self._finish_reason = reason
+        self._provider_finish_reason = provider_reason
         self._touched.clear()
         return events
 
@@ -635,7 +647,7 @@ class ToolCallAssembler:
         if isinstance(s, CallFailure):
             return self.fail_call(s.error, index=s.index, id=s.id, name=s.name, args=s.args)
         if isinstance(s, StreamEnd):
-            return self.finish(s.reason)
+            return self.finish(s.reason, provider_reason=s.provider_reason)
         if isinstance(s, ServerToolUse):
             return self.mark_server(index=s.index, id=s.id)
         if isinstance(s, Sequence) and not isinstance(s, (str, bytes, bytearray)):
@@ -780,6 +792,12 @@ class ToolCallAssembler:
     def finish_reason(self) -> str | None:
         """The reason given to :meth:`finish` (None before, or when none was given)."""
         return self._finish_reason
+
+    @property
+    def provider_finish_reason(self) -> str | None:
+        """The provider's own word for the finish reason (``"max_tokens"``, ``"STOP"``,
+        ``"end_turn"`` ...) when a translator passed it on, else None. Cost: O(1)."""
+        return self._provider_finish_reason
 
     # --- merging ------------------------------------------------------------------------
 

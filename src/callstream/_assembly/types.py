@@ -120,9 +120,12 @@ class CallFailure:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StreamEnd:
     """The stream ended; ``reason`` is the provider's finish reason, normalized where
-    known (``"length"`` means the output was cut off by a token limit)."""
+    known (``"length"`` means the output was cut off by a token limit, ``"error"`` that
+    the provider reported an error); ``provider_reason`` is the word the provider sent
+    (``"max_tokens"``, ``"MAX_TOKENS"``, ``"end_turn"`` ...), None if it sent none."""
 
     reason: str | None = None
+    provider_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

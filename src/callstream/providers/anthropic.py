@@ -258,9 +258,8 @@ class AnthropicTranslator:
         if self._ended:
             return []
         self._ended = True
-        if reason in _LENGTH_REASONS:
-            reason = "length"
-        return [StreamEnd(reason=reason)]
+        normalized = "length" if reason in _LENGTH_REASONS else reason
+        return [StreamEnd(reason=normalized, provider_reason=reason)]
 
     def _error(self, error: Any) -> list[Signal]:
         message = _error_text(error)

@@ -118,7 +118,7 @@ class BedrockTranslator:
         event = get(payload, "messageStop")
         if event is not None:
             reason = get_str(event, "stopReason")
-            return self._end("length" if reason in _LENGTH_REASONS else reason)
+            return self._end(reason)
         if get(payload, "messageStart") is not None:
             self._open.clear()
             self._bad.clear()
@@ -186,7 +186,8 @@ class BedrockTranslator:
         if self._ended:
             return []
         self._ended = True
-        return [StreamEnd(reason=reason)]
+        normalized = "length" if reason in _LENGTH_REASONS else reason
+        return [StreamEnd(reason=normalized, provider_reason=reason)]
 
     def _error(self, key: str, event: Any) -> list[Signal]:
         message = get_str(event, "message")

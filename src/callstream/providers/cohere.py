@@ -181,7 +181,8 @@ class CohereTranslator:
             )
             self._open.clear()
         out.extend(self._bad.fail_all())
-        out.append(StreamEnd(reason="length" if reason in _LENGTH_REASONS else reason))
+        normalized = "length" if reason in _LENGTH_REASONS else reason
+        out.append(StreamEnd(reason=normalized, provider_reason=reason))
         return out
 
 

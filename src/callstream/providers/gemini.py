@@ -650,14 +650,17 @@ class GeminiTranslator:
         if self._call is not None:
             out.append(CallFailure(error=text, index=self._call.index))
             self._call = None
-        out.extend(self._end("error"))
+        out.extend(self._end("error", from_provider=False))
         return out
 
-    def _end(self, reason: str) -> list[Signal]:
+    def _end(self, reason: str, *, from_provider: bool = True) -> list[Signal]:
         if self._ended:
             return []
         self._ended = True
-        return [StreamEnd(reason="length" if reason in _LENGTH_REASONS else reason)]
+        if not from_provider:
+            return [StreamEnd(reason=reason)]
+        normalized = "length" if reason in _LENGTH_REASONS else reason
+        return [StreamEnd(reason=normalized, provider_reason=reason)]
 
 
 def _first_candidate(candidates: list[Any]) -> Any:

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
+from callstream._assembly.assembler import TRUNCATION_REASONS
 from callstream._assembly.types import (
     CallEnd,
     CallFailure,
@@ -49,6 +50,9 @@ from callstream.providers._base import get, get_str, is_record, to_plain, tool_c
 from callstream.providers._guards import PrivateKeys, index_value, input_text, show
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
+
+#: Token-limit words of the providers LangChain wraps (beyond the assembler's own).
+_LENGTH_WORDS = frozenset({"MAX_TOKENS", "model_context_window_exceeded"})
 
 _CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
 
@@ -389,7 +393,8 @@ class LangChainTranslator:
             for key in ("finish_reason", "stop_reason", "done_reason"):
                 reason = get_str(metadata, key)
                 if reason:
-                    return StreamEnd(reason=reason)
+                    length = reason.lower() in TRUNCATION_REASONS or reason in _LENGTH_WORDS
+                    return StreamEnd(reason="length" if length else reason, provider_reason=reason)
         if get_str(message, "chunk_position") == "last":
             return StreamEnd(reason=None)
         return None

@@ -62,7 +62,8 @@ class OllamaTranslator:
             else:
                 signals.append(CallEnd(index=key))
         if get(payload, "done") is True:
-            signals.append(StreamEnd(reason=get_str(payload, "done_reason")))
+            reason = get_str(payload, "done_reason")
+            signals.append(StreamEnd(reason=reason, provider_reason=reason))
         elif get(payload, "error") is not None:
             signals.append(StreamEnd(reason="error"))
         return signals

@@ -226,7 +226,9 @@ class OpenAIChatTranslator:
             reason = get_str(choice, "finish_reason")
             if reason:
                 signals.extend(self._bad.fail_all())
-                signals.append(StreamEnd(reason=normalize_finish_reason(reason)))
+                signals.append(
+                    StreamEnd(reason=normalize_finish_reason(reason), provider_reason=reason)
+                )
         return signals
 
     def _entry(

@@ -121,14 +121,17 @@ class OpenAIResponsesTranslator:
             )
         if kind == "response.completed":
             ended: list[Signal] = self._bad.fail_all()
-            ended.append(StreamEnd(reason="tool_calls" if self._calls else "stop"))
+            ended.append(
+                StreamEnd(
+                    reason="tool_calls" if self._calls else "stop", provider_reason="completed"
+                )
+            )
             return ended
         if kind == "response.incomplete":
-            reason = get_str(path(payload, "response", "incomplete_details"), "reason")
-            if reason is None or reason == "max_output_tokens":
-                reason = "length"
+            word = get_str(path(payload, "response", "incomplete_details"), "reason")
+            reason = "length" if word is None or word == "max_output_tokens" else word
             cut: list[Signal] = self._bad.fail_all()
-            cut.append(StreamEnd(reason=reason))
+            cut.append(StreamEnd(reason=reason, provider_reason=word))
             return cut
         if kind == "response.failed" or kind == "error":
             error = path(payload, "response", "error") if kind != "error" else payload

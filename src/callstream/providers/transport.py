@@ -23,9 +23,11 @@ Line iterators. Besides raw chunks, the decoders take the items of a line iterat
 ``b"\n"``, which are ordinary chunks). An SSE stream is read in *line mode* (every item
 ends a line) when its first non-empty item holds no line end, is a whole SSE field line
 (``data:`` with a JSON object, array or ``[DONE]``; ``event:``, ``id:``, ``retry:``, a
-``:`` comment) and the next item is empty or starts a new field. Chunk iterators cannot
-produce that: the next chunk of a whole line starts with its line end, and an item that
-holds a line end settles the stream as chunks for good. NDJSON needs no line ends.
+``:`` comment) and the next item starts a new field, or is empty after a ``data:`` line
+(empty items after a line without data wait for the next non-empty item: an empty read
+of a chunk iterator is not a blank line). Chunk iterators cannot produce that: the next
+chunk of a whole line starts with its line end, and an item that holds a line end
+settles the stream as chunks for good. NDJSON needs no line ends.
 
 Limits. A line, an SSE event's data and a JSON object are each bounded by
 ``max_event_chars`` (default :data:`DEFAULT_MAX_EVENT_CHARS`, 32 Mi characters: real
@@ -225,6 +227,7 @@ class SSEDecoder:
     """
 
     __slots__ = (
+        "_blanks",
         "_data",
         "_event",
         "_first",
@@ -251,6 +254,7 @@ class SSEDecoder:
         self._started = False
         self._mode = _UNDECIDED
         self._first: str | None = None  # the first non-empty item while it may be a line
+        self._blanks = 0  # empty items after it, while undecided (blank lines or no-ops)
         self.unknown_lines = 0
         """Lines that were no field of the format (text that is not SSE), ignored."""
 
@@ -270,10 +274,22 @@ class SSEDecoder:
             if text and not self._lines.open:
                 self._first = text
             return self._on_text(text)
+        if not text:
+            # An empty item: a blank line of a line iterator, or an empty read of a chunk
+            # iterator. After a whole ``data:`` line it is taken as a blank line at once
+            # (the event is due now); after a line without data (``event:`` ...) the
+            # next non-empty item settles it, at no cost in latency.
+            if first.removeprefix("\ufeff").startswith("data:") and _whole_field_line(first):
+                self._first = None
+                self._mode = _LINES
+                return self._on_text("\n\n")
+            self._blanks += 1
+            return []
         self._first = None
-        if (not len(chunk) or _FIELD_START.match(text)) and _whole_field_line(first):
+        blanks, self._blanks = self._blanks, 0
+        if (blanks or _FIELD_START.match(text)) and _whole_field_line(first):
             self._mode = _LINES
-            return self._on_text("\n" + text + "\n")
+            return self._on_text("\n" * (1 + blanks) + text + "\n")
         self._mode = _CHUNKS
         return self._on_text(text)
 
