@@ -120,7 +120,7 @@ def test_text_block_then_tool_block_keyed_by_block_index() -> None:
         chunk(1, args='{"city": "Pa'),
         chunk(1, args='ris"}'),
         CallEnd(index=1),
-        StreamEnd(reason="tool_use"),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
     ]
 
 
@@ -147,7 +147,7 @@ def test_empty_first_delta_is_a_no_op_and_no_args_means_no_text() -> None:
     assert signals == [
         chunk(0, name="get_weather", id="toolu_01"),
         CallEnd(index=0),
-        StreamEnd(reason="tool_use"),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
     ]
 
 
@@ -177,7 +177,7 @@ def test_complete_input_in_start_block_becomes_the_arguments() -> None:
         CallEnd(index=1),
         chunk(2, name="rollDie", id="toolu_2"),
         CallEnd(index=2, args='{"player": "p1"}'),
-        StreamEnd(reason="tool_use"),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
     ]
 
 
@@ -194,13 +194,15 @@ def test_max_tokens_with_an_open_tool_block_is_length() -> None:
         MESSAGE_STOP,
     ]
     signals = run(events)
-    assert signals[-1] == StreamEnd(reason="length")
+    assert signals[-1] == StreamEnd(reason="length", provider_reason="max_tokens")
     assert not any(isinstance(s, CallEnd) for s in signals)
     assert sum(isinstance(s, StreamEnd) for s in signals) == 1
 
 
 def test_context_window_stop_is_length_too() -> None:
-    assert run([message_delta("model_context_window_exceeded")]) == [StreamEnd(reason="length")]
+    assert run([message_delta("model_context_window_exceeded")]) == [
+        StreamEnd(reason="length", provider_reason="model_context_window_exceeded")
+    ]
 
 
 def test_message_stop_without_stop_reason_still_ends_the_stream() -> None:
@@ -289,7 +291,9 @@ def test_deltas_and_stops_for_unknown_blocks_are_ignored() -> None:
 
 def test_message_start_begins_a_new_message() -> None:
     translator = AnthropicTranslator()
-    assert translator.translate(message_delta("end_turn")) == [StreamEnd(reason="end_turn")]
+    assert translator.translate(message_delta("end_turn")) == [
+        StreamEnd(reason="end_turn", provider_reason="end_turn")
+    ]
     assert translator.translate(MESSAGE_STOP) == []
     translator.translate(message_start())
     assert translator.translate(MESSAGE_STOP) == [StreamEnd(reason=None)]
@@ -331,7 +335,7 @@ def test_claude_on_bedrock_chunk_wrappers_are_opened() -> None:
         chunk(0, name="f", id="toolu_b"),
         chunk(0, args='{"a": 1}'),
         CallEnd(index=0),
-        StreamEnd(reason="tool_use"),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
     ]
     junk = [{"chunk": {"bytes": b"\xff\xfe not json"}}, {"chunk": {"bytes": b"[" * 100_000}}]
     assert run(junk) == []
@@ -356,7 +360,10 @@ def test_any_split_of_the_argument_text_gives_the_same_text(
     assert texts(signals) == ({3: text} if text else {})
     assert json.loads(texts(signals)[3]) == value
     assert signals[0] == chunk(3, name="f", id="toolu_x")
-    assert signals[-2:] == [CallEnd(index=3), StreamEnd(reason="tool_use")]
+    assert signals[-2:] == [
+        CallEnd(index=3),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
+    ]
     assert all(s["args"] for s in signals[1:-2] if isinstance(s, dict))  # "" never sent
     assert assemble(signals).tool_calls == [
         {"name": "f", "args": value, "id": "toolu_x", "type": "tool_call"}
@@ -464,7 +471,7 @@ def test_plain_objects_with_attributes_work_like_dicts() -> None:
         chunk(0, args='{"a"'),
         chunk(0, args=": 1}"),
         CallEnd(index=0),
-        StreamEnd(reason="tool_use"),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
     ]
 
 
@@ -492,7 +499,7 @@ def test_real_sdk_event_types() -> None:
         chunk(1, name="f", id="toolu_s"),
         chunk(1, args='{"k": "v"}'),
         CallEnd(index=1),
-        StreamEnd(reason="length"),
+        StreamEnd(reason="length", provider_reason="max_tokens"),
     ]
     programmatic = types.RawContentBlockStartEvent(
         type="content_block_start",

@@ -85,7 +85,7 @@ def test_text_block_without_start_then_tool_block() -> None:
         chunk(1, name="get_temperature", id="tooluse_A"),
         chunk(1, args='{"city":"Paris"}'),
         CallEnd(index=1),
-        StreamEnd(reason="tool_use"),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
     ]
 
 
@@ -115,20 +115,20 @@ def test_server_tool_use_and_tool_result_blocks() -> None:
         ServerToolUse(index=0),
         CallEnd(index=0),
         CallEnd(index=2),
-        StreamEnd(reason="tool_use"),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
     ]
 
 
 def test_max_tokens_is_length_with_the_block_left_open() -> None:
     events = [tool_start(0, "f", "t1"), tool_delta(0, '{"a": "b'), message_stop("max_tokens")]
-    assert run(events)[-1] == StreamEnd(reason="length")
+    assert run(events)[-1] == StreamEnd(reason="length", provider_reason="max_tokens")
     assert not any(isinstance(s, CallEnd) for s in run(events))
 
 
 def test_other_stop_reasons_pass_through_once() -> None:
     translator = BedrockTranslator()
     assert translator.translate(message_stop("guardrail_intervened")) == [
-        StreamEnd(reason="guardrail_intervened")
+        StreamEnd(reason="guardrail_intervened", provider_reason="guardrail_intervened")
     ]
     assert translator.translate(message_stop("end_turn")) == []
 
@@ -186,7 +186,10 @@ def test_any_split_of_the_input_text_gives_the_same_text(data: st.DataObject, va
     signals = run(events)
     assert json.loads(texts(signals)[2]) == value
     assert texts(signals)[2] == text
-    assert signals[-2:] == [CallEnd(index=2), StreamEnd(reason="tool_use")]
+    assert signals[-2:] == [
+        CallEnd(index=2),
+        StreamEnd(reason="tool_use", provider_reason="tool_use"),
+    ]
     assert assemble(signals).tool_calls == [
         {"name": "f", "args": value, "id": "tooluse_x", "type": "tool_call"}
     ]

@@ -91,7 +91,7 @@ def test_two_calls_keyed_by_event_index() -> None:
         chunk(1, name="cityAttractions", id="attractions_2"),
         chunk(1, args='{"city": "SF"}'),
         CallEnd(index=1),
-        StreamEnd(reason="TOOL_CALL"),
+        StreamEnd(reason="TOOL_CALL", provider_reason="TOOL_CALL"),
     ]
 
 
@@ -99,7 +99,7 @@ def test_start_with_empty_arguments_then_end_is_a_call_without_arguments() -> No
     assert run([call_start(0, "t_1", "currentTime"), call_end(0), message_end("TOOL_CALL")]) == [
         chunk(0, name="currentTime", id="t_1"),
         CallEnd(index=0),
-        StreamEnd(reason="TOOL_CALL"),
+        StreamEnd(reason="TOOL_CALL", provider_reason="TOOL_CALL"),
     ]
 
 
@@ -117,7 +117,7 @@ def test_start_may_carry_arguments_and_a_list_is_read_too() -> None:
 def test_max_tokens_is_length_and_leaves_open_calls_open() -> None:
     events = [call_start(0, "t", "f"), call_delta(0, '{"a": "b'), message_end("MAX_TOKENS")]
     signals = run(events)
-    assert signals[-1] == StreamEnd(reason="length")
+    assert signals[-1] == StreamEnd(reason="length", provider_reason="MAX_TOKENS")
     assert not any(isinstance(s, (CallEnd, CallFailure)) for s in signals)
 
 
@@ -131,7 +131,7 @@ def test_error_finish_fails_open_calls_only() -> None:
     ]
     assert run(events)[-2:] == [
         CallFailure(error="Cohere stream ended with ERROR: internal failure", index=1),
-        StreamEnd(reason="ERROR"),
+        StreamEnd(reason="error", provider_reason="ERROR"),
     ]
 
 
@@ -149,10 +149,14 @@ def test_content_and_citation_events_are_ignored() -> None:
 
 def test_only_one_stream_end_per_message() -> None:
     translator = CohereTranslator()
-    assert translator.translate(message_end("COMPLETE")) == [StreamEnd(reason="COMPLETE")]
+    assert translator.translate(message_end("COMPLETE")) == [
+        StreamEnd(reason="COMPLETE", provider_reason="COMPLETE")
+    ]
     assert translator.translate(message_end("COMPLETE")) == []
     translator.translate(MESSAGE_START)
-    assert translator.translate(message_end("COMPLETE")) == [StreamEnd(reason="COMPLETE")]
+    assert translator.translate(message_end("COMPLETE")) == [
+        StreamEnd(reason="COMPLETE", provider_reason="COMPLETE")
+    ]
 
 
 def test_sdk_shaped_objects() -> None:
@@ -179,7 +183,7 @@ def test_sdk_shaped_objects() -> None:
         chunk(0, name="f", id="t"),
         chunk(0, args="{}"),
         CallEnd(index=0),
-        StreamEnd(reason="TOOL_CALL"),
+        StreamEnd(reason="TOOL_CALL", provider_reason="TOOL_CALL"),
     ]
 
 
@@ -210,7 +214,10 @@ def test_any_split_of_the_argument_text_gives_the_same_text(
     signals = run([*events, call_end(4), message_end("TOOL_CALL")])
     assert texts(signals)[4] == text
     assert json.loads(texts(signals)[4]) == value
-    assert signals[-2:] == [CallEnd(index=4), StreamEnd(reason="TOOL_CALL")]
+    assert signals[-2:] == [
+        CallEnd(index=4),
+        StreamEnd(reason="TOOL_CALL", provider_reason="TOOL_CALL"),
+    ]
     assert assemble(signals).tool_calls == [
         {"name": "f", "args": value, "id": "t", "type": "tool_call"}
     ]

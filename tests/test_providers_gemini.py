@@ -98,7 +98,7 @@ def test_whole_call_is_a_chunk_then_call_end() -> None:
     assert run([payload]) == [
         chunk(0, name="get_capital", args={"country": "France"}),
         CallEnd(index=0),
-        StreamEnd(reason="STOP"),
+        StreamEnd(reason="STOP", provider_reason="STOP"),
     ]
 
 
@@ -118,7 +118,7 @@ def test_each_part_is_a_new_call_numbered_in_order() -> None:
         CallEnd(index=1),
         chunk(2, name="get_weather", args={"city": "Porto"}),
         CallEnd(index=2),
-        StreamEnd(reason="STOP"),
+        StreamEnd(reason="STOP", provider_reason="STOP"),
     ]
 
 
@@ -130,7 +130,7 @@ def test_thought_signature_sibling_and_trailing_empty_text_are_harmless() -> Non
     assert run([first, last]) == [
         chunk(0, name="get_country", args={}),
         CallEnd(index=0),
-        StreamEnd(reason="STOP"),
+        StreamEnd(reason="STOP", provider_reason="STOP"),
     ]
 
 
@@ -162,7 +162,7 @@ def test_malformed_function_call_without_parts_is_a_new_invalid_call() -> None:
     }
     assert run([payload]) == [
         CallFailure(error=f"MALFORMED_FUNCTION_CALL: {message}"),
-        StreamEnd(reason="MALFORMED_FUNCTION_CALL"),
+        StreamEnd(reason="MALFORMED_FUNCTION_CALL", provider_reason="MALFORMED_FUNCTION_CALL"),
     ]
 
 
@@ -176,7 +176,7 @@ def test_failure_reason_fails_the_calls_of_its_chunk_not_earlier_ones() -> None:
         CallEnd(index=0),
         chunk(1, name="surprise", args={"b": 2}),
         CallFailure(error="UNEXPECTED_TOOL_CALL", index=1),
-        StreamEnd(reason="UNEXPECTED_TOOL_CALL"),
+        StreamEnd(reason="UNEXPECTED_TOOL_CALL", provider_reason="UNEXPECTED_TOOL_CALL"),
     ]
 
 
@@ -189,7 +189,7 @@ def test_failure_reason_fails_an_open_streamed_call() -> None:
     signals = run(payloads)
     assert signals[-2:] == [
         CallFailure(error="MALFORMED_FUNCTION_CALL: bad call", index=0),
-        StreamEnd(reason="MALFORMED_FUNCTION_CALL"),
+        StreamEnd(reason="MALFORMED_FUNCTION_CALL", provider_reason="MALFORMED_FUNCTION_CALL"),
     ]
     assert not any(isinstance(sig, CallEnd) for sig in signals)
 
@@ -202,7 +202,7 @@ def test_max_tokens_is_length_and_leaves_the_open_call_open() -> None:
     ]
     signals = run(payloads)
     assert texts(signals) == {0: '{"text": "Once upon'}
-    assert signals[-1] == StreamEnd(reason="length")
+    assert signals[-1] == StreamEnd(reason="length", provider_reason="MAX_TOKENS")
     assert not any(isinstance(sig, (CallEnd, CallFailure)) for sig in signals)
 
 
@@ -210,23 +210,27 @@ def test_stop_ends_an_open_streamed_call_normally() -> None:
     payloads = [response(opener("f")), response(leaves(n("$.x", 1)), finish="STOP")]
     signals = run(payloads)
     assert texts(signals) == {0: '{"x": 1}'}
-    assert signals[-2:] == [CallEnd(index=0), StreamEnd(reason="STOP")]
+    assert signals[-2:] == [CallEnd(index=0), StreamEnd(reason="STOP", provider_reason="STOP")]
 
 
 def test_other_stop_reasons_fail_an_open_streamed_call() -> None:
     payloads = [response(opener("f")), response(leaves(n("$.x", 1)), finish="SAFETY")]
     assert run(payloads)[-2:] == [
         CallFailure(error="generation stopped (SAFETY) before the call was complete", index=0),
-        StreamEnd(reason="SAFETY"),
+        StreamEnd(reason="SAFETY", provider_reason="SAFETY"),
     ]
 
 
 def test_only_one_stream_end() -> None:
-    assert run([response(finish="STOP"), response(finish="STOP")]) == [StreamEnd(reason="STOP")]
+    assert run([response(finish="STOP"), response(finish="STOP")]) == [
+        StreamEnd(reason="STOP", provider_reason="STOP")
+    ]
 
 
 def test_blocked_prompt_and_error_payloads_end_the_stream() -> None:
-    assert run([{"promptFeedback": {"blockReason": "SAFETY"}}]) == [StreamEnd(reason="SAFETY")]
+    assert run([{"promptFeedback": {"blockReason": "SAFETY"}}]) == [
+        StreamEnd(reason="SAFETY", provider_reason="SAFETY")
+    ]
     error = {"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}
     signals = run([response(opener("f")), error])
     assert signals[-2:] == [
@@ -262,7 +266,7 @@ def test_two_streamed_calls_with_string_continuations_and_empty_terminators() ->
     assert [sig for sig in signals if not isinstance(sig, dict)] == [
         CallEnd(index=0),
         CallEnd(index=1),
-        StreamEnd(reason="STOP"),
+        StreamEnd(reason="STOP", provider_reason="STOP"),
     ]
 
 
@@ -313,7 +317,7 @@ def test_missing_terminal_last_leaves_part_without_will_continue_ends_the_call()
     assert texts(signals) == {0: json.dumps(value)}
     assert [sig for sig in signals if not isinstance(sig, dict)] == [
         CallEnd(index=0),
-        StreamEnd(reason="STOP"),
+        StreamEnd(reason="STOP", provider_reason="STOP"),
     ]
 
 
@@ -567,7 +571,7 @@ def test_streamed_leaves_in_document_order_give_the_json_text_of_the_value(
     expected_text = json.dumps(value) if value else ""
     assert texts(signals).get(0, "") == expected_text
     assert final_args(signals) == {0: value}
-    assert signals[-2:] == [CallEnd(index=0), StreamEnd(reason="STOP")]
+    assert signals[-2:] == [CallEnd(index=0), StreamEnd(reason="STOP", provider_reason="STOP")]
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -741,7 +745,7 @@ def test_snake_case_objects_and_enums_work_like_the_wire() -> None:
     signals = run(payloads)
     assert texts(signals) == {0: '{"q": "hello", "n": 2.0}'}
     assert chunk(1, name="whole", id="c1", args={"x": [1]}) in signals
-    assert signals[-1] == StreamEnd(reason="length")
+    assert signals[-1] == StreamEnd(reason="length", provider_reason="MAX_TOKENS")
 
 
 def test_real_sdk_types() -> None:
@@ -760,7 +764,7 @@ def test_real_sdk_types() -> None:
     assert run([payload]) == [
         chunk(0, name="f", args={"a": 1}),
         CallEnd(index=0),
-        StreamEnd(reason="STOP"),
+        StreamEnd(reason="STOP", provider_reason="STOP"),
     ]
 
 

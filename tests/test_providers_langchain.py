@@ -57,7 +57,7 @@ def test_signals_and_end_from_metadata_once() -> None:
     t = LangChainTranslator()
     assert t.translate(message([tcc("f", '{"a"', "c1", 0)])) == [tcc("f", '{"a"', "c1", 0)]
     last = message([], response_metadata={"finish_reason": "tool_calls"})
-    assert t.translate(last) == [StreamEnd(reason="tool_calls")]
+    assert t.translate(last) == [StreamEnd(reason="tool_calls", provider_reason="tool_calls")]
     assert t.translate(message([], chunk_position="last")) == []
 
 

@@ -62,7 +62,7 @@ def test_signals_whole_call_is_ended_at_once() -> None:
         },
         CallEnd(index=0),
     ]
-    assert t.translate(final()) == [StreamEnd(reason="stop")]
+    assert t.translate(final()) == [StreamEnd(reason="stop", provider_reason="stop")]
 
 
 def test_docs_stream_single_call() -> None:

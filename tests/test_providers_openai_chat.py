@@ -124,7 +124,9 @@ def test_signals_pass_entries_and_finish() -> None:
     assert t.translate(chunk(entry(0, id="call_1", name="f", args=""))) == [
         {"name": "f", "args": "", "id": "call_1", "index": 0, "type": "tool_call_chunk"}
     ]
-    assert t.translate(chunk(finish="tool_calls")) == [StreamEnd(reason="tool_calls")]
+    assert t.translate(chunk(finish="tool_calls")) == [
+        StreamEnd(reason="tool_calls", provider_reason="tool_calls")
+    ]
 
 
 def test_finish_reason_normalization() -> None:
@@ -132,7 +134,9 @@ def test_finish_reason_normalization() -> None:
     assert normalize_finish_reason("MAX_TOKENS") == "length"
     assert normalize_finish_reason("tool_calls") == "tool_calls"
     t = OpenAIChatTranslator()
-    assert t.translate(chunk(finish="eos_token")) == [StreamEnd(reason="stop")]
+    assert t.translate(chunk(finish="eos_token")) == [
+        StreamEnd(reason="stop", provider_reason="eos_token")
+    ]
 
 
 def test_other_choices_are_ignored() -> None:

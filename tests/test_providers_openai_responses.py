@@ -117,7 +117,7 @@ def test_signals() -> None:
     assert t.translate(args_done(1, '{"a": 1}')) == [CallEnd(index=1, args='{"a": 1}')]
     # output_item.done after arguments.done adds nothing: the call already ended.
     assert t.translate(item_done(1, fc_item("fc_1", "call_1", "f", '{"a": 1}'))) == []
-    assert t.translate(completed()) == [StreamEnd(reason="tool_calls")]
+    assert t.translate(completed()) == [StreamEnd(reason="tool_calls", provider_reason="completed")]
 
 
 def test_single_call_done_before_completed() -> None:
@@ -230,7 +230,9 @@ def test_incomplete_other_reason_is_passed_on() -> None:
         "type": "response.incomplete",
         "response": response("incomplete", incomplete_details={"reason": "content_filter"}),
     }
-    assert t.translate(payload) == [StreamEnd(reason="content_filter")]
+    assert t.translate(payload) == [
+        StreamEnd(reason="content_filter", provider_reason="content_filter")
+    ]
 
 
 def test_failed_response_fails_open_calls_with_the_message() -> None:

@@ -17,6 +17,7 @@ from callstream.providers.transport import (
     SSEDecoder,
     TransportDecoder,
     TransportMessage,
+    is_transport_chunk,
 )
 
 from .test_transport_lines import STREAMS, same
@@ -37,7 +38,16 @@ def two_way_cuts(data: bytes) -> list[list[bytes]]:
 
 # --- item: the format must not depend on where a chunk is cut ---------------------------------
 
-UNICODE_BLANKS = ["\u00a0", "\u2028", "\u2029", "\u3000", "\ufeff", " \u00a0\n", "\u2028\u00a0"]
+UNICODE_BLANKS = [
+    "\ufeff\u00a0\ufeff",
+    "\u00a0",
+    "\u2028",
+    "\u2029",
+    "\u3000",
+    "\ufeff",
+    " \u00a0\n",
+    "\u2028\u00a0",
+]
 
 
 @pytest.mark.parametrize("blank", UNICODE_BLANKS)
@@ -178,3 +188,50 @@ def test_limit_option_is_checked(cls: Any) -> None:
 def test_transport_decoder_has_no_dead_kind_property() -> None:
     """``TransportDecoder.kind`` had no user; the sniffing state is private now."""
     assert not hasattr(TransportDecoder(), "kind")
+
+
+def _sse_body(events: int, size: int) -> list[bytes]:
+    payload = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}}]}
+    payload["pad"] = "x" * size  # type: ignore[assignment]
+    return [f"data: {json.dumps(payload)}\n\n".encode() for _ in range(events)]
+
+
+@pytest.mark.anyio
+async def test_drivers_take_max_event_chars() -> None:
+    body = _sse_body(3, 500)
+    assert callstream.collect(body).finished  # within the default
+    for run in (
+        lambda: callstream.collect(body, max_event_chars=100),
+        lambda: list(callstream.stream(body, provider="openai-chat", max_event_chars=100)),
+    ):
+        with pytest.raises(StreamLimitError, match="max_event_chars=100"):
+            run()
+    with pytest.raises(StreamLimitError, match="max_event_chars=100"):
+        await callstream.acollect(body, max_event_chars=100)
+    # the limit bounds raw text only: decoded payloads of any size pass
+    payloads = [json.loads(b.decode()[6:]) for b in body]
+    assert callstream.collect(payloads, max_event_chars=100).finished
+
+
+@pytest.mark.parametrize(("value", "error"), [(0, OptionValueError), ("1", OptionTypeError)])
+def test_drivers_check_max_event_chars_at_call_time(value: object, error: type) -> None:
+    with pytest.raises(error, match="max_event_chars"):
+        callstream.stream([], max_event_chars=value)
+
+
+def test_unknown_option_message_names_max_event_chars() -> None:
+    with pytest.raises(OptionTypeError, match="max_event_chars"):
+        callstream.collect([], max_line=1)
+
+
+class _FakeClass:
+    """An object lying about its class: isinstance() would consult its ``__class__``."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        raise RuntimeError("no class for you")
+
+
+def test_transport_check_reads_the_real_type() -> None:
+    assert not is_transport_chunk(_FakeClass())
+    assert is_transport_chunk(memoryview(b"x")) and is_transport_chunk("")

@@ -250,7 +250,7 @@ def astream(
     source: AsyncIterable[Any] | Iterable[Any],
     *,
     provider: str | Translator = "auto",
-    **assembler_options: Any,
+    **options: Any,
 ) -> AsyncToolCallStream:
     """Async :func:`~callstream.stream`: ``source`` may be an async or a sync iterable.
 
@@ -265,25 +265,25 @@ def astream(
 
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
-        OptionTypeError, OptionValueError: a bad assembler option.
+        OptionTypeError, OptionValueError: an unknown option or a bad option value.
         UnknownFormatError: (while iterating) no payload identified a format.
         ConcurrentIterationError: (while iterating) two tasks at once.
     """
-    return AsyncToolCallStream(source, provider, assembler_options)
+    return AsyncToolCallStream(source, provider, options)
 
 
 async def acollect(
     source: AsyncIterable[Any] | Iterable[Any],
     *,
     provider: str | Translator = "auto",
-    **assembler_options: Any,
+    **options: Any,
 ) -> StreamResult:
     """Read a whole stream and return its :class:`StreamResult` (see :func:`astream`).
 
     A source error propagates as in :func:`~callstream.collect`, carrying the partial
     result as ``exc.callstream_result``.
     """
-    async with astream(source, provider=provider, **assembler_options) as updates:
+    async with astream(source, provider=provider, **options) as updates:
         try:
             async for _ in updates:
                 pass

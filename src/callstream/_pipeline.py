@@ -64,7 +64,13 @@ from callstream.providers import (
     has_evidence,
     recognizes,
 )
-from callstream.providers.transport import TransportDecoder, TransportMessage, is_transport_chunk
+from callstream.providers.transport import (
+    DEFAULT_MAX_EVENT_CHARS,
+    TransportDecoder,
+    TransportMessage,
+    check_max_event_chars,
+    is_transport_chunk,
+)
 
 __all__ = (
     "MAX_MISMATCHED",
@@ -300,6 +306,7 @@ class Pipeline:
         "_closed",
         "_format",
         "_interrupted",
+        "_max_event_chars",
         "_misses",
         "_pending",
         "_seen",
@@ -308,12 +315,21 @@ class Pipeline:
         "_votes",
     )
 
-    def __init__(self, provider: str | Translator = "auto", **assembler_options: Any) -> None:
+    def __init__(
+        self,
+        provider: str | Translator = "auto",
+        *,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        **assembler_options: Any,
+    ) -> None:
         """Set up for one stream.
 
         Args:
             provider: ``"auto"``, a format name or alias (see ``callstream.providers``),
                 or a translator object of your own.
+            max_event_chars: bound on one line, one SSE event's data and one JSON object
+                of raw text input (default 32 Mi characters); past it the stream raises
+                :class:`~callstream.StreamLimitError`. Decoded payloads are not affected.
             **assembler_options: passed to :class:`~callstream.ToolCallAssembler`.
 
         Raises:
@@ -325,9 +341,10 @@ class Pipeline:
         unknown = [name for name in assembler_options if name not in _ASSEMBLER_OPTIONS]
         if unknown:
             raise OptionTypeError(
-                f"unknown option {unknown[0]!r}; the options are provider and "
-                + ", ".join(_ASSEMBLER_OPTIONS)
+                f"unknown option {unknown[0]!r}; the options are provider, "
+                "max_event_chars and " + ", ".join(_ASSEMBLER_OPTIONS)
             )
+        self._max_event_chars = check_max_event_chars(max_event_chars)
         self._assembler = ToolCallAssembler(**assembler_options)
         self._translator: Translator | None
         if isinstance(provider, str):
@@ -426,7 +443,7 @@ class Pipeline:
             raise UsageError("feed() after close(): this stream is over")
         if type(item) is not dict and is_transport_chunk(item):
             if self._transport is None:
-                self._transport = TransportDecoder()
+                self._transport = TransportDecoder(max_event_chars=self._max_event_chars)
             return self._payloads([_normalize(m) for m in self._transport.feed(item)])
         if self._translator is not None:  # the common case: one payload, format known
             return [self._translate(item)]

@@ -129,7 +129,7 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
 
 
 def stream(
-    source: Iterable[Any], *, provider: str | Translator = "auto", **assembler_options: Any
+    source: Iterable[Any], *, provider: str | Translator = "auto", **options: Any
 ) -> ToolCallStream:
     """Stream tool calls out of ``source``: one :class:`StreamUpdate` per payload.
 
@@ -140,6 +140,11 @@ def stream(
     ``StreamFinished`` event (the stream is finished at its end if the provider never
     said so). Cost: O(total size) plus O(calls) per update. Each update's ``args`` are
     live views (see :meth:`StreamUpdate.snapshot`).
+
+    Options: those of :class:`~callstream.ToolCallAssembler` (``max_calls``,
+    ``max_argument_chars``, ``max_chars``, ``max_depth``, ``empty_args``, ``allow``,
+    ``strict``, ``allow_nan``) and ``max_event_chars``, the bound on one line, SSE
+    event or JSON object of raw text input (see :class:`~callstream.StreamLimitError`).
 
     Closing: the source object (when it has ``close()``: an SDK ``Stream``, a
     generator) and the iterator taken from it are closed when the iteration ends, the
@@ -155,15 +160,15 @@ def stream(
 
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
-        OptionTypeError, OptionValueError: a bad assembler option.
+        OptionTypeError, OptionValueError: an unknown option or a bad option value.
         UnknownFormatError: (while iterating) no payload identified a format.
         ConcurrentIterationError: (while iterating) two consumers at once.
     """
-    return ToolCallStream(source, provider, assembler_options)
+    return ToolCallStream(source, provider, options)
 
 
 def collect(
-    source: Iterable[Any], *, provider: str | Translator = "auto", **assembler_options: Any
+    source: Iterable[Any], *, provider: str | Translator = "auto", **options: Any
 ) -> StreamResult:
     """Read a whole stream and return its :class:`StreamResult` (see :func:`stream`).
 
@@ -172,7 +177,7 @@ def collect(
     as ``exc.callstream_result`` (``interrupted=True``) and a note saying so (unless
     the exception object refuses attributes).
     """
-    with stream(source, provider=provider, **assembler_options) as updates:
+    with stream(source, provider=provider, **options) as updates:
         try:
             for _ in updates:
                 pass

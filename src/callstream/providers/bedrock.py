@@ -182,17 +182,17 @@ class BedrockTranslator:
         self._open.discard(index)
         return [CallEnd(index=index)]
 
-    def _end(self, reason: str | None) -> list[Signal]:
+    def _end(self, reason: str | None, *, from_provider: bool = True) -> list[Signal]:
         if self._ended:
             return []
         self._ended = True
         normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason)]
+        return [StreamEnd(reason=normalized, provider_reason=reason if from_provider else None)]
 
     def _error(self, key: str, event: Any) -> list[Signal]:
         message = get_str(event, "message")
         error = f"Bedrock stream error ({key}): {message}" if message else f"Bedrock {key}"
         out: list[Signal] = [CallFailure(error=error, index=i) for i in sorted(self._open)]
         self._open.clear()
-        out.extend(self._end("error"))
+        out.extend(self._end("error", from_provider=False))
         return out

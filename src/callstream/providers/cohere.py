@@ -72,8 +72,10 @@ class CohereTranslator:
     - ``tool-call-delta`` -> a chunk with the ``function.arguments`` text;
     - ``tool-call-end`` -> ``CallEnd``;
     - ``message-end`` -> ``StreamEnd`` with ``finish_reason`` (``MAX_TOKENS`` becomes
-      ``"length"``); with ``ERROR`` / ``TIMEOUT`` or a ``delta.error`` text, every call
-      still open first gets a ``CallFailure`` with that text.
+      ``"length"``, the failure reasons and a ``delta.error`` become ``"error"``, the
+      word as sent is kept as ``provider_reason``); with ``ERROR`` / ``TIMEOUT`` or a
+      ``delta.error`` text, every call still open first gets a ``CallFailure`` with
+      that text.
 
     An event ``index`` that is present but unusable (``true``, ``1.5``, ``"abc"``, a
     negative number) is never read as absent: its pieces go to a call of their own, failed
@@ -181,7 +183,11 @@ class CohereTranslator:
             )
             self._open.clear()
         out.extend(self._bad.fail_all())
-        normalized = "length" if reason in _LENGTH_REASONS else reason
+        normalized = reason
+        if reason in _LENGTH_REASONS:
+            normalized = "length"
+        elif error or reason in _FAILURE_REASONS:
+            normalized = "error"
         out.append(StreamEnd(reason=normalized, provider_reason=reason))
         return out
 

@@ -59,6 +59,7 @@ __all__ = (
     "TextChunk",
     "TransportDecoder",
     "TransportMessage",
+    "check_max_event_chars",
     "is_transport_chunk",
 )
 
@@ -70,7 +71,13 @@ DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
 """Default bound on one line, one SSE event's data and one JSON object (in characters)."""
 
 
-def _check_limit(value: object) -> int:
+def check_max_event_chars(value: object) -> int:
+    """``value`` if it is a usable ``max_event_chars`` (an int >= 1).
+
+    Raises:
+        OptionTypeError: not an int.
+        OptionValueError: below 1.
+    """
     if isinstance(value, bool) or not isinstance(value, int):
         raise OptionTypeError(f"max_event_chars must be an int, got {value!r}")
     if value < 1:
@@ -81,13 +88,18 @@ def _check_limit(value: object) -> int:
 def _too_long(what: str, size: int, limit: int) -> StreamLimitError:
     return StreamLimitError(
         f"{what} exceeds max_event_chars={limit} characters (at least {size} read);"
-        " raise the limit with TransportDecoder(max_event_chars=...) if this is expected"
+        " raise the limit (stream(..., max_event_chars=...) or"
+        " TransportDecoder(max_event_chars=...)) if this is expected"
     )
 
 
 def is_transport_chunk(item: object) -> bool:
-    """True for raw transport chunks (``str`` or bytes-like), False for decoded payloads."""
-    return isinstance(item, (str, bytes, bytearray, memoryview))
+    """True for raw transport chunks (``str`` or bytes-like), False for decoded payloads.
+
+    Reads the item's real type only (an object faking ``__class__`` cannot make this
+    raise or lie). Cost: O(1).
+    """
+    return issubclass(type(item), (str, bytes, bytearray, memoryview))
 
 
 class _Text:
@@ -188,6 +200,10 @@ _WHOLE_FIELD = re.compile(r"(?:event|id|retry):[^\r\n]*|:[^\r\n]*")
 
 _UNDECIDED, _CHUNKS, _LINES = 0, 1, 2
 
+#: Blank text before the first character that decides the kind of stream: Unicode
+#: whitespace and byte-order marks, in any order.
+_BLANKS = re.compile(r"[\s\ufeff]*")
+
 
 def _whole_field_line(text: str) -> bool:
     """Whether ``text`` is a whole SSE field line that no chunk of a valid stream could
@@ -243,7 +259,7 @@ class SSEDecoder:
     )
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
-        self._max = _check_limit(max_event_chars)
+        self._max = check_max_event_chars(max_event_chars)
         self._text = _Text()
         self._lines = _Lines(self._max)
         self._data: list[str] = []
@@ -379,7 +395,7 @@ class JSONStreamDecoder:
     )
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
-        self._max = _check_limit(max_event_chars)
+        self._max = check_max_event_chars(max_event_chars)
         self._text = _Text()
         self._parts: list[str] = []
         self._size = 0
@@ -516,7 +532,7 @@ class TransportDecoder:
             OptionTypeError: ``max_event_chars`` is not an int.
             OptionValueError: ``max_event_chars`` is below 1.
         """
-        self._max = _check_limit(max_event_chars)
+        self._max = check_max_event_chars(max_event_chars)
         self._head: list[TextChunk] | None = []  # None once the kind is known
         self._sniffer = _Text()
         self._blank = 0
@@ -542,7 +558,8 @@ class TransportDecoder:
         if head is None:
             return self._feed(chunk)
         head.append(chunk)
-        text = self._sniffer.decode(chunk).lstrip().lstrip("\ufeff").lstrip()
+        text = self._sniffer.decode(chunk)
+        text = text[_BLANKS.match(text).end() :]  # type: ignore[union-attr]
         if not text:
             self._blank += len(chunk)
             if self._blank > self._max:  # a flood of whitespace is bounded too
