@@ -28,6 +28,7 @@ from callstream._assembly.assembler import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_CHARS,
+    MAX_NAME_CHARS,
 )
 from callstream._errors import (
     CallstreamError,
@@ -400,3 +401,35 @@ def test_junk_signals_raise_only_our_errors(
     assert listed <= len(asm.tool_call_chunks)
     for done in (e for e in events if isinstance(e, CallDone)):
         assert isinstance(done.tool_call["args"], dict)
+
+
+# --- names and ids: bounded, so a flood of pieces costs O(1) each ---------------------------
+
+
+@pytest.mark.parametrize("field", ["name", "id"])
+@pytest.mark.parametrize("piece", [1, 7, 4096, 5000])
+def test_name_or_id_past_the_cap_invalidates_only_that_call(field: str, piece: int) -> None:
+    asm = ToolCallAssembler()
+    asm.feed({"index": 1, "id": "other", "name": "g", "args": '{"ok": true}'})
+    asm.feed({"index": 0, "id": "c0", "name": "f"} | {field: "x"})
+    events: list[Any] = []
+    for _ in range(MAX_NAME_CHARS // piece + 2):
+        events += asm.feed({"index": 0, field: "y" * piece})
+    events += asm.feed({"index": 0, "args": "{}"})
+    asm.finish()
+    [bad] = asm.invalid_tool_calls
+    label = "tool name" if field == "name" else "call id"
+    assert bad["error"] == f"{label} longer than {MAX_NAME_CHARS} characters"
+    assert len(bad[field] or "") <= MAX_NAME_CHARS
+    assert [c["args"] for c in asm.tool_calls] == [{"ok": True}]
+    assert sum(isinstance(e, CallInvalid) for e in events) == 1
+
+
+def test_names_up_to_the_cap_are_kept_whole() -> None:
+    name = ("get_weather_" * MAX_NAME_CHARS)[:MAX_NAME_CHARS]  # no piece resends a prefix
+    asm = ToolCallAssembler()
+    for i in range(0, MAX_NAME_CHARS, 64):
+        asm.feed({"index": 0, "name": name[i : i + 64]})
+    asm.feed({"index": 0, "args": "{}"})
+    asm.finish()
+    assert [c["name"] for c in asm.tool_calls] == [name]

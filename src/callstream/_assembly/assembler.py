@@ -88,6 +88,7 @@ __all__ = (
     "DEFAULT_MAX_ARGUMENT_CHARS",
     "DEFAULT_MAX_CALLS",
     "DEFAULT_MAX_CHARS",
+    "MAX_NAME_CHARS",
     "TRUNCATION_REASONS",
     "ToolCallAssembler",
 )
@@ -104,6 +105,11 @@ several times what a model's whole output (at most a few hundred thousand tokens
 DEFAULT_MAX_CHARS: Final = 32 << 20
 """Default ``max_chars``: 32 Mi characters (33,554,432) of argument text in the whole
 stream, all calls together (raw text plus parsed previews: a few hundred MB at most)."""
+
+MAX_NAME_CHARS: Final = 4096
+"""Longest tool name or call id kept, in characters (providers allow 64 to 128 for a
+name and use ids of a few dozen). Pieces that would grow one past it are not joined and
+the call becomes invalid, so name and id pieces cost O(1) each however many come."""
 
 _NO_LIMIT: Final = 1 << 62
 """Stands for a limit given as None (no limit): larger than any text in memory."""
@@ -241,6 +247,9 @@ class ToolCallAssembler:
     - ``max_depth`` (default 1000): nesting of arguments, as text or as a decoded object
       (an object nested deeper, or cyclic, makes that call invalid: "arguments exceed a
       limit: ...").
+
+    - names and ids longer than :data:`MAX_NAME_CHARS` (4,096) are not grown further:
+      the call becomes invalid ("tool name longer than 4096 characters").
 
     Memory is thus O(max_calls + max_chars) whatever the input. ``None`` for a
     ``max_*`` count means no limit.
@@ -513,11 +522,11 @@ class ToolCallAssembler:
                 return events
             call = self._new_call(key)
             if id_ is not None:
-                self._set_id(call, id_)
+                self._set_id(call, id_, events)
             if name is not None:
-                self._set_name(call, name)
+                self._set_name(call, name, events)
         elif name is not None and call.name is None:
-            self._set_name(call, name)
+            self._set_name(call, name, events)
         if text and call.chars == 0 and not call.dropped:
             self._keep_raw(call, text)
             call.args_seen = True
@@ -866,9 +875,9 @@ class ToolCallAssembler:
             return  # nothing new for an ended call (rule 5e)
         self._current = call
         if id_ is not None and id_ != call.id:
-            self._set_id(call, id_)
+            self._set_id(call, id_, events)
         if name is not None and name != call.name:
-            self._set_name(call, name)
+            self._set_name(call, name, events)
             if not call.announced and call.state == OPEN and call.args_seen:
                 self._announce(call, events)
         if text is None:
@@ -1015,9 +1024,22 @@ class ToolCallAssembler:
         if chunk is not None:
             chunk[field] = shown
 
-    def _set_id(self, call: Call, id_: str) -> None:
+    def _name_too_long(self, call: Call, what: str, new: str, events: list[AssemblyEvent]) -> bool:
+        """Whether ``new`` is over :data:`MAX_NAME_CHARS`; if so the call is invalid."""
+        if len(new) <= MAX_NAME_CHARS:
+            return False
+        if call.state == OPEN:
+            error = f"{what} longer than {MAX_NAME_CHARS} characters"
+            self._invalidate(call, error, events)
+        return True
+
+    def _set_id(self, call: Call, id_: str, events: list[AssemblyEvent]) -> None:
+        """Set or grow the call's id (a resent prefix replaces; a piece is appended).
+        Cost: O(len) with both sides at most :data:`MAX_NAME_CHARS`."""
         old = call.id
         new = id_ if old is None or id_.startswith(old) else old + id_
+        if self._name_too_long(call, "call id", new, events):
+            return
         call.id = new
         by_id = self._by_id
         if old is not None and by_id.get(old) is call:
@@ -1025,9 +1047,13 @@ class ToolCallAssembler:
         by_id[new] = call
         self._write(call, "id", new)
 
-    def _set_name(self, call: Call, name: str) -> None:
+    def _set_name(self, call: Call, name: str, events: list[AssemblyEvent]) -> None:
+        """Set or grow the call's name, as :meth:`_set_id` does."""
         old = call.name
-        call.name = new = name if old is None or name.startswith(old) else old + name
+        new = name if old is None or name.startswith(old) else old + name
+        if self._name_too_long(call, "tool name", new, events):
+            return
+        call.name = new
         self._write(call, "name", new)
         if old is None:
             self._place(call)
