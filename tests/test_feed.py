@@ -156,6 +156,21 @@ def test_dumps_feed_stays_valid_json_for_lone_surrogates_and_nan() -> None:
     assert json.loads(big)["changes"][0]["value"] == 2**80
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"\ud800": 1},  # a lone surrogate in a key only: pydantic would write U+FFFD
+        {"k": [{"\udfff x": "\ufffd"}]},
+        {"\ufffd": "real replacement characters stay as they are"},
+    ],
+)
+def test_dumps_feed_keeps_keys_exactly(args: dict[str, Any]) -> None:
+    call: Any = {"name": "f", "args": args, "id": "c", "type": "tool_call"}
+    line = dumps_feed(CallDone(index=0, tool_call=call))
+    line.encode("utf-8")
+    assert json.loads(line)["tool_call"]["args"] == args
+
+
 # --- schema ---------------------------------------------------------------------------------
 
 

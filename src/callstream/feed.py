@@ -275,9 +275,37 @@ def dumps_feed(event: AssemblyEvent) -> str:
     """
     item = to_feed(event)
     try:
-        return _adapter().dump_json(item).decode("utf-8")
-    except PydanticSerializationError:
-        return json.dumps(_finite(item), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        line = _adapter().dump_json(item).decode("utf-8")
+    except PydanticSerializationError:  # a lone surrogate in a string value
+        return _ascii_line(item)
+    # pydantic writes a lone surrogate in a *key* as U+FFFD without raising: look for
+    # surrogates only when the line shows a U+FFFD (rare), so the common case stays O(1).
+    if "\ufffd" in line and _has_surrogate(item):
+        return _ascii_line(item)
+    return line
+
+
+def _ascii_line(item: Any) -> str:
+    return json.dumps(_finite(item), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+
+
+def _has_surrogate(value: Any) -> bool:
+    """Whether any string (key or value) in ``value`` holds a lone surrogate.
+    Iterative; O(size)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
 
 
 def _finite(value: Any) -> Any:
