@@ -489,3 +489,24 @@ def test_block_indexes_and_private_keys() -> None:
     assert len({keys.key(bad(True)), keys.key(bad(1.0)), keys.key(bad("1.0"))}) == 3
     assert keys.find(bad("a")) is not None and keys.find(bad([0])) is None
     assert all(k < -(2**63) for k in [keys.key(bad("z")), keys.key(bad([1]))])
+
+
+def test_long_string_indexes_are_told_apart_by_every_character() -> None:
+    # The description is cut to 60 characters; the key is not (LangChain's own indexes).
+    keys = BadIndexCalls()
+    one, two = bad("lc_" + "x" * 80 + "1"), bad("lc_" + "x" * 80 + "2")
+    assert one.text == two.text and keys.key(one) != keys.key(two)
+
+
+def test_bedrock_bad_block_index_fails_with_the_shared_reason() -> None:
+    start = {
+        "contentBlockStart": {
+            "contentBlockIndex": "x",
+            "start": {"toolUse": {"name": "f", "toolUseId": "t1"}},
+        }
+    }
+    failures = [s for s in BedrockTranslator().translate(start) if isinstance(s, CallFailure)]
+    assert [f.error for f in failures] == [
+        'unusable contentBlockIndex "x": the provider\'s index is not a non-negative integer,'
+        " so these pieces belong to no known call"
+    ]

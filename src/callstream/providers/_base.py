@@ -18,6 +18,17 @@ base type's own methods, and treat any exception from the object as "no such fie
 Cost: one dict lookup or ``getattr`` per field, plus one more when the first misses; the
 name conversions are cached. Plain dicts (decoded JSON, the common case) are read inline,
 without the generic ``Mapping`` / attribute path.
+
+The guards against hostile provider data live here once, for all seven translators:
+
+- an index that is present but unusable (:func:`get_index`, :func:`get_block_index`)
+  never routes text into another call: :class:`BadIndexCalls` gives each distinct value
+  a private key below ``-2**64`` and fails that call with ``unusable <where> <value>:
+  ...`` (at the end of the stream where pieces may continue: OpenAI Chat, Responses,
+  Cohere; at once where a block starts with it: Anthropic, Bedrock);
+- decoded argument objects become JSON data (:func:`to_json_data`) or JSON text
+  (:func:`args_text`) iteratively, at most ``DEFAULT_MAX_DEPTH`` deep, a cycle refused;
+  a refusal is an invalid call whose reason is :func:`args_error`'s (no provider prefix).
 """
 
 from __future__ import annotations
