@@ -237,14 +237,27 @@ def _as_int(value: Any) -> int | None:
 
 class BadIndex:
     """A provider index that is present but unusable (``true``, ``1.5``, ``"abc"``, ``[0]``,
-    a negative number): see :func:`get_index`. ``text`` describes the value; ``token`` tells
-    values apart (a string by its exact characters, anything else by ``text``)."""
+    a negative number): see :func:`get_index`. ``text`` describes the value (written on
+    first use, see :func:`describe`); ``token`` tells values apart (a string by its exact
+    characters, anything else by ``text``)."""
 
-    __slots__ = ("text", "token")
+    __slots__ = ("_text", "_value", "token")
 
-    def __init__(self, text: str, token: object = None) -> None:
-        self.text = text
-        self.token: object = ("text", text) if token is None else token
+    def __init__(self, value: Any) -> None:
+        self._value = value
+        if type(value) is str:
+            self._text: str | None = None
+            self.token: object = ("str", value)
+        else:
+            self._text = describe(value)
+            self.token = ("text", self._text)
+
+    @property
+    def text(self) -> str:
+        """A short JSON-like text for the value (at most 60 characters)."""
+        if self._text is None:
+            self._text = describe(self._value)
+        return self._text
 
     def __repr__(self) -> str:
         return f"BadIndex({self.text!r})"
@@ -271,8 +284,7 @@ def get_index(obj: Any, key: str) -> int | BadIndex | None:
         number = _as_int(value)
         if number is not None and number >= 0:
             return number
-    token = ("str", str.__str__(value)) if type(value) is str else None
-    return BadIndex(describe(value), token)
+    return BadIndex(str.__str__(value) if issubclass(type(value), str) else value)
 
 
 def get_block_index(obj: Any, key: str) -> int | BadIndex:
@@ -282,15 +294,14 @@ def get_block_index(obj: Any, key: str) -> int | BadIndex:
     return _NULL_INDEX if index is None else index
 
 
-_NULL_INDEX = BadIndex("null")
-
-
 def describe(value: Any) -> str:
     """A short JSON-like text for a provider value in an error message (at most 60
     characters), without calling its methods. Never raises."""
     kind = type(value)
     if kind is bool:
         return "true" if value else "false"
+    if value is None:
+        return "null"
     try:
         if issubclass(kind, str):
             text = json.dumps(str.__str__(value)[:60])
@@ -305,6 +316,13 @@ def describe(value: Any) -> str:
     except Exception:  # not describable as JSON (hostile, too deep, too long)
         text = f"a {kind.__name__} value"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+_NULL_INDEX = BadIndex(None)
+
+
+#: Most distinct unusable index values given their own key (per translator).
+MAX_BAD_INDEX_KEYS = 1024
 
 
 class BadIndexCalls:
@@ -327,12 +345,15 @@ class BadIndexCalls:
       fails it at once, its arguments unread; later pieces with that index are dropped.
 
     Cost: one dict lookup per unusable index; memory O(distinct unusable values), at
-    most :data:`MAX_BAD_INDEX_KEYS` of them (later distinct values share the last key).
+    most ``max_keys`` of them (later distinct values share the last key; None: no cap,
+    for LangChain, whose string block indexes are real calls, not junk).
     """
 
-    __slots__ = ("_keys", "_last", "_names", "_next", "_open")
+    __slots__ = ("_keys", "_last", "_max_keys", "_names", "_next", "_open")
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_keys: int | None = MAX_BAD_INDEX_KEYS) -> None:
+        """Keep at most ``max_keys`` distinct values (None: no cap)."""
+        self._max_keys = max_keys
         self._keys: dict[object, int] = {}
         self._names: dict[int, str] = {}
         self._open: dict[int, str] = {}  # key -> the unusable value's text, until failed
@@ -344,7 +365,7 @@ class BadIndexCalls:
         keys = self._keys
         found = keys.get(bad.token)
         if found is None:
-            if len(keys) >= MAX_BAD_INDEX_KEYS:
+            if self._max_keys is not None and len(keys) >= self._max_keys:
                 return self._last
             found = keys[bad.token] = self._last = self.fresh()
         return found
@@ -414,9 +435,6 @@ class BadIndexCalls:
         error = _bad_index_reason(what)
         return [CallFailure(index=key, name=self._names.pop(key, None), error=error)]
 
-
-#: Most distinct unusable index values given their own key (per translator).
-MAX_BAD_INDEX_KEYS = 1024
 
 _FIRST_KEY = -(2**64)
 

@@ -187,9 +187,9 @@ class LangChainTranslator:
     Server-side calls (content blocks, see the module docstring) are keyed by their block
     ``index``, which LangChain shares with ``tool_call_chunks``: a usable index (a
     non-negative int or a string of digits) is the key; any other string gets a private
-    key of its own (the same string, the same key, from
-    :class:`~callstream.providers._base.BadIndexCalls`, so past ``MAX_BAD_INDEX_KEYS``
-    distinct strings in one stream they share one key); a block without an index continues the
+    key of its own (the same string, the same key: a
+    :class:`~callstream.providers._base.BadIndexCalls` without a cap on distinct values,
+    since these are real calls); a block without an index continues the
     call with its ``id``, else the last server call. For each new server call the signals
     are: a chunk with its ``name`` and ``id``, ``ServerToolUse``, then its argument text;
     a complete ``server_tool_call`` (or an Anthropic block whose ``input`` is already
@@ -208,7 +208,7 @@ class LangChainTranslator:
         self._ended = False
         self._servers: dict[int, _Server] = {}
         self._by_id: dict[str, int] = {}
-        self._keys = BadIndexCalls()  # keys for string and unusable block indexes
+        self._keys = BadIndexCalls(max_keys=None)  # for string and unusable block indexes
         self._last: int | None = None
 
     def translate(self, payload: Any) -> list[Signal]:
