@@ -219,6 +219,9 @@ def responses_call(index: int, name: str, text: str, pieces: list[str]) -> list[
     return events
 
 
+RESPONSES_END = {"type": "response.completed", "response": {}}
+
+
 def test_responses_bad_output_index_is_not_replaced_by_a_guess() -> None:
     # Before the fix: output_index "x" fell back to the last call, so '"Rome"' was
     # streamed into call 1's arguments.
@@ -295,8 +298,6 @@ def test_cohere_bad_index_delta_joins_no_call() -> None:
 # --- Responses and Cohere: one corrupted index --------------------------------------------
 
 
-RESPONSES_END = {"type": "response.completed", "response": {}}
-
 #: Builds one call's events: ``(draw, number, name, args text) -> events``.
 CallEvents = Callable[[st.DrawFn, int, str, str], list[Any]]
 
@@ -325,33 +326,27 @@ def corrupted_streams(
     return events + ending, corrupted + ending, calls, owners[position]
 
 
-@pytest.mark.parametrize(
-    ("translator", "call_events", "key", "end"),
-    [
-        (
-            OpenAIResponsesTranslator,
-            lambda draw, n, name, text: responses_call(n, name, text, draw(splits(text))),
-            "output_index",
-            RESPONSES_END,
-        ),
-        (
-            CohereTranslator,
-            lambda draw, n, name, text: cohere_call(n, name, draw(splits(text))),
-            "index",
-            COHERE_END,
-        ),
-    ],
-    ids=["responses", "cohere"],
-)
+FORMATS: dict[str, tuple[Callable[[], Any], str, Any, CallEvents]] = {
+    "responses": (
+        OpenAIResponsesTranslator,
+        "output_index",
+        RESPONSES_END,
+        lambda draw, n, name, text: responses_call(n, name, text, draw(splits(text))),
+    ),
+    "cohere": (
+        CohereTranslator,
+        "index",
+        COHERE_END,
+        lambda draw, n, name, text: cohere_call(n, name, draw(splits(text))),
+    ),
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
-def test_one_corrupted_index_changes_no_other_call(
-    translator: Callable[[], Any],
-    call_events: CallEvents,
-    key: str,
-    end: Any,
-    data: st.DataObject,
-) -> None:
+def test_one_corrupted_index_changes_no_other_call(fmt: str, data: st.DataObject) -> None:
+    translator, key, end, call_events = FORMATS[fmt]
     case = data.draw(corrupted_streams(call_events, key, end))
     events, corrupted, calls, victim = case
     valid, invalid = call_views(translate_all(translator(), events))
