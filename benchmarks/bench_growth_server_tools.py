@@ -7,7 +7,9 @@ Cases:
 - anthropic: a stream of n server-side calls (web search) and n client calls through the
   translator and the assembler (``server_tool_calls`` read at the end);
 - langchain: the same as LangChain ``server_tool_call_chunk`` dicts;
-- deep input: a start ``input`` nested n levels deep, serialized by the guard;
+- deep input: an ``input`` object nested n levels deep, made JSON data and written as
+  text iteratively (``to_json_data`` + ``dumps_bounded``, the path of ``args_text``
+  without its ``DEFAULT_MAX_DEPTH`` cut-off);
 - bad indexes: n tool blocks with distinct unusable indexes (private keys, failures).
 """
 
@@ -19,7 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from callstream import ToolCallAssembler
-from callstream.providers._guards import input_text
+from callstream._json.dump import dumps_bounded
+from callstream.providers._base import to_json_data
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.langchain import LangChainTranslator
 
@@ -111,6 +114,10 @@ def deep(n: int) -> Any:
     return value
 
 
+def serialize(value: Any) -> None:
+    dumps_bounded(to_json_data(value, max_depth=10**6), max_depth=10**6)
+
+
 def bad_index_events(n: int) -> list[Any]:
     return [
         {
@@ -143,7 +150,7 @@ def main() -> int:
             lambda n: lambda p=langchain_payloads(n): run_langchain(p),
             2_000,
         ),
-        ("deep input serialization", lambda n: lambda v=deep(n): (input_text(v), None)[1], 20_000),
+        ("deep input serialization", lambda n: lambda v=deep(n): serialize(v), 20_000),
         ("bad index blocks", lambda n: lambda e=bad_index_events(n): run_anthropic(e), 2_000),
     ]
     failed = False

@@ -9,8 +9,10 @@ either (Chat, Cohere); every other call is exactly as it would have been.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -217,6 +219,9 @@ def responses_call(index: int, name: str, text: str, pieces: list[str]) -> list[
     return events
 
 
+RESPONSES_END = {"type": "response.completed", "response": {}}
+
+
 def test_responses_bad_output_index_is_not_replaced_by_a_guess() -> None:
     # Before the fix: output_index "x" fell back to the last call, so '"Rome"' was
     # streamed into call 1's arguments.
@@ -230,7 +235,7 @@ def test_responses_bad_output_index_is_not_replaced_by_a_guess() -> None:
         {"type": "response.function_call_arguments.delta", "output_index": 2, "delta": '{"city": '},
         {"type": "response.function_call_arguments.delta", "output_index": "x", "delta": '"Rome"'},
         {"type": "response.function_call_arguments.delta", "output_index": 2, "delta": '"Oslo"}'},
-        {"type": "response.completed", "response": {}},
+        RESPONSES_END,
     ]
     valid, invalid = call_views(translate_all(OpenAIResponsesTranslator(), events))
     assert ("weather", "call_1", {"city": "Paris"}) in valid
@@ -238,39 +243,6 @@ def test_responses_bad_output_index_is_not_replaced_by_a_guess() -> None:
     assert [(c[2], c[3].split(":")[0]) for c in invalid if c[2] == '"Rome"'] == [
         ('"Rome"', 'unusable output_index "x"')
     ]
-
-
-@st.composite
-def responses_streams(draw: st.DrawFn) -> tuple[list[Any], list[Any], list[Any], int]:
-    count = draw(st.integers(1, 3))
-    events: list[Any] = []
-    owners: list[int] = []
-    calls = []
-    for number in range(count):
-        args = draw(json_objects(max_leaves=6))
-        text = json.dumps(args)
-        call_events = responses_call(number, f"f{number}", text, draw(splits(text)))
-        events += call_events
-        owners += [number] * len(call_events)
-        calls.append((f"f{number}", f"call_{number}", args))
-    position = draw(st.integers(0, len(events) - 1))
-    corrupted = json.loads(json.dumps(events))
-    corrupted[position]["output_index"] = draw(st.sampled_from(BAD_INDEXES))
-    end = [{"type": "response.completed", "response": {}}] if draw(st.booleans()) else []
-    return events + end, corrupted + end, calls, owners[position]
-
-
-@settings(max_examples=300, deadline=None)
-@given(responses_streams())
-def test_responses_one_corrupted_index_changes_no_other_call(case: Any) -> None:
-    events, corrupted, calls, victim = case
-    valid, invalid = call_views(translate_all(OpenAIResponsesTranslator(), events))
-    assert valid == calls and invalid == []
-    valid, invalid = call_views(translate_all(OpenAIResponsesTranslator(), corrupted))
-    others = [c for n, c in enumerate(calls) if n != victim]
-    assert [c for c in valid if c in others] == others
-    # the corrupted call may survive only with its own, authoritative arguments
-    assert all(c in calls for c in valid)
 
 
 # --- Cohere -------------------------------------------------------------------------------
@@ -323,32 +295,64 @@ def test_cohere_bad_index_delta_joins_no_call() -> None:
     assert invalid[1][3].startswith("unusable index [1]: ")
 
 
+# --- Responses and Cohere: one corrupted index --------------------------------------------
+
+
+#: Builds one call's events: ``(draw, number, name, args text) -> events``.
+CallEvents = Callable[[st.DrawFn, int, str, str], list[Any]]
+
+
 @st.composite
-def cohere_streams(draw: st.DrawFn) -> tuple[list[Any], list[Any], list[Any], int]:
+def corrupted_streams(
+    draw: st.DrawFn, call_events: CallEvents, key: str, end: Any
+) -> tuple[list[Any], list[Any], list[Any], int]:
+    """A valid stream of 1-3 calls (``call_events(draw, number, name, args text)``), the same
+    stream with field ``key`` of one event corrupted, the expected calls, and the number of
+    the call whose event was corrupted."""
     count = draw(st.integers(1, 3))
     events: list[Any] = []
     owners: list[int] = []
     calls = []
     for number in range(count):
         args = draw(json_objects(max_leaves=6))
-        call_events = cohere_call(number, f"f{number}", draw(splits(json.dumps(args))))
-        events += call_events
-        owners += [number] * len(call_events)
+        events_of_call = call_events(draw, number, f"f{number}", json.dumps(args))
+        events += events_of_call
+        owners += [number] * len(events_of_call)
         calls.append((f"f{number}", f"call_{number}", args))
     position = draw(st.integers(0, len(events) - 1))
     corrupted = json.loads(json.dumps(events))
-    corrupted[position]["index"] = draw(st.sampled_from(BAD_INDEXES))
-    end = [COHERE_END] if draw(st.booleans()) else []
-    return events + end, corrupted + end, calls, owners[position]
+    corrupted[position][key] = draw(st.sampled_from(BAD_INDEXES))
+    ending = [end] if draw(st.booleans()) else []
+    return events + ending, corrupted + ending, calls, owners[position]
 
 
+FORMATS: dict[str, tuple[Callable[[], Any], str, Any, CallEvents]] = {
+    "responses": (
+        OpenAIResponsesTranslator,
+        "output_index",
+        RESPONSES_END,
+        lambda draw, n, name, text: responses_call(n, name, text, draw(splits(text))),
+    ),
+    "cohere": (
+        CohereTranslator,
+        "index",
+        COHERE_END,
+        lambda draw, n, name, text: cohere_call(n, name, draw(splits(text))),
+    ),
+}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 @settings(max_examples=300, deadline=None)
-@given(cohere_streams())
-def test_cohere_one_corrupted_index_changes_no_other_call(case: Any) -> None:
+@given(data=st.data())
+def test_one_corrupted_index_changes_no_other_call(fmt: str, data: st.DataObject) -> None:
+    translator, key, end, call_events = FORMATS[fmt]
+    case = data.draw(corrupted_streams(call_events, key, end))
     events, corrupted, calls, victim = case
-    valid, invalid = call_views(translate_all(CohereTranslator(), events))
+    valid, invalid = call_views(translate_all(translator(), events))
     assert valid == calls and invalid == []
-    valid, invalid = call_views(translate_all(CohereTranslator(), corrupted))
+    valid, invalid = call_views(translate_all(translator(), corrupted))
     others = [c for n, c in enumerate(calls) if n != victim]
     assert [c for c in valid if c in others] == others
-    assert all(c in calls for c in valid)  # never a valid call with wrong arguments
+    # the corrupted call may survive only with its own, authoritative arguments
+    assert all(c in calls for c in valid)

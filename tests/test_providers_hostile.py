@@ -560,7 +560,8 @@ def test_cyclic_arguments_make_an_invalid_call(provider: str) -> None:
     cyclic["me"] = cyclic
     result = callstream.collect(arg_payloads(provider, cyclic), provider=provider)
     assert result.tool_calls == []
-    assert [(c["name"], c["error"]) for c in result.invalid_tool_calls] == [("f", LIMIT_REASON)]
+    cycle = f"{LIMIT_REASON} (a container holds itself: a cycle)"
+    assert [(c["name"], c["error"]) for c in result.invalid_tool_calls] == [("f", cycle)]
 
 
 def test_to_plain_is_bounded_and_iterative() -> None:

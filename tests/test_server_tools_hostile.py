@@ -15,7 +15,13 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallFailure
 from callstream._sync import collect
-from callstream.providers._guards import PrivateKeys, index_value, input_text
+from callstream.providers._base import (
+    BadIndex,
+    BadIndexCalls,
+    args_text,
+    get_block_index,
+    get_index,
+)
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.bedrock import BedrockTranslator
 from callstream.providers.langchain import LangChainTranslator
@@ -166,7 +172,7 @@ def test_cyclic_input_fails_with_a_reason_and_does_not_hang() -> None:
     events = [a_start(0, "toolu_cycle", input=cyclic), a_stop(0), END]
     (call,) = collect(events).invalid_tool_calls
     assert "cycle" in (call["error"] or "")
-    text, error = input_text(cyclic)
+    text, error = args_text(cyclic)
     assert text is None and error is not None
 
 
@@ -467,11 +473,40 @@ def test_hostile_inputs_become_invalid_calls_with_reasons() -> None:
     ]
 
 
-def test_index_value_and_private_keys() -> None:
-    assert [index_value(v) for v in [0, 7, "3", " 4 ", NastyInt(5)]] == [0, 7, 3, 4, 5]
-    assert [index_value(v) for v in BAD_INDEXES] == [None] * len(BAD_INDEXES)
-    keys = PrivateKeys()
-    assert keys.key("a") == keys.key("a") != keys.key(None) != keys.key(None)
-    assert keys.key(1) != keys.key(True) != keys.key(1.0)
-    assert keys.find("a") is not None and keys.find([0]) is None
-    assert all(k < -(2**63) for k in [keys.key("z"), keys.key([1])])
+def bad(value: Any) -> BadIndex:
+    found = get_block_index({"index": value}, "index")
+    assert isinstance(found, BadIndex), value
+    return found
+
+
+def test_block_indexes_and_private_keys() -> None:
+    good = [get_block_index({"index": v}, "index") for v in [0, 7, "3", " 4 ", NastyInt(5)]]
+    assert good == [0, 7, 3, 4, 5]
+    assert all(isinstance(bad(v), BadIndex) for v in BAD_INDEXES)
+    assert get_index({"index": None}, "index") is None  # absent is not unusable here
+    keys = BadIndexCalls()
+    assert keys.key(bad("a")) == keys.key(bad("a")) != keys.fresh() != keys.fresh()
+    assert len({keys.key(bad(True)), keys.key(bad(1.0)), keys.key(bad("1.0"))}) == 3
+    assert keys.find(bad("a")) is not None and keys.find(bad([0])) is None
+    assert all(k < -(2**63) for k in [keys.key(bad("z")), keys.key(bad([1]))])
+
+
+def test_long_string_indexes_are_told_apart_by_every_character() -> None:
+    # The description is cut to 60 characters; the key is not (LangChain's own indexes).
+    keys = BadIndexCalls()
+    one, two = bad("lc_" + "x" * 80 + "1"), bad("lc_" + "x" * 80 + "2")
+    assert one.text == two.text and keys.key(one) != keys.key(two)
+
+
+def test_bedrock_bad_block_index_fails_with_the_shared_reason() -> None:
+    start = {
+        "contentBlockStart": {
+            "contentBlockIndex": "x",
+            "start": {"toolUse": {"name": "f", "toolUseId": "t1"}},
+        }
+    }
+    failures = [s for s in BedrockTranslator().translate(start) if isinstance(s, CallFailure)]
+    assert [f.error for f in failures] == [
+        'unusable contentBlockIndex "x": the provider\'s index is not a non-negative integer,'
+        " so these pieces belong to no known call"
+    ]

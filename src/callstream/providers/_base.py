@@ -18,6 +18,17 @@ base type's own methods, and treat any exception from the object as "no such fie
 Cost: one dict lookup or ``getattr`` per field, plus one more when the first misses; the
 name conversions are cached. Plain dicts (decoded JSON, the common case) are read inline,
 without the generic ``Mapping`` / attribute path.
+
+The guards against hostile provider data live here once, for all seven translators:
+
+- an index that is present but unusable (:func:`get_index`, :func:`get_block_index`)
+  never routes text into another call: :class:`BadIndexCalls` gives each distinct value
+  a private key below ``-2**64`` and fails that call with ``unusable <where> <value>:
+  ...`` (at the end of the stream where pieces may continue: OpenAI Chat, Responses,
+  Cohere; at once where a block starts with it: Anthropic, Bedrock);
+- decoded argument objects become JSON data (:func:`to_json_data`) or JSON text
+  (:func:`args_text`) iteratively, at most ``DEFAULT_MAX_DEPTH`` deep, a cycle refused;
+  a refusal is an invalid call whose reason is :func:`args_error`'s (no provider prefix).
 """
 
 from __future__ import annotations
@@ -31,7 +42,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from callstream._assembly.types import CallFailure, Signal, ToolCallChunk
+from callstream._assembly.types import CallFailure, ServerToolUse, Signal, ToolCallChunk
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
@@ -43,7 +54,10 @@ __all__ = (
     "Translator",
     "alternate_key",
     "args_error",
+    "args_text",
+    "describe",
     "get",
+    "get_block_index",
     "get_index",
     "get_int",
     "get_list",
@@ -223,12 +237,27 @@ def _as_int(value: Any) -> int | None:
 
 class BadIndex:
     """A provider index that is present but unusable (``true``, ``1.5``, ``"abc"``, ``[0]``,
-    a negative number): see :func:`get_index`. ``text`` describes the value."""
+    a negative number): see :func:`get_index`. ``text`` describes the value (written on
+    first use, see :func:`describe`); ``token`` tells values apart (a string by its exact
+    characters, anything else by ``text``)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("_text", "_value", "token")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, value: Any) -> None:
+        self._value = value
+        if type(value) is str:
+            self._text: str | None = None
+            self.token: object = ("str", value)
+        else:
+            self._text = describe(value)
+            self.token = ("text", self._text)
+
+    @property
+    def text(self) -> str:
+        """A short JSON-like text for the value (at most 60 characters)."""
+        if self._text is None:
+            self._text = describe(self._value)
+        return self._text
 
     def __repr__(self) -> str:
         return f"BadIndex({self.text!r})"
@@ -255,14 +284,24 @@ def get_index(obj: Any, key: str) -> int | BadIndex | None:
         number = _as_int(value)
         if number is not None and number >= 0:
             return number
-    return BadIndex(_describe(value))
+    return BadIndex(str.__str__(value) if issubclass(type(value), str) else value)
 
 
-def _describe(value: Any) -> str:
-    """A short JSON-like text for a scalar or container, without calling its methods."""
+def get_block_index(obj: Any, key: str) -> int | BadIndex:
+    """Like :func:`get_index`, for formats whose every block has an index (Anthropic,
+    Bedrock): an absent or null index is unusable too (``BadIndex("null")``)."""
+    index = get_index(obj, key)
+    return _NULL_INDEX if index is None else index
+
+
+def describe(value: Any) -> str:
+    """A short JSON-like text for a provider value in an error message (at most 60
+    characters), without calling its methods. Never raises."""
     kind = type(value)
     if kind is bool:
         return "true" if value else "false"
+    if value is None:
+        return "null"
     try:
         if issubclass(kind, str):
             text = json.dumps(str.__str__(value)[:60])
@@ -279,40 +318,77 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class BadIndexCalls:
-    """Calls keyed by unusable provider indexes, kept apart from every real call.
+_NULL_INDEX = BadIndex(None)
 
-    Each distinct unusable value gets a negative key of its own (-1, -2, ...), which can
-    never meet a usable (non-negative) index, so the pieces that carry it stay together
-    and join no other call. Its chunks are sent without their name (the name is kept
-    here): should the stream end before :meth:`fail` / :meth:`fail_all` is called, the
-    assembler still rejects the call ("tool call has no name"); when called, the failure
-    carries the name and the reason. Either way the call is invalid, with its raw text.
+
+#: Most distinct unusable index values given their own key (per translator).
+MAX_BAD_INDEX_KEYS = 1024
+
+
+class BadIndexCalls:
+    """Call keys for index values a translator cannot use, and the calls they name.
+
+    Each distinct unusable value (told apart by :attr:`BadIndex.token`) gets a private
+    key of its own, counting down from ``-2**64``: far below any index a provider or a
+    user chunk plausibly sends, and never a usable (non-negative) one, so the pieces that
+    carry it stay together and join no other call. LangChain also keys its own string
+    block indexes (``"lc_ws_1"``) here, and asks for :meth:`fresh` keys.
+
+    Two ways to end such a call (both give an invalid call with a reason naming the value,
+    ``unusable <where> <value>: ...``):
+
+    - pieces that may continue (OpenAI Chat, Responses, Cohere): :meth:`chunk` sends them
+      without their name (kept here); should the stream end before :meth:`fail` /
+      :meth:`fail_all` is called, the assembler still rejects the call ("tool call has
+      no name"); when called, the failure carries the name and the reason.
+    - a block that starts with an unusable index (Anthropic, Bedrock): :meth:`refuse`
+      fails it at once, its arguments unread; later pieces with that index are dropped.
 
     Cost: one dict lookup per unusable index; memory O(distinct unusable values), at
-    most :data:`MAX_BAD_INDEX_KEYS` of them (later distinct values share the last key).
+    most ``max_keys`` of them (later distinct values share the last key; None: no cap,
+    for LangChain, whose string block indexes are real calls, not junk).
     """
 
-    __slots__ = ("_keys", "_names", "_open")
+    __slots__ = ("_keys", "_last", "_max_keys", "_names", "_next", "_open")
 
-    def __init__(self) -> None:
-        self._keys: dict[str, int] = {}
+    def __init__(self, *, max_keys: int | None = MAX_BAD_INDEX_KEYS) -> None:
+        """Keep at most ``max_keys`` distinct values (None: no cap)."""
+        self._max_keys = max_keys
+        self._keys: dict[object, int] = {}
         self._names: dict[int, str] = {}
         self._open: dict[int, str] = {}  # key -> the unusable value's text, until failed
+        self._next = _FIRST_KEY
+        self._last = _FIRST_KEY
 
     def key(self, bad: BadIndex) -> int:
         """The key for ``bad`` (the same key every time for the same value)."""
         keys = self._keys
-        found = keys.get(bad.text)
+        found = keys.get(bad.token)
         if found is None:
-            found = -1 - min(len(keys), MAX_BAD_INDEX_KEYS - 1)
-            if len(keys) < MAX_BAD_INDEX_KEYS:
-                keys[bad.text] = found
+            if self._max_keys is not None and len(keys) >= self._max_keys:
+                return self._last
+            found = keys[bad.token] = self._last = self.fresh()
         return found
+
+    def fresh(self) -> int:
+        """A key never given before (a call no later piece can name)."""
+        found = self._next
+        self._next -= 1
+        return found
+
+    def find(self, bad: BadIndex) -> int | None:
+        """The key already given to ``bad``, or None."""
+        return self._keys.get(bad.token)
+
+    def clear(self) -> None:
+        """Forget every value (a new message begins); keys are never given twice."""
+        self._keys.clear()
+        self._names.clear()
+        self._open.clear()
 
     def is_open(self, bad: BadIndex) -> bool:
         """Whether a call for this unusable value is open (pieces arrived, not failed)."""
-        return self._keys.get(bad.text) in self._open
+        return self._keys.get(bad.token) in self._open
 
     def chunk(
         self, bad: BadIndex, where: str, id_: str | None, name: str | None, args: Any
@@ -323,6 +399,23 @@ class BadIndexCalls:
         if name and key not in self._names:
             self._names[key] = name
         return tool_chunk(key, id_, None, args)
+
+    def refuse(
+        self, bad: BadIndex, where: str, id_: str | None, name: str | None, *, server: bool
+    ) -> list[Signal]:
+        """A call started with unusable index ``bad``, failed at once: its chunk (with
+        ``ServerToolUse`` for a server-side tool), then the failure."""
+        key = self.key(bad)
+        out: list[Signal] = [tool_chunk(key, id_, name, None)]
+        if server:
+            out.append(ServerToolUse(index=key))
+        out.append(CallFailure(index=key, error=self.reason(bad, where)))
+        return out
+
+    @staticmethod
+    def reason(bad: BadIndex, where: str) -> str:
+        """The reason a call keyed by ``bad`` fails: ``unusable <where> <value>: ...``."""
+        return _bad_index_reason(f"{where} {bad.text}")
 
     def fail(self, bad: BadIndex) -> list[Signal]:
         """The failure of the call for ``bad`` (none when it is not open)."""
@@ -339,16 +432,19 @@ class BadIndexCalls:
         what = self._open.pop(key, None)
         if what is None:
             return []
-        error = f"unusable {what}: {_BAD_INDEX}"
+        error = _bad_index_reason(what)
         return [CallFailure(index=key, name=self._names.pop(key, None), error=error)]
 
 
-#: Most distinct unusable index values given their own key (per translator).
-MAX_BAD_INDEX_KEYS = 1024
+_FIRST_KEY = -(2**64)
 
 _BAD_INDEX = (
     "the provider's index is not a non-negative integer, so these pieces belong to no known call"
 )
+
+
+def _bad_index_reason(what: str) -> str:
+    return f"unusable {what}: {_BAD_INDEX}"
 
 
 def args_error(exc: DataError) -> str:
@@ -356,6 +452,21 @@ def args_error(exc: DataError) -> str:
     if isinstance(exc, JSONLimitError):
         return f"arguments exceed a limit: {exc.reason}"
     return str(exc)
+
+
+def args_text(value: Any) -> tuple[str | None, str | None]:
+    """A decoded arguments object (Anthropic / Bedrock ``input``, LangChain ``args``) as
+    JSON text: ``(text, None)``, or ``(None, reason)`` when it is not JSON data, nests
+    deeper than ``DEFAULT_MAX_DEPTH`` or holds a cycle (the reason is :func:`args_error`'s).
+
+    The text equals ``json.dumps(value, ensure_ascii=False)`` for plain JSON data.
+    Iterative throughout; never raises. Cost: O(size of the value).
+    """
+    try:
+        plain = to_json_data(value, max_depth=DEFAULT_MAX_DEPTH)
+        return dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH), None
+    except DataError as exc:
+        return None, args_error(exc)
 
 
 def get_list(obj: Any, key: str) -> list[Any]:
@@ -563,7 +674,8 @@ def _walk(value: Any, max_depth: int, strict: bool) -> Any:
         marker = id(item)
         if depth > max_depth or marker in ancestors:
             if strict:
-                raise JSONLimitError(f"nesting deeper than max_depth={max_depth}", 0)
+                cycle = " (a container holds itself: a cycle)" if marker in ancestors else ""
+                raise JSONLimitError(f"nesting deeper than max_depth={max_depth}{cycle}", 0)
             parent[slot] = item
             continue
         ancestors.add(marker)

@@ -44,8 +44,16 @@ from callstream._assembly.types import (
     StreamEnd,
     ToolCallChunk,
 )
-from callstream.providers._base import get, get_str, is_record, tool_chunk
-from callstream.providers._guards import PrivateKeys, index_value, input_text, show
+from callstream.providers._base import (
+    BadIndexCalls,
+    args_text,
+    get,
+    get_block_index,
+    get_index,
+    get_str,
+    is_record,
+    tool_chunk,
+)
 
 __all__ = ("AnthropicTranslator", "detect")
 
@@ -134,18 +142,20 @@ class AnthropicTranslator:
     - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
       block's ``input`` was a non-empty object, that object (as JSON text) is the
       arguments (``CallEnd(args=...)``), so programmatic calls keep their input; an input
-      that cannot be serialized (deeper than the guard's limit, cyclic, not JSON data)
-      gives ``CallFailure`` with the reason instead;
+      that cannot be serialized (see :func:`~callstream.providers._base.args_text`: deeper
+      than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) gives ``CallFailure`` with the
+      reason instead;
     - ``message_delta`` with a ``stop_reason`` -> ``StreamEnd`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
       open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
       only if no stop reason was seen;
     - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``.
 
-    An ``index`` that is present but unusable (not a non-negative integer or a string of
+    An ``index`` that is absent or unusable (not a non-negative integer or a string of
     digits) never routes text into another call: a tool block started with one gets a
-    private call key of its own and fails at once (``CallFailure`` naming the value);
-    deltas and stops with an unusable index are dropped.
+    private call key of its own and fails at once
+    (:meth:`~callstream.providers._base.BadIndexCalls.refuse`: ``unusable index <value>:
+    ...``); deltas and stops with an unusable index are dropped.
 
     At most one ``StreamEnd`` is produced per message (``message_start`` begins a new one).
     Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
@@ -156,7 +166,7 @@ class AnthropicTranslator:
 
     def __init__(self) -> None:
         self._open: dict[int, _Block] = {}
-        self._bad = PrivateKeys()
+        self._bad = BadIndexCalls()
         self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
@@ -196,29 +206,17 @@ class AnthropicTranslator:
         kind = get_str(block, "type")
         if kind not in TOOL_BLOCK_TYPES:
             return []
-        raw_index = get(payload, "index")
-        index = index_value(raw_index)
+        index = get_block_index(payload, "index")
         server = kind in SERVER_BLOCK_TYPES
         id_ = get_str(block, "id")
         name = get_str(block, "name")
-        if index is None:
-            key = self._bad.key(raw_index)
-            out: list[Signal] = [tool_chunk(key, id_, name, None)]
-            if server:
-                out.append(ServerToolUse(index=key))
-            out.append(
-                CallFailure(
-                    error=f"Anthropic {kind} block has an unusable index {show(raw_index)} "
-                    "(expected a non-negative integer); its arguments were not read",
-                    index=key,
-                )
-            )
-            return out
+        if not isinstance(index, int):
+            return self._bad.refuse(index, "index", id_, name, server=server)
         start_input: str | None = None
         error: str | None = None
         raw_input = get(block, "input")
         if is_record(raw_input):
-            start_input, error = input_text(raw_input)
+            start_input, error = args_text(raw_input)
             if start_input == "{}":  # the usual placeholder: the arguments follow as deltas
                 start_input = None
         self._open[index] = _Block(start_input, error)
@@ -231,18 +229,18 @@ class AnthropicTranslator:
         delta = get(payload, "delta")
         if get_str(delta, "type") != "input_json_delta":
             return []
-        index = index_value(get(payload, "index"))
+        index = get_index(payload, "index")
         text = get_str(delta, "partial_json")
-        block = self._open.get(index) if index is not None else None
-        if not text or block is None or index is None:
+        block = self._open.get(index) if isinstance(index, int) else None
+        if not text or block is None or not isinstance(index, int):
             return []  # "" is a no-op; a delta for a block we never saw start is not a call
         block.streamed = True
         chunk: ToolCallChunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _block_stop(self, payload: Any) -> list[Signal]:
-        index = index_value(get(payload, "index"))
-        if index is None:
+        index = get_index(payload, "index")
+        if not isinstance(index, int):
             return []
         block = self._open.pop(index, None)
         if block is None:
@@ -251,7 +249,7 @@ class AnthropicTranslator:
             if block.start_input:
                 return [CallEnd(index=index, args=block.start_input)]
             if block.error:
-                return [CallFailure(error=f"Anthropic tool input: {block.error}", index=index)]
+                return [CallFailure(error=block.error, index=index)]
         return [CallEnd(index=index)]
 
     def _end(self, reason: str | None) -> list[Signal]:

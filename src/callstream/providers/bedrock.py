@@ -31,8 +31,16 @@ from callstream._assembly.types import (
     StreamEnd,
     ToolCallChunk,
 )
-from callstream.providers._base import get, get_str, is_record, tool_chunk
-from callstream.providers._guards import PrivateKeys, index_value, input_text, show
+from callstream.providers._base import (
+    BadIndexCalls,
+    args_text,
+    get,
+    get_block_index,
+    get_index,
+    get_str,
+    is_record,
+    tool_chunk,
+)
 
 __all__ = ("BedrockTranslator", "detect")
 
@@ -75,17 +83,19 @@ class BedrockTranslator:
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
       for a block that started as a tool block; text deltas are ignored). An input handed
       over already decoded (an object) is serialized to JSON text, iteratively; one that
-      cannot be (too deep, cyclic, not JSON data) fails the call with the reason;
+      cannot be (see :func:`~callstream.providers._base.args_text`: deeper than
+      ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) fails the call with the reason;
     - ``contentBlockStop`` of a tool block -> ``CallEnd``;
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``);
     - an exception event -> ``CallFailure`` for every open tool block and
       ``StreamEnd("error")``.
 
-    A ``contentBlockIndex`` that is present but unusable (not a non-negative integer or a
+    A ``contentBlockIndex`` that is absent or unusable (not a non-negative integer or a
     string of digits) never routes text into another call: a tool block started with one
-    gets a private call key of its own and fails at once (``CallFailure`` naming the
-    value); deltas and stops with an unusable index are dropped.
+    gets a private call key of its own and fails at once
+    (:meth:`~callstream.providers._base.BadIndexCalls.refuse`: ``unusable
+    contentBlockIndex <value>: ...``); deltas and stops with an unusable index are dropped.
 
     Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
     O(size of the payload); state is the set of open tool-block indexes.
@@ -95,7 +105,7 @@ class BedrockTranslator:
 
     def __init__(self) -> None:
         self._open: set[int] = set()
-        self._bad = PrivateKeys()
+        self._bad = BadIndexCalls()
         self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
@@ -134,25 +144,12 @@ class BedrockTranslator:
         tool = get(get(event, "start"), "toolUse")
         if tool is None:
             return []
-        raw_index = get(event, "contentBlockIndex")
-        index = index_value(raw_index)
+        index = get_block_index(event, "contentBlockIndex")
         server = get_str(tool, "type") in SERVER_TOOL_TYPES
         id_ = get_str(tool, "toolUseId")
         name = get_str(tool, "name")
-        if index is None:
-            key = self._bad.key(raw_index)
-            out: list[Signal] = [tool_chunk(key, id_, name, None)]
-            if server:
-                out.append(ServerToolUse(index=key))
-            out.append(
-                CallFailure(
-                    error=f"Bedrock toolUse block has an unusable contentBlockIndex "
-                    f"{show(raw_index)} (expected a non-negative integer); its input was "
-                    "not read",
-                    index=key,
-                )
-            )
-            return out
+        if not isinstance(index, int):
+            return self._bad.refuse(index, "contentBlockIndex", id_, name, server=server)
         self._open.add(index)
         chunk: ToolCallChunk = tool_chunk(index, id_, name, None)
         if server:
@@ -160,24 +157,24 @@ class BedrockTranslator:
         return [chunk]
 
     def _delta(self, event: Any) -> list[Signal]:
-        index = index_value(get(event, "contentBlockIndex"))
-        if index is None or index not in self._open:
+        index = get_index(event, "contentBlockIndex")
+        if not isinstance(index, int) or index not in self._open:
             return []
         raw = get(get(get(event, "delta"), "toolUse"), "input")
         text: str | None = raw if isinstance(raw, str) else None
         if is_record(raw):  # some clients hand over the input already decoded
-            text, error = input_text(raw)
+            text, error = args_text(raw)
             if error is not None:
                 self._open.discard(index)
-                return [CallFailure(error=f"Bedrock toolUse input: {error}", index=index)]
+                return [CallFailure(error=error, index=index)]
         if not text:
             return []
         chunk: ToolCallChunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _stop(self, event: Any) -> list[Signal]:
-        index = index_value(get(event, "contentBlockIndex"))
-        if index is None or index not in self._open:
+        index = get_index(event, "contentBlockIndex")
+        if not isinstance(index, int) or index not in self._open:
             return []
         self._open.discard(index)
         return [CallEnd(index=index)]

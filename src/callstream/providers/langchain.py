@@ -46,8 +46,18 @@ from callstream._assembly.types import (
 )
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
-from callstream.providers._base import get, get_str, is_record, to_plain, tool_chunk
-from callstream.providers._guards import PrivateKeys, index_value, input_text, show
+from callstream.providers._base import (
+    BadIndex,
+    BadIndexCalls,
+    args_text,
+    describe,
+    get,
+    get_index,
+    get_str,
+    is_record,
+    to_plain,
+    tool_chunk,
+)
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
 
@@ -177,7 +187,9 @@ class LangChainTranslator:
     Server-side calls (content blocks, see the module docstring) are keyed by their block
     ``index``, which LangChain shares with ``tool_call_chunks``: a usable index (a
     non-negative int or a string of digits) is the key; any other string gets a private
-    key of its own (the same string, the same key); a block without an index continues the
+    key of its own (the same string, the same key: a
+    :class:`~callstream.providers._base.BadIndexCalls` without a cap on distinct values,
+    since these are real calls); a block without an index continues the
     call with its ``id``, else the last server call. For each new server call the signals
     are: a chunk with its ``name`` and ``id``, ``ServerToolUse``, then its argument text;
     a complete ``server_tool_call`` (or an Anthropic block whose ``input`` is already
@@ -196,7 +208,7 @@ class LangChainTranslator:
         self._ended = False
         self._servers: dict[int, _Server] = {}
         self._by_id: dict[str, int] = {}
-        self._keys = PrivateKeys()
+        self._keys = BadIndexCalls(max_keys=None)  # for string and unusable block indexes
         self._last: int | None = None
 
     def translate(self, payload: Any) -> list[Signal]:
@@ -247,15 +259,11 @@ class LangChainTranslator:
         args = chunk["args"]
         out: list[Signal] = [chunk]
         if isinstance(args, Mapping) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
-            text, error = input_text(args)
+            text, error = args_text(args)
             chunk = {**chunk, "args": text}
             out = [chunk]
             if error is not None:
-                out.append(
-                    CallFailure(
-                        error=f"tool call chunk args: {error}", index=chunk["index"], id=chunk["id"]
-                    )
-                )
+                out.append(CallFailure(error=error, index=chunk["index"], id=chunk["id"]))
         key = chunk["index"]
         server = self._servers.get(key) if key is not None else None
         if server is not None and not server.marked and key is not None:
@@ -280,19 +288,18 @@ class LangChainTranslator:
 
     def _key(self, block: Any) -> tuple[int | None, str | None]:
         """(key, why the index is unusable) for a block; key None: no call to name."""
-        raw = get(block, "index")
-        index = index_value(raw)
-        if index is not None:
+        index = get_index(block, "index")
+        if isinstance(index, int):
             return index, None
-        if raw is None:
+        if index is None:
             id_ = get_str(block, "id")
             if id_:
                 known = self._by_id.get(id_)
-                return (known if known is not None else self._keys.key(None)), None
+                return (known if known is not None else self._keys.fresh()), None
             return self._last, None
-        if type(raw) is str:  # LangChain's own block indexes ("lc_...")
-            return self._keys.key(raw), None
-        return self._keys.key(raw), f"an unusable index {show(raw)}"
+        if type(get(block, "index")) is str:  # LangChain's own block indexes ("lc_...")
+            return self._keys.key(index), None
+        return self._keys.key(index), self._keys.reason(index, "index")
 
     def _server_block(self, kind: str, block: Any, taken: set[int]) -> list[Signal]:
         key, bad_index = self._key(block)
@@ -308,7 +315,7 @@ class LangChainTranslator:
             if isinstance(raw, str):
                 text = raw
             elif raw is not None:
-                error = error or f"args must be JSON text, got {show(raw)}"
+                error = error or f"args must be JSON text, got {describe(raw)}"
         elif kind == "server_tool_call":
             raw = get(block, "args")
             if isinstance(raw, str):
@@ -316,17 +323,17 @@ class LangChainTranslator:
             elif raw is None:
                 complete = "{}"
             elif is_record(raw):
-                complete, why = input_text(raw)
+                complete, why = args_text(raw)
                 error = error or why
             else:
-                error = error or f"args must be an object, got {show(raw)}"
+                error = error or f"args must be an object, got {describe(raw)}"
         else:  # Anthropic-native server_tool_use / mcp_tool_use
             partial = get(block, "partial_json")
             raw = get(block, "input")
             if isinstance(partial, str):
                 text = partial  # a gathered block: the text so far
             elif is_record(raw):
-                complete, why = input_text(raw)
+                complete, why = args_text(raw)
                 error = error or why
                 if complete == "{}":  # the usual placeholder: deltas follow
                     complete = None
@@ -340,9 +347,8 @@ class LangChainTranslator:
         return out
 
     def _json_delta(self, block: Any, taken: set[int]) -> list[Signal]:
-        index = index_value(get(block, "index"))
-        raw = get(block, "index")
-        key = index if index is not None else self._keys.find(raw)
+        index = get_index(block, "index")
+        key = self._keys.find(index) if isinstance(index, BadIndex) else index
         text = get_str(block, "partial_json")
         server = self._servers.get(key) if key is not None else None
         if key is None or server is None or not server.open or key in taken or not text:
