@@ -82,7 +82,7 @@ def _reference(chunks: list[dict[str, Any]]) -> list[list[ParsedCall[Any]] | Non
 def call_streams(draw: st.DrawFn) -> list[dict[str, Any]]:
     values = draw(st.lists(json_objects(max_leaves=6), min_size=1, max_size=6))
     how = draw(st.sampled_from(["whole", "chars", "random"]))
-    calls = []
+    calls: list[tuple[str, str | None, list[str]]] = []
     for number, value in enumerate(values):
         text = json.dumps(value)
         if how == "whole":
@@ -104,13 +104,13 @@ def test_held_results_are_the_unheld_results_at_that_item(
     have been) without a budget after the same item; the final result is identical."""
     reference = _reference(chunks)
     saved = base.RESULT_COPY_FACTOR
-    base.RESULT_COPY_FACTOR = factor
+    setattr(base, "RESULT_COPY_FACTOR", factor)
     try:
         session = JsonToolsParser().session()
         held = [session.feed(c) for c in chunks]
         held.append(session.close())
     finally:
-        base.RESULT_COPY_FACTOR = saved
+        setattr(base, "RESULT_COPY_FACTOR", saved)
     assert held[-1] is not None
     last_reference = next(r for r in reversed(reference) if r is not None)
     assert held[-1] == last_reference
