@@ -264,7 +264,8 @@ class ParseSession(Generic[T]):
     Create with :meth:`ToolsParser.session`. Cost per item: O(its events and their
     changes) plus what the parser does when values close, plus O(calls changed) to
     update the result; a result handed out is a fresh list (one pointer copy per call
-    shown, at C speed).
+    shown, at C speed), handed out only within the copy budget
+    (:data:`RESULT_COPY_FACTOR` entries per event read), so n calls cost O(n) in total.
 
     Server-side tools (run by the provider, marked by a ``ServerToolUse`` signal, a
     ``server`` flag on the events, or a ``StreamUpdate`` 's ``server_tool_calls``) never

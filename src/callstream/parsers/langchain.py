@@ -33,7 +33,11 @@ Results are what LangChain messages accept: a list of ``ToolCall`` dicts (``name
 call order; or, with ``output="calls"``, callstream's :class:`~callstream.parsers.ParsedCall`
 objects (whose ``value`` holds validated pydantic objects when ``tools`` are given).
 Cost: per message, O(its chunks) plus the session's cost; a result costs O(calls
-changed) plus one pointer copy per call (the fresh list); no result is compared deeply.
+changed) plus one pointer copy per call (the fresh list, within the session's copy
+budget: n calls cost O(n) in total); no result is compared deeply. ``transform`` /
+``atransform`` without a callback handler read the messages straight through; with one
+(tracing, ``astream_events``) LangChain's own run report adds up every message and every
+result, which costs O(calls^2) in LangChain's code (``AIMessageChunk`` addition).
 """
 
 from __future__ import annotations
