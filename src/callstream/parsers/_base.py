@@ -14,8 +14,13 @@ Per call, a :class:`ClosedValueTree` rebuilds the arguments from the assembler's
 keeping only complete values. Parsers react to values closing (a number, literal or
 string complete), never to bare text fragments; what a close triggers (a new snapshot,
 a validation) is the parser's business (:meth:`ToolsParser._refresh`). A call's result
-object is rebuilt only when that call changed; the result list is rebuilt when any call
-it shows changed (O(calls shown)).
+object is rebuilt only when that call changed; the result list is updated in place for
+the calls that changed and handed out as a fresh copy (one C-speed pointer copy per call
+shown). Those copies are bounded: a result is handed out only while all the results of
+the session together copied at most :data:`RESULT_COPY_FACTOR` entries per event read,
+so a stream of n calls costs O(n) in total, not O(n^2); past that bound (only streams
+with well over a thousand calls reach it), a change waits for a later item (or the end)
+before it is shown. The final result is always handed out.
 
 ``stream`` / ``astream`` are thin loops over a session, so the sync and async forms
 cannot drift apart.
@@ -34,7 +39,7 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import (
@@ -56,13 +61,19 @@ from callstream._errors import ParserStateError, UsageError
 from callstream.parsers._results import ParsedCall, Status
 from callstream.parsers._tree import ClosedValueTree
 
-__all__ = ("CallState", "ParseSession", "ToolsParser")
+__all__ = ("RESULT_COPY_FACTOR", "CallState", "ParseSession", "ToolsParser")
 
 T = TypeVar("T")
 
 _EVENT_TYPES = (CallStarted, ArgumentsDelta, CallDone, CallInvalid, StreamFinished)
 _SIGNAL_TYPES = (CallEnd, CallFailure, StreamEnd, ServerToolUse)
 _CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
+
+RESULT_COPY_FACTOR: Final = 256
+"""The results of a session together copy at most this many entries (one per call shown,
+per result) per assembly event read, plus the final result: linear in the number of
+calls, however many there are. A stream under about a thousand calls never reaches it
+(each change gets its own result); beyond that, results come at most every few items."""
 
 NO_VERDICT = "the stream ended before this call was final (no end marker, no StreamFinished)"
 
@@ -253,7 +264,8 @@ class ParseSession(Generic[T]):
     Create with :meth:`ToolsParser.session`. Cost per item: O(its events and their
     changes) plus what the parser does when values close, plus O(calls changed) to
     update the result; a result handed out is a fresh list (one pointer copy per call
-    shown, at C speed).
+    shown, at C speed), handed out only within the copy budget
+    (:data:`RESULT_COPY_FACTOR` entries per event read), so n calls cost O(n) in total.
 
     Server-side tools (run by the provider, marked by a ``ServerToolUse`` signal, a
     ``server`` flag on the events, or a ``StreamUpdate`` 's ``server_tool_calls``) never
@@ -270,13 +282,16 @@ class ParseSession(Generic[T]):
         "_closed",
         "_conv",
         "_convert",
+        "_copied",
         "_emitted",
         "_finished",
         "_first",
+        "_held",
         "_include_server",
         "_mode",
         "_parser",
         "_pending_server",
+        "_read",
         "_result",
         "_same",
         "_server",
@@ -301,6 +316,11 @@ class ParseSession(Generic[T]):
         self._finished = False
         self._closed = False
         self._emitted = False
+        # Result copy budget: events read, entries copied into results handed out, and
+        # whether a change is waiting for the budget (see RESULT_COPY_FACTOR).
+        self._read = 0
+        self._copied = 0
+        self._held = False
         # The calls shown, in index order: their indexes and their current ParsedCalls.
         self._shown_idx: list[int] = []
         self._result: list[ParsedCall[T]] = []
@@ -323,7 +343,11 @@ class ParseSession(Generic[T]):
 
     @property
     def result(self) -> list[ParsedCall[T]]:
-        """The current result (a copy of the list; final after :meth:`close`)."""
+        """The current result (a copy of the list; final after :meth:`close`).
+
+        It includes changes whose result was held back by the copy budget. O(calls shown).
+        """
+        self._sync()
         return list(self._result)
 
     @property
@@ -378,7 +402,7 @@ class ParseSession(Generic[T]):
             events = self._assembler.finish()
         result = self._apply(events, ())
         self._closed = True
-        changed = False
+        changed = self._held  # a change held back by the copy budget: shown now
         for call in self._calls.values():
             if call.status == "partial":
                 self._invalidate(call, NO_VERDICT, None)
@@ -533,7 +557,13 @@ class ParseSession(Generic[T]):
                     changed = self._touch(call) or changed
         if self._stale:
             changed = True  # a call left the results (it turned out to be a server call)
-        return self._publish() if changed else None
+        self._read += len(events) + len(marks)
+        if not (changed or self._held):
+            return None
+        if self._finished or self._copied + len(self._result) <= RESULT_COPY_FACTOR * self._read:
+            return self._publish()
+        self._held = True  # over the copy budget: shown by a later item, or at the end
+        return None
 
     def _add(self, call: CallState, key: int | None) -> None:
         """Register a new call (and show it when the parser selects it)."""
@@ -546,9 +576,8 @@ class ParseSession(Generic[T]):
             self._first = call
         if self._parser._selects(call) and not self._parser.first_tool_only:
             if _insert(self._shown_idx, self._result, call.index, _PLACEHOLDER) is not None:
-                if self._convert is not None:
+                if self._convert is not None:  # filled (and flagged changed) at publish
                     self._conv.insert(_position(self._shown_idx, call.index) or 0, _PLACEHOLDER)
-                    self.conv_changed = True
 
     def _set_id(self, call: CallState, id_: str | None) -> None:
         if id_ is not None and id_ != call.id:
@@ -659,6 +688,15 @@ class ParseSession(Generic[T]):
         return not self._parser.first_tool_only or call is self._first
 
     def _publish(self) -> list[ParsedCall[T]]:
+        """Bring the result up to date and hand out a copy (counted against the budget)."""
+        self._sync()
+        self._held = False
+        self._emitted = True
+        self._copied += len(self._result)
+        return list(self._result)
+
+    def _sync(self) -> None:
+        """Rebuild the results of the calls that changed. O(calls changed)."""
         self._refresh_server()
         convert = self._convert
         if self._parser.first_tool_only:
@@ -687,8 +725,6 @@ class ParseSession(Generic[T]):
                     if convert is not None:
                         self._update_conv(position, old, call.result)
         self._stale.clear()
-        self._emitted = True
-        return list(self._result)
 
     def _update_conv(
         self, position: int, old: Any, new: ParsedCall[Any], *, fresh: bool = False

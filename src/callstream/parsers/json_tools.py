@@ -42,7 +42,10 @@ class JsonToolsParser(ToolsParser[dict[str, Any]]):
     together copied at most :data:`SNAPSHOT_COPY_FACTOR` (16) entries per value received
     (so an open array of n items costs O(n) in total, not O(n^2)); past that bound, a
     value closing in a very large open array waits for a later one (or the call's end)
-    before it is shown.
+    before it is shown. Likewise the fresh lists of a stream together copy at most
+    :data:`~callstream.parsers._base.RESULT_COPY_FACTOR` entries per event read (so n
+    calls cost O(n), not O(n^2)); past that (well over a thousand calls), a change is
+    shown with a later one. The final result is always yielded.
 
     Example::
 

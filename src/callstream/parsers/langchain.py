@@ -33,7 +33,11 @@ Results are what LangChain messages accept: a list of ``ToolCall`` dicts (``name
 call order; or, with ``output="calls"``, callstream's :class:`~callstream.parsers.ParsedCall`
 objects (whose ``value`` holds validated pydantic objects when ``tools`` are given).
 Cost: per message, O(its chunks) plus the session's cost; a result costs O(calls
-changed) plus one pointer copy per call (the fresh list); no result is compared deeply.
+changed) plus one pointer copy per call (the fresh list, within the session's copy
+budget: n calls cost O(n) in total); no result is compared deeply. ``transform`` /
+``atransform`` without a callback handler read the messages straight through; with one
+(tracing, ``astream_events``) LangChain's own run report adds up every message and every
+result, which costs O(calls^2) in LangChain's code (``AIMessageChunk`` addition).
 """
 
 from __future__ import annotations
@@ -46,6 +50,12 @@ from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessageChunk, BaseMessage
 from langchain_core.output_parsers.transform import BaseTransformOutputParser
 from langchain_core.outputs import ChatGeneration, Generation
+from langchain_core.runnables.config import (
+    RunnableConfig,
+    ensure_config,
+    get_async_callback_manager_for_config,
+    get_callback_manager_for_config,
+)
 from pydantic import ConfigDict, PrivateAttr
 
 from callstream._assembly.assembler import TRUNCATION_REASONS
@@ -94,6 +104,9 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
         server_calls: list server-side tools (run by the provider) as
             ``server_tool_call`` blocks among the results (False: leave them out). They
             are never tool calls and never validated.
+        assembler_options: options for the assembler the chunks go through
+            (:class:`~callstream.ToolCallAssembler`: ``max_calls``, ``max_chars``...),
+            e.g. ``{"max_calls": 5000}`` to keep more than the default 1,000 calls.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -105,6 +118,7 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
     output: Literal["dicts", "calls"] = "dicts"
     min_preview_growth: float = 0.05
     server_calls: bool = True
+    assembler_options: Mapping[str, Any] | None = None
 
     _core: ToolsParser[Any] | None = PrivateAttr(default=None)
 
@@ -146,6 +160,39 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
         reader.close()
         return reader.current()
 
+    def transform(
+        self,
+        input: Iterator[str | BaseMessage],
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Iterator[Any]:
+        """Stream results for a stream of messages (what ``chain.stream`` calls).
+
+        With callbacks (tracing, ``astream_events``...) this is LangChain's own transform,
+        which reports the run; it adds up every input message and every result for the
+        run's report (LangChain's cost: merging n calls' chunks takes O(n^2) there).
+        Without any callback handler there is no run to report, so the messages go
+        straight to the reader: O(messages + calls) in total.
+        """
+        if _has_handlers(get_callback_manager_for_config(ensure_config(config))):
+            yield from super().transform(input, config, **kwargs)
+        else:
+            yield from self._transform(input)
+
+    async def atransform(
+        self,
+        input: AsyncIterator[str | BaseMessage],
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        """The async form of :meth:`transform` (same rule for callbacks)."""
+        if _has_handlers(get_async_callback_manager_for_config(ensure_config(config))):
+            async for result in super().atransform(input, config, **kwargs):
+                yield result
+        else:
+            async for result in self._atransform(input):
+                yield result
+
     def _transform(self, input: Iterator[str | BaseMessage]) -> Iterator[Any]:
         reader = _Reader(self)
         for message in input:
@@ -176,6 +223,11 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
         return items
 
 
+def _has_handlers(manager: Any) -> bool:
+    """Whether a LangChain callback manager would report a run to anyone."""
+    return bool(manager.handlers or manager.inheritable_handlers)
+
+
 _NOTHING: Any = object()  # "nothing to yield" (None is a result: first_tool_only, no call)
 
 _SERVER_BLOCKS = frozenset({"server_tool_use", "server_tool_call", "server_tool_call_chunk"})
@@ -194,7 +246,8 @@ class _Reader:
 
     def __init__(self, parser: ToolCallsOutputParser) -> None:
         self.parser = parser
-        session: ParseSession[Any] = parser.core().session()
+        options = parser.assembler_options or {}
+        session: ParseSession[Any] = parser.core().session(**options)
         session._include_server = parser.server_calls
         if parser.output == "calls":
             session._convert = _identity
@@ -208,9 +261,12 @@ class _Reader:
         self.server_count = 0
 
     def feed(self, message: Any) -> Any:
-        """The converted result if this message changed it (and ``partial``), else _NOTHING."""
-        self._signals(message)
-        if not self.parser.partial:
+        """The converted result if this message changed it (and ``partial``), else _NOTHING.
+
+        Only a message after which the session published a result can yield one (the
+        session may hold a change back under its copy budget: ``RESULT_COPY_FACTOR``)."""
+        published = self._signals(message)
+        if not (self.parser.partial and published):
             return _NOTHING
         return self._new()
 
@@ -233,14 +289,15 @@ class _Reader:
         self.emitted = True
         return self.current()
 
-    def _signals(self, message: Any) -> None:
+    def _signals(self, message: Any) -> bool:
+        """Feed the message's signals to the session; True if it published a result."""
         if not isinstance(message, BaseMessage):
             raise UsageError(
                 "ToolCallsOutputParser reads chat model messages (AIMessageChunk); got "
                 f"{type(message).__name__} — is the model a chat model?"
             )
         if self.ended:
-            return  # chunks after the end of the stream (usage...) carry no calls
+            return False  # chunks after the end of the stream (usage...) carry no calls
         if isinstance(message, AIMessageChunk):
             signals = self._chunk_signals(message)
         else:  # a whole message (invoke, or a model that does not stream): complete
@@ -251,8 +308,7 @@ class _Reader:
         if end is not None:
             self.ended = True
             signals.append(end)
-        if signals:
-            self.session.feed(signals)
+        return bool(signals) and self.session.feed(signals) is not None
 
     def _chunk_signals(self, message: AIMessageChunk) -> list[Signal]:
         signals: list[Signal] = []
