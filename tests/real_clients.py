@@ -104,15 +104,19 @@ def _handler(body: Body) -> Any:
 
 
 class Replay:
-    """A server replaying ``data`` as a fresh :class:`Body` for every request.
+    """A server replaying ``data`` as a fresh :class:`Body` for every request (an SSE
+    stream unless ``content_type`` says otherwise: a whole JSON response, say).
 
     ``client()`` / ``async_client()`` are ``httpx2`` clients over it (what the SDKs and
     LangChain's models take); ``requests`` holds each request's JSON body and ``bodies``
     each response body served (to check it was closed), in order.
     """
 
-    def __init__(self, data: bytes, **body_options: Any) -> None:
+    def __init__(
+        self, data: bytes, *, content_type: str = "text/event-stream", **body_options: Any
+    ) -> None:
         self.data = data
+        self.content_type = content_type
         self.body_options = body_options
         self.requests: list[Any] = []
         self.bodies: list[Body] = []
@@ -121,7 +125,7 @@ class Replay:
         self.requests.append(json.loads(request.content))
         body = Body(self.data, **self.body_options)
         self.bodies.append(body)
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
+        return httpx2.Response(200, headers={"content-type": self.content_type}, stream=body)
 
     def client(self) -> httpx2.Client:
         return httpx2.Client(transport=httpx2.MockTransport(self._handle))

@@ -634,3 +634,82 @@ async def test_async_dropped_connection_through_langchain(kind: str) -> None:
         await callstream.acollect(model.astream(MSGS))
     check_interrupted(info.value.callstream_result)  # type: ignore[attr-defined]
     assert all(body.closed for body in replay.bodies)
+
+
+# --- 2b. invoke on a model that does not stream (a whole chat.completion response) ----------
+
+
+def completion(calls: list[tuple[str, str]], finish: str) -> bytes:
+    """A non-streamed Chat Completions response with ``calls`` (id, arguments text)."""
+    message = {
+        "role": "assistant",
+        "content": None,
+        "refusal": None,
+        "tool_calls": [
+            {"id": id_, "type": "function", "function": {"name": "get_weather", "arguments": a}}
+            for id_, a in calls
+        ],
+    }
+    return json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1_700_000_000,
+            "model": "gpt-test",
+            "choices": [
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
+            ],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 9, "total_tokens": 14},
+        }
+    ).encode()
+
+
+def invoke_whole(calls: list[tuple[str, str]], finish: str) -> tuple[Any, list[Any]]:
+    """LangChain's message and the parser's invoke result for a non-streamed response."""
+    replay = Replay(completion(calls, finish), content_type="application/json")
+    model = chat_openai(replay)  # streaming=False: invoke sends a plain request
+    message = model.invoke(MSGS)
+    results = (model | ToolCallsOutputParser()).invoke(MSGS)
+    assert [bool(r.get("stream")) for r in replay.requests] == [False, False]
+    return message, results
+
+
+def verdicts(results: list[dict[str, Any]]) -> dict[str, str]:
+    return {r["id"]: r["type"] for r in results}
+
+
+def test_invoke_whole_response_malformed_call_keeps_both_verdicts() -> None:
+    # LangChain 1.x keeps a non-streamed OpenAI message's calls only as tool_calls and
+    # invalid_tool_calls (no raw additional_kwargs["tool_calls"], no invalid block in
+    # v1 content): their relative order is gone, so invoke lists the valid call first.
+    message, results = invoke_whole(
+        [("call_1", '{"city": Paris}'), ("call_2", '{"city": "Edinburgh"}')], "tool_calls"
+    )
+    assert "tool_calls" not in message.additional_kwargs
+    assert verdicts(results) == {"call_1": "invalid_tool_call", "call_2": "tool_call"}
+    assert [r["id"] for r in results] == ["call_2", "call_1"]  # LangChain dropped the order
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="src: _from_lists distrusts the last *valid* call at a token limit even when "
+    "LangChain's strict parse already put the cut call (JSON text ending mid-value) in "
+    "invalid_tool_calls: a complete call is reported invalid",
+)
+def test_invoke_whole_response_cut_by_length_keeps_the_complete_call() -> None:
+    cut = '{"city": "Edinburgh", "country": "'
+    message, results = invoke_whole([("call_1", '{"city": "Paris"}'), ("call_2", cut)], "length")
+    assert [c["id"] for c in message.invalid_tool_calls] == ["call_2"]
+    assert verdicts(results) == {"call_1": "tool_call", "call_2": "invalid_tool_call"}
+    assert results[0]["args"] == {"city": "Paris"} and results[1]["args"] == cut
+
+
+def test_invoke_whole_response_at_length_distrusts_the_last_call() -> None:
+    # By design (conservative): at a token limit with every call valid, the parser cannot
+    # tell LangChain's strict parse (non-streamed) from its lenient one (a streamed message
+    # aggregated), so the last call is reported as possibly cut off.
+    _, results = invoke_whole(
+        [("call_1", '{"city": "Paris"}'), ("call_2", '{"city": "Edinburgh"}')], "length"
+    )
+    assert verdicts(results) == {"call_1": "tool_call", "call_2": "invalid_tool_call"}
+    assert "cut off by the token limit" in str(results[1]["error"])
