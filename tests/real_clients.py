@@ -20,6 +20,7 @@ import openai
 
 __all__ = (
     "Body",
+    "Replay",
     "anthropic_event",
     "anthropic_sse",
     "async_sdk_stream",
@@ -100,6 +101,37 @@ def _handler(body: Body) -> Any:
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
 
     return handle
+
+
+class Replay:
+    """A server replaying ``data`` as a fresh :class:`Body` for every request (an SSE
+    stream unless ``content_type`` says otherwise: a whole JSON response, say).
+
+    ``client()`` / ``async_client()`` are ``httpx2`` clients over it (what the SDKs and
+    LangChain's models take); ``requests`` holds each request's JSON body and ``bodies``
+    each response body served (to check it was closed), in order.
+    """
+
+    def __init__(
+        self, data: bytes, *, content_type: str = "text/event-stream", **body_options: Any
+    ) -> None:
+        self.data = data
+        self.content_type = content_type
+        self.body_options = body_options
+        self.requests: list[Any] = []
+        self.bodies: list[Body] = []
+
+    def _handle(self, request: httpx2.Request) -> httpx2.Response:
+        self.requests.append(json.loads(request.content))
+        body = Body(self.data, **self.body_options)
+        self.bodies.append(body)
+        return httpx2.Response(200, headers={"content-type": self.content_type}, stream=body)
+
+    def client(self) -> httpx2.Client:
+        return httpx2.Client(transport=httpx2.MockTransport(self._handle))
+
+    def async_client(self) -> httpx2.AsyncClient:
+        return httpx2.AsyncClient(transport=httpx2.MockTransport(self._handle))
 
 
 def sdk_stream(kind: str, body: Body) -> Any:
