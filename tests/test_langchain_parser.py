@@ -392,7 +392,7 @@ def test_invoke_without_raw_text_distrusts_the_last_call_of_a_cut_off_message() 
             {"name": "Person", "args": {"name": "Bo"}, "id": "3"},
         ],
         invalid_tool_calls=[
-            {"name": "X", "args": "{", "id": "2", "error": "bad", "type": "invalid_tool_call"}
+            {"name": "X", "args": "{]", "id": "2", "error": "bad", "type": "invalid_tool_call"}
         ],
         response_metadata={"finish_reason": "length"},
     )

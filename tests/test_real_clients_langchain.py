@@ -401,19 +401,6 @@ def parser_cases() -> list[Any]:
     ]
 
 
-V1_MAX_TOKENS = pytest.mark.xfail(
-    strict=True,
-    reason="src: with output_version='v1' ChatAnthropic's invoked message keeps the cut call "
-    "only as a v1 'tool_call' block whose args LangChain already parsed leniently; "
-    "_message_signals takes content blocks without the token-limit check that _from_lists "
-    "applies, so invoke returns it valid while stream marks it invalid",
-)
-
-
-def xfail_v1_max_tokens(case: str, version: str) -> list[Any]:
-    return [V1_MAX_TOKENS] if (case, version) == ("anthropic-max-tokens", "v1") else []
-
-
 @pytest.mark.parametrize(("case", "version", "server_calls"), parser_cases())
 def test_parser_stream_results(case: str, version: str, server_calls: bool) -> None:
     kind, data = CASES[case]
@@ -430,10 +417,8 @@ def test_parser_stream_results(case: str, version: str, server_calls: bool) -> N
 
 @pytest.mark.parametrize(("case", "version", "server_calls"), parser_cases())
 def test_parser_invoke_equals_the_last_streamed_result(
-    request: pytest.FixtureRequest, case: str, version: str, server_calls: bool
+    case: str, version: str, server_calls: bool
 ) -> None:
-    for mark in xfail_v1_max_tokens(case, version):
-        request.applymarker(mark)
     kind, data = CASES[case]
     model, _ = model_for(kind, data, output_version=version)
     chain = model | ToolCallsOutputParser(server_calls=server_calls)
@@ -466,10 +451,8 @@ def check_invoked(
 @pytest.mark.anyio
 @pytest.mark.parametrize(("case", "version", "server_calls"), parser_cases())
 async def test_parser_ainvoke_equals_the_last_astreamed_result(
-    request: pytest.FixtureRequest, case: str, version: str, server_calls: bool
+    case: str, version: str, server_calls: bool
 ) -> None:
-    for mark in xfail_v1_max_tokens(case, version):
-        request.applymarker(mark)
     kind, data = CASES[case]
     model, _ = model_for(kind, data, output_version=version)
     chain = model | ToolCallsOutputParser(server_calls=server_calls)
@@ -507,13 +490,6 @@ GROQ_AFTER_TEXT_BODY = chat_sse(
     tail=f"event: error\ndata: {json.dumps(GROQ_ERROR)}\n\n",
 )
 
-SRC_RECOVER = (
-    "src: Pipeline.recover feeds the provider error payload to the translator already "
-    "chosen; the LangChain translator ignores {'error': ...} / {'type': 'error', ...}, so "
-    "the exception is swallowed and the stream ends as if finished normally "
-    "(finish_reason None; the failed generation lost, or a call cut by the error valid)"
-)
-
 
 def test_what_langchain_raises_for_provider_error_events() -> None:
     # ChatOpenAI re-raises the SDK's own openai.APIError unchanged (its handler only wraps
@@ -544,11 +520,7 @@ def check_groq(result: callstream.StreamResult, data: bytes) -> None:
 
 GROQ_CASES = [
     pytest.param(GROQ_BODY, id="error-first"),
-    pytest.param(
-        GROQ_AFTER_TEXT_BODY,
-        id="error-after-text",
-        marks=pytest.mark.xfail(strict=True, reason=SRC_RECOVER),
-    ),
+    pytest.param(GROQ_AFTER_TEXT_BODY, id="error-after-text"),
 ]
 
 
@@ -565,7 +537,6 @@ async def test_async_groq_tool_use_failed_through_chat_openai(data: bytes) -> No
     check_groq(await callstream.acollect(model.astream(MSGS)), data)
 
 
-@pytest.mark.xfail(strict=True, reason=SRC_RECOVER)
 @pytest.mark.parametrize(
     "data",
     [
@@ -690,12 +661,6 @@ def test_invoke_whole_response_malformed_call_keeps_both_verdicts() -> None:
     assert [r["id"] for r in results] == ["call_2", "call_1"]  # LangChain dropped the order
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="src: _from_lists distrusts the last *valid* call at a token limit even when "
-    "LangChain's strict parse already put the cut call (JSON text ending mid-value) in "
-    "invalid_tool_calls: a complete call is reported invalid",
-)
 def test_invoke_whole_response_cut_by_length_keeps_the_complete_call() -> None:
     cut = '{"city": "Edinburgh", "country": "'
     message, results = invoke_whole([("call_1", '{"city": "Paris"}'), ("call_2", cut)], "length")

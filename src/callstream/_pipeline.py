@@ -409,7 +409,28 @@ class Pipeline:
         payload = provider_error_payload(exc)
         if payload is None:
             return None
-        return self.feed(payload) + self.close()
+        updates: list[StreamUpdate] = []
+        if self._translator is None and self._votes:
+            updates = self._commit(self._likeliest())  # held payloads, in their own format
+        updates += self.feed(payload)
+        if not self._assembler.finished:  # the format has no error events (LangChain chunks)
+            updates.append(self._foreign_error(payload))
+        return updates + self.close()
+
+    def _foreign_error(self, payload: Mapping[str, Any]) -> StreamUpdate:
+        """Apply a provider error the chosen translator ignored (LangChain message chunks
+        carry none): read it with its own provider's translator, so Groq's failed calls
+        become invalid calls, and end the stream with reason ``"error"`` (open calls get
+        their verdict: incomplete arguments are invalid). Cost: O(size of the error)."""
+        name = "anthropic" if payload.get("type") == "error" else "openai-chat"
+        events: list[AssemblyEvent] = []
+        for signal in get_translator(name).translate(payload):
+            if self._assembler.finished:
+                break
+            events += self._assembler.apply(signal)
+        if not self._assembler.finished:
+            events += self._assembler.finish("error")
+        return self._update(tuple(events), payload)
 
     def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:
         """The source failed mid-stream: end the assembler honestly, without its end.

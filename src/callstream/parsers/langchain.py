@@ -66,7 +66,8 @@ from callstream._assembly.types import (
     StreamEnd,
     ToolCallChunk,
 )
-from callstream._errors import UsageError
+from callstream._errors import IncompleteJSONError, PartialJSONError, UsageError
+from callstream._json import PartialJSONParser
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
 from callstream.parsers._base import ParseSession, ToolsParser, _is_server_id
 from callstream.parsers._results import ParsedCall, dumps_or_none
@@ -459,7 +460,9 @@ def _message_signals(message: BaseMessage) -> list[Signal]:
     invalid = list(getattr(message, "invalid_tool_calls", None) or [])
     expected = Counter(_id_of(c) for c in [*valid, *invalid])
     calls = _from_content(message.content)
-    if calls is None or Counter(c[2] for c in calls if not c[3]) != expected:
+    if calls is not None and Counter(c[2] for c in calls if not c[3]) == expected:
+        calls = _distrust_cut(calls, message)
+    else:
         raw = _from_openai(getattr(message, "additional_kwargs", None))
         servers = [c for c in calls or [] if c[3]]
         if raw is not None and Counter(c[2] for c in raw) == expected:
@@ -519,6 +522,33 @@ def _from_content(content: Any) -> list[_Found] | None:
     return found if found else None
 
 
+def _distrust_cut(calls: list[_Found], message: BaseMessage) -> list[_Found]:
+    """When a token limit cut the message, its last client call is invalid if its
+    arguments came already parsed (a v1 ``tool_call`` block: LangChain parsed them
+    leniently, so a cut ``{"a": "b`` reads as valid); text arguments (``partial_json``)
+    are judged by the assembler itself."""
+    end = _end_of(message)
+    reason = end.reason if end is not None else None
+    if reason is None or reason.lower() not in TRUNCATION_REASONS:
+        return calls
+    for number in range(len(calls) - 1, -1, -1):
+        name, args, id_, server, error = calls[number]
+        if server:
+            continue
+        if error is None and not isinstance(args, str):
+            calls = list(calls)
+            calls[number] = (
+                name,
+                args,
+                id_,
+                False,
+                f"the message was cut off by the token limit (finish reason {reason!r}) "
+                "while this call was the last one: its arguments may be incomplete",
+            )
+        break
+    return calls
+
+
 def _from_openai(kwargs: Any) -> list[_Found] | None:
     raw = kwargs.get("tool_calls") if isinstance(kwargs, Mapping) else None
     if not isinstance(raw, list) or not raw:
@@ -544,9 +574,11 @@ def _from_openai(kwargs: Any) -> list[_Found] | None:
 def _from_lists(valid: list[Any], invalid: list[Any], message: BaseMessage) -> list[_Found]:
     """LangChain's lists (valid then invalid, or by ``index`` when every call has one).
 
-    Their arguments were parsed leniently (a cut-off ``{"a": "b`` reads as valid), so
-    when the message was cut off by a token limit, the last valid call is reported as
-    possibly cut off (invalid) rather than trusted."""
+    Their arguments may have been parsed leniently (a cut-off ``{"a": "b`` reads as
+    valid), so when the message was cut off by a token limit, the last valid call is
+    reported as possibly cut off (invalid) rather than trusted, unless an invalid call's
+    argument text is itself cut off (a prefix of JSON): that one is the call the limit
+    cut (a non-streamed message, parsed strictly), and the valid calls are complete."""
     calls: list[tuple[Any, bool]] = [(c, False) for c in valid] + [(c, True) for c in invalid]
     if calls and all(type(c.get("index")) is int for c, _ in calls):
         calls.sort(key=lambda pair: pair[0]["index"])
@@ -562,7 +594,8 @@ def _from_lists(valid: list[Any], invalid: list[Any], message: BaseMessage) -> l
             found.append((name, args if args is not None else {}, id_, _is_server_id(id_), None))
     end = _end_of(message)
     reason = end.reason if end is not None else None
-    if reason is not None and reason.lower() in TRUNCATION_REASONS:
+    cut_found = any(error is not None and _is_cut_text(args) for _, args, _, _, error in found)
+    if reason is not None and reason.lower() in TRUNCATION_REASONS and not cut_found:
         for number in range(len(found) - 1, -1, -1):
             name, args, id_, server, error = found[number]
             if error is None and not server:
@@ -576,6 +609,23 @@ def _from_lists(valid: list[Any], invalid: list[Any], message: BaseMessage) -> l
                 )
                 break
     return found
+
+
+def _is_cut_text(args: Any) -> bool:
+    """Whether ``args`` is JSON text that ended before its value did (a prefix of valid
+    JSON, as a token limit leaves it): then that invalid call is the one the limit cut,
+    and the valid calls are complete. Malformed text is not a cut. Cost: O(len(args))."""
+    if not isinstance(args, str) or not args.strip():
+        return False
+    parser = PartialJSONParser()
+    try:
+        parser.feed(args)
+        parser.close()
+    except IncompleteJSONError:
+        return True
+    except PartialJSONError:
+        return False
+    return False
 
 
 def _end_of(message: BaseMessage) -> StreamEnd | None:
