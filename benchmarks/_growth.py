@@ -278,7 +278,7 @@ def measure_check(check: Check, *, script: str = "", retries: int = 0) -> Result
 
 # --- printing and the command line ------------------------------------------------------
 
-_WIDTHS = (22, 50, 6, 9, 9, 10, 10, 6)
+_WIDTHS = (25, 50, 6, 9, 9, 10, 10, 6)
 
 
 def line(cells: Sequence[str]) -> str:
