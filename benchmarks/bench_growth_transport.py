@@ -45,7 +45,7 @@ def many_lines(n: int) -> list[str]:
     return [line, ""] * (n // len(line))
 
 
-def run(chunks: list[str], limit: int | None = None) -> None:
+def run(chunks: list[str] | list[bytes], limit: int | None = None) -> None:
     decoder = TransportDecoder() if limit is None else TransportDecoder(max_event_chars=limit)
     try:
         for chunk in chunks:

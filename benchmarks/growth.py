@@ -35,14 +35,20 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from _common import RESULTS, machine, machine_markdown, markdown_table, write_text  # noqa: E402
+from _common import (  # noqa: E402
+    RESULTS,
+    load_average,
+    machine,
+    machine_markdown,
+    markdown_table,
+    write_text,
+)
 from _growth import (  # noqa: E402
     HEADERS,
     LIMIT,
     Result,
     header,
     line,
-    load_average,
     load_line,
     run_checks,
     steady_allocator,
