@@ -10,7 +10,9 @@
   far below the file size: the file is streamed, not read whole).
 
 Prints the numbers and ratios; exits 1 if a ratio is over 2.3 (or the streamed peak is
-not well below the file size). Run: ``python benchmarks/bench_growth_cli.py``.
+over a quarter of the file at 2n). Run:
+``python benchmarks/bench_growth_cli.py [--quick]`` (harness: ``_growth.py``; the live
+replays are best of 2 runs in CPU time).
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-LIMIT = 2.3
+from _growth import Check, main, scaled
 
 
 def _chunk(name: str, args: str, *, index: int = 0, finish: str | None = None) -> dict[str, Any]:
@@ -75,14 +76,31 @@ def text_stream(payloads: int) -> list[dict[str, Any]]:
     return [_chunk("f", '{"a": 1}')] + [text] * payloads + [_end()]
 
 
-def _write(directory: Path, name: str, payloads: list[dict[str, Any]]) -> Path:
-    file = directory / name
-    file.write_text("".join(json.dumps(p) + "\n" for p in payloads), encoding="utf-8")
-    return file
+_FOLDER: list[tempfile.TemporaryDirectory[str]] = []
 
 
-def time_live(file: Path) -> float:
-    """Seconds for a live replay on a (fake) terminal, redrawing after every update."""
+def _folder() -> Path:
+    """A temporary folder for the stream files, made once (removed at exit)."""
+    if not _FOLDER:
+        _FOLDER.append(tempfile.TemporaryDirectory(prefix="growth-cli-"))
+    return Path(_FOLDER[0].name)
+
+
+def written(build: Callable[[int], list[dict[str, Any]]]) -> Callable[[int], Path]:
+    """``build``'s payloads at size n written as a JSON-lines file (the check's input)."""
+
+    def write(n: int) -> Path:
+        file = _folder() / f"{build.__name__}-{n}.jsonl"
+        if not file.exists():
+            text = "".join(json.dumps(p) + "\n" for p in build(n))
+            file.write_text(text, encoding="utf-8")
+        return file
+
+    return write
+
+
+def live_replay(file: Path) -> None:
+    """A live replay on a (fake) terminal, redrawing after every update."""
     from rich.console import Console
 
     import callstream.cli as cli
@@ -90,10 +108,8 @@ def time_live(file: Path) -> float:
     cli.FRAME = 0.0  # type: ignore[misc]
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=100, height=30)
-    start = time.process_time()
     status = cli.run(["replay", str(file), "--speed", "0"], stdout=buffer, console=console)
     assert status == 0, status
-    return time.process_time() - start
 
 
 _MEMORY = """
@@ -118,59 +134,61 @@ def peak_memory(argv: list[str]) -> int:
     return int(completed.stdout.strip().splitlines()[-1])
 
 
-def main() -> int:
-    failures = 0
+def command_peak(*argv: str) -> Callable[[Path], float]:
+    """Measures the command ``argv[0] FILE argv[1:]``'s peak memory in a subprocess."""
+    return lambda file: float(peak_memory([argv[0], str(file), *argv[1:]]))
 
-    def check(
-        label: str, small: float, large: float, unit: str, fmt: Callable[[float], str]
-    ) -> None:
-        nonlocal failures
-        ratio = large / small if small else float("inf")
-        verdict = "ok" if ratio <= LIMIT else "OVER"
-        failures += verdict != "ok"
-        print(
-            f"{label:<48} n: {fmt(small):>8} {unit}  2n: {fmt(large):>8} {unit}"
-            f"  ratio {ratio:.2f}  {verdict}"
+
+def streamed(n: int) -> Callable[[int, Path, float], str | None]:
+    """The file is streamed, not read whole: at 2n, the peak stays under a quarter of it."""
+    return lambda size, file, peak: _streamed(file, peak) if size == 2 * n else None
+
+
+def _streamed(file: Path, peak: float) -> str | None:
+    length = file.stat().st_size
+    if peak <= length / 4:
+        return None
+    return f"peak {peak / 1e6:.2f} MB is {peak / length:.0%} of the {length / 1e6:.1f} MB file"
+
+
+def checks(quick: bool) -> list[Check]:
+    """The checks (``quick``: sizes divided by 4)."""
+    live = [
+        ("live replay, one object of n keys", one_object, 600),
+        ("live replay, n calls streaming in parallel", parallel_calls, 200),
+    ]
+    out = [
+        Check(
+            label,
+            "time",
+            written(build),
+            scaled(n, quick),
+            run=live_replay,
+            repeats=2,
+            min_time_s=0.0,
         )
-
-    with tempfile.TemporaryDirectory() as tmp:
-        directory = Path(tmp)
-        print("live replay on a terminal, redraw after every update (seconds)")
-        for label, build, n in (
-            ("one object, n keys (n = 600)", one_object, 600),
-            ("n calls streaming in parallel (n = 200)", parallel_calls, 200),
-        ):
-            small = time_live(_write(directory, "a.jsonl", build(n)))
-            large = time_live(_write(directory, "b.jsonl", build(2 * n)))
-            check(label, small, large, "s", lambda v: f"{v:.3f}")
-
-        print("peak memory, tracemalloc in a subprocess (MB)")
-        mb: Callable[[float], str] = lambda v: f"{v / 1e6:.2f}"  # noqa: E731
-        for label, build, n, argv in (
-            ("inspect, n calls (n = 1,000)", sequential_calls, 1_000, ["inspect"]),
-            (
-                "replay jsonl, n calls (n = 1,000)",
-                sequential_calls,
-                1_000,
-                ["replay", "--output", "jsonl"],
-            ),
-            ("replay, n calls (n = 1,000)", sequential_calls, 1_000, ["replay"]),
-            ("inspect, text stream of n payloads (n = 50,000)", text_stream, 50_000, ["inspect"]),
-        ):
-            files = [_write(directory, f"m{k}.jsonl", build(k * n)) for k in (1, 2)]
-            small, large = (peak_memory([argv[0], str(f), *argv[1:]]) for f in files)
-            check(label, small, large, "MB", mb)
-            if build is text_stream:
-                size = files[1].stat().st_size
-                share = f"{large / size:.1%}"
-                print(
-                    f"    file {size / 1e6:.1f} MB, peak {large / 1e6:.2f} MB ({share} of the file)"
-                )
-                if large > size / 4:
-                    print("    OVER: the streamed file should not be held in memory")
-                    failures += 1
-    return 1 if failures else 0
+        for label, build, n in live
+    ]
+    memory = [
+        ("inspect, n calls", sequential_calls, 1_000, ("inspect",)),
+        ("replay jsonl, n calls", sequential_calls, 1_000, ("replay", "--output", "jsonl")),
+        ("replay, n calls", sequential_calls, 1_000, ("replay",)),
+        ("inspect, text stream of n payloads", text_stream, 50_000, ("inspect",)),
+    ]
+    for label, build, size, argv in memory:
+        n = scaled(size, quick)
+        out.append(
+            Check(
+                f"{label}, subprocess",
+                "memory",
+                written(build),
+                n,
+                probe=command_peak(*argv),
+                bound=streamed(n) if build is text_stream else None,
+            )
+        )
+    return out
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(checks, sys.argv[1:], __doc__))

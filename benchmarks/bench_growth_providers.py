@@ -12,24 +12,21 @@ about 2, a bounded one about 1. The script exits non-zero if a ratio is over 2.3
   limit, so the cost does not grow with the depth.
 - Hostile objects (a raising ``__getattr__``) in every tool-call entry (time).
 
-Run: ``python benchmarks/bench_growth_providers.py``.
+Run: ``python benchmarks/bench_growth_providers.py [--quick]`` (harness: ``_growth.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gc
+import functools
 import sys
-import time
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
+from _growth import Check, Measure, main, scaled
 from callstream import ToolCallAssembler
 from callstream.providers.gemini import MAX_INDEX_GAP, GeminiTranslator
 from callstream.providers.openai_chat import OpenAIChatTranslator
-
-MAX_RATIO = 2.3
 
 
 def gemini_payloads(leaf_list: list[dict[str, Any]]) -> list[Any]:
@@ -131,60 +128,57 @@ def consume(make_translator: Callable[[], Any], payloads: list[Any]) -> None:
         assembler.finish()
 
 
-def peak_memory(make_translator: Callable[[], Any], payloads: list[Any]) -> float:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        consume(make_translator, payloads)
-        return float(tracemalloc.get_traced_memory()[1])
-    finally:
-        tracemalloc.stop()
+def check(
+    name: str,
+    measure: Measure,
+    build: Callable[[int], list[Any]],
+    make_translator: Callable[[], Any],
+    n: int,
+) -> Check:
+    run = functools.partial(consume, make_translator)
+    return Check(name, measure, build, n, run=run, repeats=7)
 
 
-def best_time(make_translator: Callable[[], Any], payloads: list[Any], runs: int = 7) -> float:
-    """The best CPU time (``process_time``: steadier than wall time on a shared machine)."""
-    best = float("inf")
-    for _ in range(runs):
-        gc.collect()
-        start = time.process_time()
-        consume(make_translator, payloads)
-        best = min(best, time.process_time() - start)
-    return best
-
-
-CHECKS: list[tuple[str, str, Callable[[int], list[Any]], Callable[[], Any], int]] = [
-    (
-        "gemini leaves jumping MAX_INDEX_GAP past the end",
-        "memory",
-        gemini_gaps,
-        GeminiTranslator,
-        2_000,
-    ),
-    ("gemini leaves out of order (all filled)", "time", gemini_reversed, GeminiTranslator, 10_000),
-    ("openai-chat distinct unusable indexes", "time", chat_bad_indexes, OpenAIChatTranslator, 400),
-    ("openai-chat dataclass args nested n deep", "time", deep_args, OpenAIChatTranslator, 100_000),
-    ("openai-chat hostile tool-call entries", "time", hostile_entries, OpenAIChatTranslator, 2_000),
-]
-
-
-def main() -> int:
-    worst = 0.0
-    print(f"{'check':52} {'measure':7} {'n':>8} {'at n':>12} {'at 2n':>12} {'ratio':>6}")
-    for label, measure, build, make, n in CHECKS:
-        small, large = build(n), build(2 * n)
-        if measure == "memory":
-            a, b = peak_memory(make, small), peak_memory(make, large)
-            shown = (f"{a / 1e3:,.0f} KB", f"{b / 1e3:,.0f} KB")
-        else:
-            a, b = best_time(make, small), best_time(make, large)
-            shown = (f"{a * 1e3:,.2f} ms", f"{b * 1e3:,.2f} ms")
-        ratio = b / a if a else float("inf")
-        worst = max(worst, ratio)
-        flag = "" if ratio <= MAX_RATIO else "  OVER"
-        print(f"{label:52} {measure:7} {n:>8,} {shown[0]:>12} {shown[1]:>12} {ratio:6.2f}{flag}")
-    print(f"worst ratio {worst:.2f} (limit {MAX_RATIO})")
-    return 0 if worst <= MAX_RATIO else 1
+def checks(quick: bool) -> list[Check]:
+    """The checks (``quick``: sizes divided by 4)."""
+    return [
+        check(
+            "gemini leaves jumping MAX_INDEX_GAP past the end",
+            "memory",
+            gemini_gaps,
+            GeminiTranslator,
+            scaled(2_000, quick),
+        ),
+        check(
+            "gemini leaves out of order (all filled)",
+            "time",
+            gemini_reversed,
+            GeminiTranslator,
+            scaled(10_000, quick),
+        ),
+        check(
+            "openai-chat distinct unusable indexes",
+            "time",
+            chat_bad_indexes,
+            OpenAIChatTranslator,
+            scaled(400, quick),
+        ),
+        check(
+            "openai-chat dataclass args nested n deep",
+            "time",
+            deep_args,
+            OpenAIChatTranslator,
+            scaled(100_000, quick),
+        ),
+        check(
+            "openai-chat hostile tool-call entries",
+            "time",
+            hostile_entries,
+            OpenAIChatTranslator,
+            scaled(2_000, quick),
+        ),
+    ]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main(checks, sys.argv[1:], __doc__))

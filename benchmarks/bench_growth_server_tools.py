@@ -1,32 +1,28 @@
 """Growth checks for the server-side tool paths and the translators' guards.
 
-Each case is timed at size n and 2n (best of several runs); the ratio must stay at or
-below 2.3 (linear cost). Prints one line per case and exits non-zero if any ratio is over.
+Each case is timed at size n and 2n (CPU time, best of several runs, by the shared
+harness ``_growth.py``); the ratio must stay at or below 2.3 (linear cost). Prints one
+line per case and exits non-zero if any ratio is over. ``--quick``: sizes divided by 4.
 
 Cases:
 - anthropic: a stream of n server-side calls (web search) and n client calls through the
   translator and the assembler (``server_tool_calls`` read at the end);
 - langchain: the same as LangChain ``server_tool_call_chunk`` dicts;
-- deep input: an ``input`` object nested n levels deep, made JSON data and written as
-  text iteratively (``to_json_data`` + ``dumps_bounded``, the path of ``args_text``
-  without its ``DEFAULT_MAX_DEPTH`` cut-off);
+- deep input: a start ``input`` nested n levels deep, serialized by the guard;
 - bad indexes: n tool blocks with distinct unusable indexes (private keys, failures).
 """
 
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
+from _growth import Check, main, scaled
 from callstream import ToolCallAssembler
 from callstream._json.dump import dumps_bounded
 from callstream.providers._base import to_json_data
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.langchain import LangChainTranslator
-
-LIMIT = 2.3
 
 
 def anthropic_events(n: int) -> list[Any]:
@@ -114,10 +110,6 @@ def deep(n: int) -> Any:
     return value
 
 
-def serialize(value: Any) -> None:
-    dumps_bounded(to_json_data(value, max_depth=10**6), max_depth=10**6)
-
-
 def bad_index_events(n: int) -> list[Any]:
     return [
         {
@@ -129,42 +121,47 @@ def bad_index_events(n: int) -> list[Any]:
     ] + [{"type": "message_delta", "delta": {"stop_reason": "tool_use"}}]
 
 
-def best(fn: Callable[[], None], repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+def serialize(value: Any) -> object:
+    return dumps_bounded(to_json_data(value, max_depth=10**6), max_depth=10**6)
 
 
-def main() -> int:
-    cases: list[tuple[str, Callable[[int], Callable[[], None]], int]] = [
-        (
+def checks(quick: bool) -> list[Check]:
+    """The checks, in CPU time (``quick``: sizes divided by 4)."""
+    return [
+        Check(
             "anthropic server+client calls",
-            lambda n: lambda e=anthropic_events(n): run_anthropic(e),
-            2_000,
+            "time",
+            anthropic_events,
+            scaled(2_000, quick),
+            run=run_anthropic,
+            repeats=5,
         ),
-        (
+        Check(
             "langchain server_tool_call_chunk",
-            lambda n: lambda p=langchain_payloads(n): run_langchain(p),
-            2_000,
+            "time",
+            langchain_payloads,
+            scaled(2_000, quick),
+            run=run_langchain,
+            repeats=5,
         ),
-        ("deep input serialization", lambda n: lambda v=deep(n): serialize(v), 20_000),
-        ("bad index blocks", lambda n: lambda e=bad_index_events(n): run_anthropic(e), 2_000),
+        Check(
+            "deep input serialization",
+            "time",
+            deep,
+            scaled(20_000, quick),
+            run=serialize,
+            repeats=5,
+        ),
+        Check(
+            "bad index blocks",
+            "time",
+            bad_index_events,
+            scaled(2_000, quick),
+            run=run_anthropic,
+            repeats=5,
+        ),
     ]
-    failed = False
-    for name, make, n in cases:
-        small, large = best(make(n)), best(make(2 * n))
-        ratio = large / small if small > 0 else 1.0
-        verdict = "ok" if ratio <= LIMIT else "OVER"
-        failed |= ratio > LIMIT
-        print(
-            f"{name:34s} n={n:>6d} {small * 1e3:8.2f} ms  2n {large * 1e3:8.2f} ms"
-            f"  ratio {ratio:4.2f} {verdict}"
-        )
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main(checks, sys.argv[1:], __doc__))

@@ -8,9 +8,12 @@ Skipped when the ``bench`` extra (the peers and matplotlib) is not installed.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import importlib.util
 import json
+import math
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +31,8 @@ def _load(name: str) -> ModuleType:
         sys.path.insert(0, str(BENCH))
     if name == "_common":
         return importlib.import_module("_common")
+    if name == "_growth_harness":  # the scripts import it as ``_growth``: the same module
+        return importlib.import_module("_growth")
     module_name = f"_bench_{name}"
     spec = importlib.util.spec_from_file_location(module_name, BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
@@ -132,3 +137,100 @@ def test_streams_are_valid_wire_payloads() -> None:
     text = common.long_string_document(2000)
     assert "\\ud83d\\ude00" in text and json.loads(text)["content"].count("😀") > 0
     assert all(len(f) <= common.FRAGMENT for f in common.fragments(text))
+
+
+# --- growth checks (benchmarks/_growth.py, bench_growth_*.py, growth.py) ------------------
+
+GROWTH_SCRIPTS = sorted(p.stem for p in BENCH.glob("bench_growth_*.py"))
+
+
+def test_growth_scripts_are_found() -> None:
+    topics = {name.removeprefix("bench_growth_") for name in GROWTH_SCRIPTS}
+    assert {"assembly", "cli", "drivers", "json", "providers", "server_tools"} <= topics
+    assert "transport" in topics
+
+
+@pytest.mark.parametrize("name", GROWTH_SCRIPTS)
+def test_growth_checks_build_and_run_tiny(name: str) -> None:
+    """Every check of a script on the shared harness builds and runs at n = 3 and 6 (one
+    run, no retry); the numbers are not judged. A script not yet on the harness is
+    skipped (the runner runs it as a subprocess)."""
+    growth = _load("_growth_harness")
+    bench = _load(name)
+    if not callable(getattr(bench, "checks", None)):
+        pytest.skip(f"{name} has no checks(quick) yet: growth.py runs it as a subprocess")
+    checks = bench.checks(True)
+    assert checks and all(isinstance(c, growth.Check) for c in checks)
+    assert len({c.label for c in checks}) == len(checks), "check labels must be distinct"
+    for check in checks:
+        assert check.n >= 1 and check.measure in ("time", "memory")
+        tiny = dataclasses.replace(check, n=3, repeats=1, min_time_s=0.0, rounds=1)
+        result = growth.measure_check(tiny, script=name, retries=0)
+        assert result.name == check.name and result.n == 3
+        assert len(result.ratios) == 1 and len(result.cells()) == len(growth.HEADERS)
+        assert result.at_n >= 0 and result.at_2n >= 0
+
+
+def test_growth_harness_retries_bounds_and_fresh_inputs() -> None:
+    growth = _load("_growth_harness")
+    with pytest.raises(ValueError, match="exactly one"):
+        growth.Check("both", "time", int, 1, run=str, probe=float)
+    with pytest.raises(ValueError, match="time"):
+        growth.Check("kind", "speed", int, 1, run=str)
+    assert growth.ratio(0.0, 0.0) == 1.0 and growth.ratio(0.0, 1.0) == math.inf
+
+    # A quadratic "cost" (reported by a probe) fails, after two retries.
+    square = growth.Check("square", "memory", lambda n: n, 10, probe=lambda n: float(n * n))
+    result = growth.measure_check(square, script="s", retries=2)
+    assert result.ratios == [4.0, 4.0, 4.0] and not result.ok
+    assert result.verdict.startswith("OVER") and "3 tries" in result.verdict
+
+    # A linear one passes at once; a bound can still fail it.
+    linear = growth.Check("linear", "memory", lambda n: n, 10, probe=float)
+    assert growth.measure_check(linear, retries=2).verdict == "ok"
+    capped = dataclasses.replace(linear, bound=lambda size, _, v: None if v < 15 else "big")
+    result = growth.measure_check(capped, retries=0)
+    assert not result.ok and "big" in result.verdict and result.ratio == 2.0
+
+    # A fresh check gets a new input for every timed run; a plain one reuses it.
+    built: list[int] = []
+
+    def build(n: int) -> list[int]:
+        built.append(n)
+        return list(range(n))
+
+    fresh = growth.Check("f", "time", build, 5, run=list.clear, repeats=3, min_time_s=0.0)
+    fresh = dataclasses.replace(fresh, fresh=True)
+    growth.measure_check(fresh)
+    assert built.count(5) == 1 + 1 + 3 and built.count(10) == 1 + 3  # input, warm-up, runs
+    built.clear()
+    plain = dataclasses.replace(fresh, fresh=False, run=sum)
+    growth.measure_check(plain)
+    assert built == [5, 10]
+    assert growth.call(lambda: 7) == 7 and growth.scaled(100, True) == 25
+
+
+def test_growth_runner_subprocess_script_and_report(tmp_path: Path) -> None:
+    runner = _load("growth")
+    script = tmp_path / "bench_growth_fake.py"
+    script.write_text("print('ratio 4.00 OVER')\nraise SystemExit(1)\n", encoding="utf-8")
+    run = runner.run_script(script, quick=True, retries=2)
+    assert run.returncodes == [1, 1, 1] and not run.ok and "ratio 4.00" in run.output
+    assert "3 tries" in run.cells()[-1]
+    growth = _load("_growth_harness")
+    rows = [growth.Result("s", "n things", "time", 3, 1e-3, 2e-3, [2.0]), run]
+    info = _load("_common").machine()
+    text = runner.report(rows, "python benchmarks/growth.py", info, 1.0)
+    assert "| s | n things | time | 3 | 6 | 1 ms | 2 ms | 2.00 | ok |" in text
+    assert "Output of `bench_growth_fake.py`" in text and "Machine:" in text
+
+
+def test_growth_runner_end_to_end(tmp_path: Path) -> None:
+    """growth.py in a subprocess (it tunes the allocator of its process), one quick check."""
+    argv = [sys.executable, str(BENCH / "growth.py"), "--quick", "--retries", "0"]
+    argv += ["--only", "bad index blocks", "--out", str(tmp_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode in (0, 1), done.stderr  # 1 only if the ratio was over (noise)
+    text = (tmp_path / "growth.md").read_text(encoding="utf-8")
+    assert "| bench_growth_server_tools | bad index blocks | time |" in text
+    assert "load average" in done.stdout and "Regenerate: `python benchmarks/growth.py" in text
