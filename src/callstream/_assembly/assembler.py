@@ -47,8 +47,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from callstream._assembly.arguments import NO_LIMIT, ArgumentText, TextBudget
-from callstream._assembly.call import INVALID, UNDECIDED, VALID, Call
 from callstream._assembly.options import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
@@ -56,15 +54,14 @@ from callstream._assembly.options import (
     MAX_NAME_CHARS,
     check_options,
 )
-from callstream._assembly.routing import Routes, join_piece, starts_new_call
+from callstream._assembly.state import (
+    AssemblyState,
+    _delta,  # noqa: F401  (old home: tests import it here)
+)
 from callstream._assembly.types import (
-    ArgumentsDelta,
     AssemblyEvent,
-    CallDone,
     CallEnd,
     CallFailure,
-    CallInvalid,
-    CallStarted,
     InvalidToolCall,
     ServerToolCall,
     ServerToolUse,
@@ -74,18 +71,10 @@ from callstream._assembly.types import (
     ToolCall,
     ToolCallChunk,
 )
-from callstream._assembly.validation import Args, args_text, check_index, check_str, read_chunk
-from callstream._assembly.verdict import TRUNCATION_REASONS, rejected, truncation, verdict
-from callstream._assembly.views import CallViews
-from callstream._errors import (
-    AssemblerStateError,
-    ChunkValidationError,
-    JSONLimitError,
-    PartialJSONError,
-)
-from callstream._json.changes import Change
+from callstream._assembly.validation import args_text, check_index, check_str, read_chunk
+from callstream._assembly.verdict import TRUNCATION_REASONS, truncation
+from callstream._errors import AssemblerStateError, ChunkValidationError
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH
-from callstream._types import slot_setter
 
 __all__ = (
     "DEFAULT_MAX_ARGUMENT_CHARS",
@@ -95,24 +84,6 @@ __all__ = (
     "TRUNCATION_REASONS",
     "ToolCallAssembler",
 )
-
-_new = object.__new__
-_set_index = slot_setter(ArgumentsDelta, "index")
-_set_text = slot_setter(ArgumentsDelta, "text")
-_set_changes = slot_setter(ArgumentsDelta, "changes")
-
-
-def _delta(number: int, text: str, changes: tuple[Change, ...]) -> ArgumentsDelta:
-    """``ArgumentsDelta(index=number, text=..., changes=...)`` at half the cost (hot path).
-
-    Sets the slots directly instead of going through the frozen dataclass's
-    ``object.__setattr__`` calls; a test checks it equals the constructor's result.
-    """
-    delta: ArgumentsDelta = _new(ArgumentsDelta)
-    _set_index(delta, number)
-    _set_text(delta, text)
-    _set_changes(delta, changes)
-    return delta
 
 
 class ToolCallAssembler:
@@ -186,20 +157,11 @@ class ToolCallAssembler:
     """
 
     __slots__ = (
-        "_budget",
-        "_call_cap",
-        "_calls",
-        "_empty_args",
         "_finish_reason",
         "_finished",
-        "_max_calls",
         "_max_depth",
-        "_overflow",
-        "_parser_options",
         "_provider_finish_reason",
-        "_refused_id",
-        "_refused_key",
-        "_routes",
+        "_state",
         "_views",
     )
 
@@ -249,25 +211,22 @@ class ToolCallAssembler:
             ("max_chars", max_chars),
         )
         check_options(parser_options, limits, empty_args)
-        self._parser_options = parser_options
         self._max_depth: int = max_depth
-        self._max_calls = max_calls
-        self._call_cap: int = NO_LIMIT if max_calls is None else max_calls
-        self._budget = TextBudget(max_argument_chars, max_chars)
-        self._empty_args = empty_args
-        self._calls: list[Call] = []
-        self._overflow: Call | None = None  # the one entry standing for refused calls
-        self._refused_key: int | None = None  # provider index and id of the last refused call
-        self._refused_id: str | None = None
-        self._routes = Routes()
-        self._views = CallViews()
+        self._state = AssemblyState(
+            parser_options,
+            max_calls=max_calls,
+            max_argument_chars=max_argument_chars,
+            max_chars=max_chars,
+            empty_args=empty_args,
+        )
+        self._views = self._state.views  # the same object: one lookup less per read
         self._finished = False
         self._finish_reason: str | None = None
         self._provider_finish_reason: str | None = None
 
     def __repr__(self) -> str:
         state = f"finished ({self._finish_reason!r})" if self._finished else "open"
-        return f"<ToolCallAssembler calls={len(self._calls)} {state}>"
+        return f"<ToolCallAssembler calls={len(self._state.calls)} {state}>"
 
     # --- inputs -------------------------------------------------------------------------
 
@@ -302,8 +261,9 @@ class ToolCallAssembler:
         events: list[AssemblyEvent] = []
         x: Any = chunk_or_chunks
         depth = self._max_depth
+        merge = self._state.merge
         if type(x) is dict or isinstance(x, Mapping):
-            self._merge(read_chunk(x, "", depth), events)
+            merge(read_chunk(x, "", depth), events)
             return events
         if isinstance(x, (str, bytes, bytearray)) or not isinstance(x, Sequence):
             raise ChunkValidationError(
@@ -312,7 +272,7 @@ class ToolCallAssembler:
             )
         items = [read_chunk(c, f"chunk {j}: ", depth) for j, c in enumerate(x)]
         for item in items:
-            self._merge(item, events)
+            merge(item, events)
         return events
 
     def end_call(
@@ -343,24 +303,9 @@ class ToolCallAssembler:
         key = check_index(index, "end_call: ")
         id_ = check_str("id", id, "end_call: ")
         text, whole = args_text(args, "end_call: ", self._max_depth)
-        call = self._routes.find(key, id_, current=True)
-        if call is None or call.input_closed:
-            return []
-        events: list[AssemblyEvent] = []
-        arguments = call.arguments
-        if isinstance(text, JSONLimitError):  # an object too deep to take
-            arguments.seen = True
-            if call.verdict == UNDECIDED:
-                self._invalidate(call, rejected(text), events)
-        elif text and call.verdict == UNDECIDED and not arguments.dropped:
-            if arguments.chars == 0:
-                arguments.whole = whole
-                self._add_text(call, text, events)
-            elif not arguments.same_as(text, args if isinstance(args, Mapping) else None):
-                arguments.whole = whole
-                self._replace_args(call, text, events)
-        self._settle(call, events, None)
-        return events
+        return self._state.end_call(
+            key, id_, text, whole, args if isinstance(args, Mapping) else None
+        )
 
     def fail_call(
         self,
@@ -392,35 +337,7 @@ class ToolCallAssembler:
         id_ = check_str("id", id, "fail_call: ") or None
         name = check_str("name", name, "fail_call: ") or None
         text, _whole = args_text(args, "fail_call: ", self._max_depth)
-        if isinstance(text, JSONLimitError):
-            error = f"{error}; {rejected(text)}"
-            text = None
-        events: list[AssemblyEvent] = []
-        call = self._routes.find(key, id_, current=False)
-        if call is None or call.input_closed:
-            if len(self._calls) >= self._call_cap:
-                self._refuse(key, id_, name, events)
-                return events
-            call = self._new_call(key)
-            if id_ is not None:
-                self._set_id(call, id_, events)
-            if name is not None:
-                self._set_name(call, name, events)
-        elif name is not None and call.name is None:
-            self._set_name(call, name, events)
-        arguments = call.arguments
-        if text and arguments.chars == 0 and not arguments.dropped:
-            arguments.keep(text)
-            self._views.grew(call)
-            arguments.seen = True
-        self._close_input(call)
-        if call.verdict == UNDECIDED:
-            self._invalidate(call, error, events)
-        elif call.verdict == INVALID:
-            call.error = f"{call.error}; {error}"
-            if call.invalid_view is not None:
-                call.invalid_view["error"] = call.error
-        return events
+        return self._state.fail_call(error, key, id_, name, text)
 
     def finish(
         self, reason: str | None = None, *, provider_reason: str | None = None
@@ -451,16 +368,11 @@ class ToolCallAssembler:
                 "finish: provider_reason must be a str or None, "
                 f"got {type(provider_reason).__name__}"
             )
-        limit = truncation(reason)
-        events: list[AssemblyEvent] = []
-        for call in self._calls:
-            if not call.input_closed:
-                self._settle(call, events, limit, at_finish=True)
+        events = self._state.finish(truncation(reason))
         events.append(StreamFinished(reason=reason))
         self._finished = True
         self._finish_reason = reason
         self._provider_finish_reason = provider_reason
-        self._views.preview_changed.clear()
         return events
 
     def interrupt(self, cause: str) -> list[AssemblyEvent]:
@@ -484,23 +396,10 @@ class ToolCallAssembler:
             raise ChunkValidationError(
                 f"interrupt: cause must be a str, got {type(cause).__name__}"
             )
-        error = f"the stream was interrupted before the call completed ({cause})"
-        events: list[AssemblyEvent] = []
-        for call in self._calls:
-            if call.input_closed:
-                continue
-            parser = call.arguments.parser
-            complete = parser is not None and parser.complete
-            if call.verdict == UNDECIDED and call.name is not None and complete:
-                self._settle(call, events, None, at_finish=True)
-                continue
-            call.input_closed = True
-            if call.verdict == UNDECIDED:
-                self._invalidate(call, error, events)
+        events = self._state.interrupt(cause)
         events.append(StreamFinished(reason=None))
         self._finished = True
         self._finish_reason = None
-        self._views.preview_changed.clear()
         return events
 
     def mark_server(
@@ -514,10 +413,7 @@ class ToolCallAssembler:
         """
         key = check_index(index, "mark_server: ")
         id_ = check_str("id", id, "mark_server: ")
-        call = self._routes.find(key, id_ or None, current=False)
-        if call is not None and not call.server:
-            call.server = True
-            self._views.place(call)
+        self._state.mark_server(key, id_ or None)
         return []
 
     def apply(self, signal: Signal | Sequence[Signal]) -> list[AssemblyEvent]:
@@ -530,7 +426,7 @@ class ToolCallAssembler:
         s: Any = signal
         if type(s) is dict and not self._finished:  # feed(s), inline (hot path)
             events: list[AssemblyEvent] = []
-            self._merge(read_chunk(s, "", self._max_depth), events)
+            self._state.merge(read_chunk(s, "", self._max_depth), events)
             return events
         if type(s) is dict or isinstance(s, Mapping):
             return self.feed(s)
@@ -645,314 +541,3 @@ class ToolCallAssembler:
         """The provider's own word for the finish reason (``"max_tokens"``, ``"STOP"``,
         ``"end_turn"`` ...) when a translator passed it on, else None. Cost: O(1)."""
         return self._provider_finish_reason
-
-    # --- merging (rules in routing.py) --------------------------------------------------
-
-    def _merge(
-        self,
-        item: tuple[int | None, str | None, str | None, Args, bool],
-        events: list[AssemblyEvent],
-    ) -> None:
-        """Apply one checked chunk (the merge rules of :mod:`~callstream._assembly.routing`)."""
-        key, id_, name, text, whole = item
-        routes = self._routes
-        if key is not None and not whole and text and not id_ and not name:
-            # fast path: a keyed continuation carrying only text (rule 5 cannot apply)
-            streaming = routes.by_key.get(key)
-            if streaming is not None and not streaming.input_closed:
-                routes.current = streaming
-                self._add_text(streaming, text, events)  # type: ignore[arg-type]
-                return
-        if not id_:  # rule 2: empty fields are ignored
-            id_ = None
-        if not name:
-            name = None
-        if not text:
-            text = None
-        if id_ is None and name is None and text is None:
-            if key is not None:
-                known = routes.by_key.get(key)
-                if known is not None:
-                    routes.current = known
-            return
-        call, anonymous = routes.continued(key, id_)  # rule 1
-        probe = text if text is None or type(text) is str else "{}"  # an object is content
-        if call is None or starts_new_call(call, id_, name, probe, anonymous):  # rule 5
-            if len(self._calls) >= self._call_cap:
-                self._refuse(key, id_, name, events)
-                return
-            call = self._new_call(key)
-        elif call.input_closed:
-            routes.current = call
-            return  # nothing new for a call whose input is closed (rule 5e)
-        routes.current = call
-        if id_ is not None and id_ != call.id:  # rules 3 and 4
-            self._set_id(call, id_, events)
-        if name is not None and name != call.name:
-            self._set_name(call, name, events)
-            if not call.announced and call.verdict == UNDECIDED and call.arguments.seen:
-                self._announce(call, events)  # rule 7
-        if text is not None:
-            self._merge_arguments(call, text, whole, events)
-
-    def _merge_arguments(
-        self, call: Call, text: str | JSONLimitError, whole: bool, events: list[AssemblyEvent]
-    ) -> None:
-        """Rule 6: text is appended; a whole object is taken, replacing any text."""
-        arguments = call.arguments
-        if isinstance(text, JSONLimitError):  # a decoded object nested beyond max_depth
-            arguments.seen = arguments.whole = True
-            if call.verdict == UNDECIDED and not arguments.dropped:
-                arguments.clear()
-                self._views.grew(call)
-                self._invalidate(call, rejected(text), events)
-            return
-        if whole:
-            arguments.whole = True
-            if arguments.chars:
-                self._replace_args(call, text, events)
-                return
-        self._add_text(call, text, events)
-
-    def _new_call(self, key: int | None) -> Call:
-        """Start call number ``len(calls)`` on provider index ``key`` (listed in chunks)."""
-        call = Call(len(self._calls), key, ArgumentText(self._budget, self._parser_options))
-        self._calls.append(call)
-        if key is not None:
-            self._routes.by_key[key] = call
-        self._views.add_call(call)
-        return call
-
-    def _refuse(
-        self, key: int | None, id_: str | None, name: str | None, events: list[AssemblyEvent]
-    ) -> None:
-        """A call past ``max_calls``: store nothing of it, count it on the overflow entry.
-
-        Its later chunks must not reach another call: its key is unmapped and it stops
-        being the call being streamed. A call is counted at a chunk that brings a name or
-        an id and is not a resend of the last refused call's key or id. Cost: O(1).
-        """
-        routes = self._routes
-        if key is not None:
-            routes.by_key.pop(key, None)
-        routes.current = None
-        if id_ is None and name is None:
-            return  # a continuation: its text is dropped
-        last_key = self._refused_key
-        last_id = self._refused_id
-        if key is not None and key == last_key and (id_ is None or id_ == last_id):
-            return
-        if key is None and id_ is not None and id_ == last_id:
-            return
-        self._refused_key = key
-        self._refused_id = id_
-        over = self._overflow
-        if over is None:
-            over = self._overflow = self._new_call(None)
-            over.key = key
-            if id_ is not None:
-                over.id = id_
-                self._views.write(over, "id", id_)
-            if name is not None:
-                over.name = name
-                self._views.write(over, "name", name)
-            over.arguments.dropped = over.input_closed = True
-            over.refused = 1
-            self._invalidate(over, self._refused_error(1), events)
-            return
-        over.refused += 1
-        over.error = self._refused_error(over.refused)
-        if over.invalid_view is not None:
-            over.invalid_view["error"] = over.error
-
-    def _refused_error(self, count: int) -> str:
-        later = "" if count == 1 else f" and {count - 1} later call(s)"
-        return (
-            f"too many tool calls (more than max_calls={self._max_calls}): this call{later} "
-            "refused, their arguments discarded"
-        )
-
-    def _name_too_long(self, call: Call, what: str, new: str, events: list[AssemblyEvent]) -> bool:
-        """Whether ``new`` is over :data:`MAX_NAME_CHARS`; if so the call is invalid."""
-        if len(new) <= MAX_NAME_CHARS:
-            return False
-        if call.verdict == UNDECIDED:
-            error = f"{what} longer than {MAX_NAME_CHARS} characters"
-            self._invalidate(call, error, events)
-        return True
-
-    def _set_id(self, call: Call, id_: str, events: list[AssemblyEvent]) -> None:
-        """Set or grow the call's id (rules 3 and 4). Cost: O(len) with both sides at most
-        :data:`MAX_NAME_CHARS`."""
-        old = call.id
-        new = join_piece(old, id_)
-        if self._name_too_long(call, "call id", new, events):
-            return
-        call.id = new
-        self._routes.rename(call, old, new)
-        self._views.write(call, "id", new)
-
-    def _set_name(self, call: Call, name: str, events: list[AssemblyEvent]) -> None:
-        """Set or grow the call's name, as :meth:`_set_id` does; a first name lists it."""
-        old = call.name
-        new = join_piece(old, name)
-        if self._name_too_long(call, "tool name", new, events):
-            return
-        call.name = new
-        self._views.write(call, "name", new)
-        if old is None:
-            self._views.place(call)
-
-    def _close_input(self, call: Call) -> None:
-        """No more data for the call; its entries show their complete text."""
-        call.input_closed = True
-        self._views.grew(call)
-
-    # --- arguments (ArgumentText in arguments.py) ---------------------------------------
-
-    def _add_text(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
-        """Append a fragment to the call's text and feed it to its parser (hot path)."""
-        arguments = call.arguments
-        arguments.seen = True
-        if arguments.dropped:
-            return
-        views = self._views
-        if not call.chunk_lags:
-            call.chunk_lags = True
-            views.lagging_chunks.append(call)
-        if call.verdict != UNDECIDED:  # invalid: the raw text grows, nothing else
-            arguments.keep(text)
-            if not call.invalid_lags and call.invalid_view is not None:
-                call.invalid_lags = True
-                views.lagging_invalid.append(call)
-            return
-        try:
-            changes = arguments.add(text)
-        except PartialJSONError as exc:
-            self._invalidate(call, rejected(exc), events)
-            return
-        if changes is None:
-            self._invalidate(call, arguments.limit_error or "", events)
-            return
-        if not call.preview_changed:
-            call.preview_changed = True
-            views.preview_changed.append(call)
-        if not call.announced:
-            if call.name is None:
-                arguments.buffer(text, changes)
-                return
-            self._announce(call, events)
-        events.append(_delta(call.number, text, tuple(changes)))
-
-    def _replace_args(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
-        """Replace an undecided call's arguments with the provider's authoritative text."""
-        arguments = call.arguments
-        arguments.seen = True
-        if call.verdict != UNDECIDED or arguments.dropped:
-            return
-        call.chunk_rejoin_at = 0  # the text changed, not grew: re-join at the next read
-        self._views.grew(call)
-        try:
-            changes = arguments.replace(text)
-        except PartialJSONError as exc:
-            self._invalidate(call, rejected(exc), events)
-            return
-        if changes is None:
-            self._invalidate(call, arguments.limit_error or "", events)
-            return
-        self._views.watch_preview(call)
-        if call.announced:
-            return  # a UI's incremental state cannot express a replacement: CallDone will
-        if call.name is None:
-            arguments.buffer(text, changes)
-            return
-        self._announce(call, events)
-        events.append(_delta(call.number, text, tuple(changes)))
-
-    # --- announcing and verdicts (verdict.py) -------------------------------------------
-
-    def _announce(self, call: Call, events: list[AssemblyEvent]) -> None:
-        """Emit CallStarted, then the text held while the call had no name (rule 7)."""
-        call.announced = True
-        events.append(
-            CallStarted(
-                index=call.number,
-                key=call.key,
-                id=call.id,
-                name=call.name or "",
-                server=call.server,
-            )
-        )
-        held = call.arguments.take_buffered()
-        if held is not None:
-            text, changes = held
-            events.append(ArgumentsDelta(index=call.number, text=text, changes=changes))
-
-    def _report(self, call: Call, events: list[AssemblyEvent]) -> None:
-        """Emit the call's final event (announcing it first if it has a name)."""
-        if not call.announced and call.name is not None:
-            self._announce(call, events)
-        if call.verdict == VALID:
-            view = call.view
-            if view is None:  # a server call: not listed in tool_calls
-                view = call.tool_call()
-            events.append(CallDone(index=call.number, tool_call=view, server=call.server))
-        else:
-            entry = call.invalid_view
-            invalid: InvalidToolCall = call.invalid_tool_call() if entry is None else {**entry}
-            events.append(
-                CallInvalid(index=call.number, invalid_tool_call=invalid, server=call.server)
-            )
-
-    def _invalidate(self, call: Call, error: str, events: list[AssemblyEvent]) -> None:
-        """Give the call the verdict invalid with ``error``, and report it."""
-        call.verdict = INVALID
-        call.error = error
-        call.arguments.drop_buffered()
-        server = call.server_view
-        if server is not None:
-            server["args"] = {}
-        self._views.place(call)
-        self._report(call, events)
-
-    def _settle(
-        self,
-        call: Call,
-        events: list[AssemblyEvent],
-        limit_reason: str | None,
-        *,
-        at_finish: bool = False,
-    ) -> None:
-        """Close the call's input and give its verdict (see :func:`verdict`)."""
-        self._close_input(call)
-        if call.verdict != UNDECIDED:
-            return
-        parser = call.arguments.parser
-        outcome = verdict(
-            named=call.name is not None,
-            parser=parser,
-            limit_reason=limit_reason,
-            at_finish=at_finish,
-            empty_args=self._empty_args,
-        )
-        if isinstance(outcome, str):
-            self._invalidate(call, outcome, events)
-            return
-        if parser is None or not parser.started:  # no text: keep the {} the view shows
-            shown = call.view["args"] if call.view is not None else None
-            if type(shown) is dict and not shown:
-                outcome = shown
-        self._done(call, outcome, events)
-
-    def _done(self, call: Call, value: dict[str, Any], events: list[AssemblyEvent]) -> None:
-        """Give the call the verdict valid with arguments ``value``, and report it."""
-        call.verdict = VALID
-        call.final = value
-        call.arguments.drop_buffered()
-        view = call.view
-        if view is not None:
-            view["args"] = value
-        server = call.server_view
-        if server is not None:
-            server["args"] = value
-        self._report(call, events)
