@@ -140,8 +140,24 @@ class ArgumentText:
         Raises:
             PartialJSONError: the parser rejected the fragment (the raw text is kept).
         """
-        if not self.keep(text):
+        # :meth:`keep` written out once more: one Python call less per fragment (the hot
+        # path); past a limit it is keep's job.
+        budget = self.budget
+        size = len(text)
+        chars = self.chars + size
+        used = budget.used + size
+        if chars > budget.per_call or used > budget.total:
+            self.keep(text)
             return None
+        budget.used = used
+        self.chars = chars
+        parts = self.parts
+        parts.append(text)
+        loose = self.loose + 1
+        if loose >= BLOCK:
+            parts[-BLOCK:] = ["".join(parts[-BLOCK:])]
+            loose = 0
+        self.loose = loose
         parser = self.parser
         if parser is None:
             parser = self.parser = PartialJSONParser(**self.parser_options)

@@ -69,9 +69,11 @@ class AssemblyState:
         "call_cap",
         "calls",
         "empty_args",
+        "lagging_chunks",
         "max_calls",
         "overflow",
         "parser_options",
+        "preview_changed",
         "refused_id",
         "refused_key",
         "routes",
@@ -99,6 +101,10 @@ class AssemblyState:
         self.refused_id: str | None = None
         self.routes = Routes()
         self.views = CallViews()
+        # the two lists of ``views`` that every fragment may append to, held here as well
+        # (the same list objects, only ever cleared in place): one lookup less per fragment
+        self.preview_changed = self.views.preview_changed
+        self.lagging_chunks = self.views.lagging_chunks
 
     # --- inputs other than chunks -------------------------------------------------------
 
@@ -371,15 +377,14 @@ class AssemblyState:
         arguments.seen = True
         if arguments.dropped:
             return
-        views = self.views
         if not call.chunk_lags:
             call.chunk_lags = True
-            views.lagging_chunks.append(call)
+            self.lagging_chunks.append(call)
         if call.verdict != UNDECIDED:  # invalid: the raw text grows, nothing else
             arguments.keep(text)
             if not call.invalid_lags and call.invalid_view is not None:
                 call.invalid_lags = True
-                views.lagging_invalid.append(call)
+                self.views.lagging_invalid.append(call)
             return
         try:
             changes = arguments.add(text)
@@ -391,13 +396,18 @@ class AssemblyState:
             return
         if not call.preview_changed:
             call.preview_changed = True
-            views.preview_changed.append(call)
+            self.preview_changed.append(call)
         if not call.announced:
             if call.name is None:
                 arguments.buffer(text, changes)
                 return
             self._announce(call, events)
-        events.append(_delta(call.number, text, tuple(changes)))
+        # _delta written out (one Python call less per fragment, the hot path)
+        delta: ArgumentsDelta = _new(ArgumentsDelta)
+        _set_index(delta, call.number)
+        _set_text(delta, text)
+        _set_changes(delta, tuple(changes))
+        events.append(delta)
 
     def _replace_args(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
         """Replace an undecided call's arguments with the provider's authoritative text."""
