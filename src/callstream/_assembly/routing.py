@@ -159,6 +159,9 @@ def starts_new_call(
         return rule_5e_after_close(call, id_, name, text)
     if id_ is None and name is None:
         return False  # text alone never starts a call on a known key
+    if (id_ is None or id_ == call.id) and (name is None or name == call.name):
+        # exact repeats (servers resend id and name on every chunk): only 5c can apply
+        return name is not None and rule_5c_after_complete(call, name, text, anonymous)
     return (
         rule_5a_reused_key(call, id_, name)
         or rule_5b_back_to_back(call, id_, name)
@@ -198,9 +201,14 @@ def rule_5c_after_complete(call: Call, name: str | None, text: str | None, anony
     anonymous while the call has no id): whole calls one after the other."""
     if name is None or call.name is None:
         return False
-    if not (has_content(text) or (anonymous and call.id is None)):
+    blank = text is None or text.isspace()  # has_content, written out (per chunk)
+    if blank and not (anonymous and call.id is None):
         return False
-    return call.arguments.complete
+    arguments = call.arguments  # arguments.complete, written out
+    if arguments.whole:
+        return True
+    parser = arguments.parser
+    return parser is not None and parser.complete
 
 
 def rule_5d_anonymous_name(call: Call, name: str | None, anonymous: bool) -> bool:

@@ -253,8 +253,12 @@ class AssemblyState:
             self._set_name(call, name, events)
             if not call.announced and call.verdict == UNDECIDED and call.arguments.seen:
                 self._announce(call, events)  # rule 7
-        if text is not None:
+        if text is None:
+            return
+        if whole or type(text) is not str:
             self._merge_arguments(call, text, whole, events)
+        else:
+            self._add_text(call, text, events)  # rule 6, the common case
 
     def _merge_arguments(
         self, call: Call, text: str | JSONLimitError, whole: bool, events: list[AssemblyEvent]
