@@ -259,18 +259,18 @@ class ToolCallAssembler:
         if self._finished:
             raise AssemblerStateError("feed() after finish(): this stream is over")
         events: list[AssemblyEvent] = []
-        x: Any = chunk_or_chunks
+        given: Any = chunk_or_chunks
         depth = self._max_depth
         merge = self._state.merge
-        if type(x) is dict or isinstance(x, Mapping):
-            merge(read_chunk(x, "", depth), events)
+        if type(given) is dict or isinstance(given, Mapping):
+            merge(read_chunk(given, "", depth), events)
             return events
-        if isinstance(x, (str, bytes, bytearray)) or not isinstance(x, Sequence):
+        if isinstance(given, (str, bytes, bytearray)) or not isinstance(given, Sequence):
             raise ChunkValidationError(
                 "feed() takes a tool call chunk (a mapping) or a sequence of them, "
-                f"got {type(x).__name__}"
+                f"got {type(given).__name__}"
             )
-        items = [read_chunk(c, f"chunk {j}: ", depth) for j, c in enumerate(x)]
+        items = [read_chunk(c, f"chunk {j}: ", depth) for j, c in enumerate(given)]
         for item in items:
             merge(item, events)
         return events
@@ -423,29 +423,31 @@ class ToolCallAssembler:
         Raises:
             AssemblerStateError, ChunkValidationError: as the method it dispatches to.
         """
-        s: Any = signal
-        if type(s) is dict and not self._finished:  # feed(s), inline (hot path)
+        given: Any = signal
+        if type(given) is dict and not self._finished:  # feed(given), inline (hot path)
             events: list[AssemblyEvent] = []
-            self._state.merge(read_chunk(s, "", self._max_depth), events)
+            self._state.merge(read_chunk(given, "", self._max_depth), events)
             return events
-        if type(s) is dict or isinstance(s, Mapping):
-            return self.feed(s)
-        if isinstance(s, CallEnd):
-            return self.end_call(index=s.index, id=s.id, args=s.args)
-        if isinstance(s, CallFailure):
-            return self.fail_call(s.error, index=s.index, id=s.id, name=s.name, args=s.args)
-        if isinstance(s, StreamEnd):
-            return self.finish(s.reason, provider_reason=s.provider_reason)
-        if isinstance(s, ServerToolUse):
-            return self.mark_server(index=s.index, id=s.id)
-        if isinstance(s, Sequence) and not isinstance(s, (str, bytes, bytearray)):
+        if type(given) is dict or isinstance(given, Mapping):
+            return self.feed(given)
+        if isinstance(given, CallEnd):
+            return self.end_call(index=given.index, id=given.id, args=given.args)
+        if isinstance(given, CallFailure):
+            return self.fail_call(
+                given.error, index=given.index, id=given.id, name=given.name, args=given.args
+            )
+        if isinstance(given, StreamEnd):
+            return self.finish(given.reason, provider_reason=given.provider_reason)
+        if isinstance(given, ServerToolUse):
+            return self.mark_server(index=given.index, id=given.id)
+        if isinstance(given, Sequence) and not isinstance(given, (str, bytes, bytearray)):
             events = []
-            for item in s:
+            for item in given:
                 events.extend(self.apply(item))
             return events
         raise ChunkValidationError(
             "apply() takes a tool call chunk, CallEnd, CallFailure, StreamEnd or ServerToolUse, "
-            f"got {type(s).__name__}"
+            f"got {type(given).__name__}"
         )
 
     # --- views --------------------------------------------------------------------------

@@ -311,24 +311,24 @@ class AssemblyState:
             return
         self.refused_key = key
         self.refused_id = id_
-        over = self.overflow
-        if over is None:
-            over = self.overflow = self._new_call(None)
-            over.key = key
+        overflow = self.overflow
+        if overflow is None:
+            overflow = self.overflow = self._new_call(None)
+            overflow.key = key
             if id_ is not None:
-                over.id = id_
-                self.views.write(over, "id", id_)
+                overflow.id = id_
+                self.views.write(overflow, "id", id_)
             if name is not None:
-                over.name = name
-                self.views.write(over, "name", name)
-            over.arguments.dropped = over.input_closed = True
-            over.refused = 1
-            self._invalidate(over, self._refused_error(1), events)
+                overflow.name = name
+                self.views.write(overflow, "name", name)
+            overflow.arguments.dropped = overflow.input_closed = True
+            overflow.refused = 1
+            self._invalidate(overflow, self._refused_error(1), events)
             return
-        over.refused += 1
-        over.error = self._refused_error(over.refused)
-        if over.invalid_view is not None:
-            over.invalid_view["error"] = over.error
+        overflow.refused += 1
+        overflow.error = self._refused_error(overflow.refused)
+        if overflow.invalid_view is not None:
+            overflow.invalid_view["error"] = overflow.error
 
     def _refused_error(self, count: int) -> str:
         later = "" if count == 1 else f" and {count - 1} later call(s)"
