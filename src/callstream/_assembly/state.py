@@ -236,7 +236,11 @@ class AssemblyState:
                 if known is not None:
                     routes.current = known
             return
-        call, anonymous = routes.continued(key, id_)  # rule 1
+        if key is not None and id_ is None:  # rule 1a, without a call (most keyed chunks)
+            call = routes.by_key.get(key)
+            anonymous = False
+        else:
+            call, anonymous = routes.continued(key, id_)  # rule 1
         probe = text if text is None or type(text) is str else "{}"  # an object is content
         if call is None or starts_new_call(call, id_, name, probe, anonymous):  # rule 5
             if len(self.calls) >= self.call_cap:
