@@ -261,9 +261,9 @@ class ToolCallAssembler:
         events: list[AssemblyEvent] = []
         given: Any = chunk_or_chunks
         depth = self._max_depth
-        merge = self._state.merge
+        state = self._state
         if type(given) is dict or isinstance(given, Mapping):
-            merge(read_chunk(given, "", depth), events)
+            state.merge(read_chunk(given, "", depth), events)
             return events
         if isinstance(given, (str, bytes, bytearray)) or not isinstance(given, Sequence):
             raise ChunkValidationError(
@@ -272,7 +272,7 @@ class ToolCallAssembler:
             )
         items = [read_chunk(c, f"chunk {j}: ", depth) for j, c in enumerate(given)]
         for item in items:
-            merge(item, events)
+            state.merge(item, events)
         return events
 
     def end_call(

@@ -456,10 +456,12 @@ class AssemblyState:
                 server=call.server,
             )
         )
-        held = call.arguments.take_buffered()
-        if held is not None:
-            text, changes = held
-            events.append(ArgumentsDelta(index=call.number, text=text, changes=changes))
+        arguments = call.arguments
+        if arguments.buffered_text is not None:  # most calls hold nothing: no call then
+            held = arguments.take_buffered()
+            if held is not None:
+                text, changes = held
+                events.append(ArgumentsDelta(index=call.number, text=text, changes=changes))
 
     def _report(self, call: Call, events: list[AssemblyEvent]) -> None:
         """Emit the call's final event (announcing it first if it has a name)."""
@@ -481,7 +483,8 @@ class AssemblyState:
         """Give the call the verdict invalid with ``error``, and report it."""
         call.verdict = INVALID
         call.error = error
-        call.arguments.drop_buffered()
+        if call.arguments.buffered_text is not None:
+            call.arguments.drop_buffered()
         server = call.server_view
         if server is not None:
             server["args"] = {}
@@ -521,7 +524,8 @@ class AssemblyState:
         """Give the call the verdict valid with arguments ``value``, and report it."""
         call.verdict = VALID
         call.final = value
-        call.arguments.drop_buffered()
+        if call.arguments.buffered_text is not None:
+            call.arguments.drop_buffered()
         view = call.view
         if view is not None:
             view["args"] = value
