@@ -242,9 +242,9 @@ def test_invalid_call_text_is_a_prefix_while_streaming_and_complete_at_the_end(
 
 def test_defaults_are_bounded() -> None:
     asm = ToolCallAssembler()
-    assert asm._cap_calls == DEFAULT_MAX_CALLS == 1_000
-    assert asm._cap_call == DEFAULT_MAX_ARGUMENT_CHARS == 8 << 20
-    assert asm._cap_total == DEFAULT_MAX_CHARS == 32 << 20
+    assert asm._state.call_cap == DEFAULT_MAX_CALLS == 1_000
+    assert asm._state.budget.per_call == DEFAULT_MAX_ARGUMENT_CHARS == 8 << 20
+    assert asm._state.budget.total == DEFAULT_MAX_CHARS == 32 << 20
 
 
 @given(st.data())

@@ -1,146 +1,120 @@
-"""One tool call's state inside the assembler: identity, raw text, parser, verdict, views.
+"""One tool call's state inside the assembler: identity, verdict, argument text, view entries.
 
-A plain slotted record with small helpers; the merge rules live in
-:mod:`callstream._assembly.assembler`, which is the only module that mutates it.
+A plain slotted record with the builders of its view entries; routing
+(:mod:`~callstream._assembly.routing`) reads it, and the assembler
+(:mod:`~callstream._assembly.assembler`) is the only module that changes it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
+from callstream._assembly.arguments import ArgumentText
 from callstream._assembly.types import InvalidToolCall, ServerToolCall, ToolCall, ToolCallChunk
-from callstream._json.changes import Change
-from callstream._json.parser import PartialJSONParser
 
-__all__ = ("DONE", "INVALID", "OPEN", "Call", "json_kind")
+__all__ = ("INVALID", "UNDECIDED", "VALID", "Call")
 
-OPEN: Final = 0
-"""Still receiving data (pending while it has no name, streaming once it has one)."""
-DONE: Final = 1
+UNDECIDED: Final = 0
+"""No verdict yet: still receiving data (pending while it has no name, streaming once it
+has one)."""
+VALID: Final = 1
 """Final and valid: ``final`` holds the arguments object."""
 INVALID: Final = 2
-"""Known bad (reported): ``error`` says why. Raw text may still grow until it ends."""
+"""Known bad (reported): ``error`` says why. Raw text may still grow until input closes."""
 
 
 class Call:
     """State of one tool call (internal).
 
-    Invariants: ``state`` only moves OPEN -> DONE or OPEN -> INVALID; ``announced`` and
-    ``state != OPEN`` only go from False to True; ``parts`` joined is the raw argument
-    text received (capped at ``max_argument_chars``); ``chars == len("".join(parts))``;
-    ``buf_text``/``buf_changes`` hold what arrived before the call was announced.
-    View entries (``view`` in ``tool_calls``, ``inv_view`` in ``invalid_tool_calls``,
-    ``srv_view`` in ``server_tool_calls``, ``chunk_view`` in ``tool_call_chunks``) are the
-    call's own dicts, not None exactly while the call is listed in that view; the
-    assembler updates them in place until the call is final. ``cnext`` / ``inext`` are the
-    raw length at which the chunk / invalid entry's ``args`` text is next re-joined
-    (doubling, so that reading a view after every fragment stays linear).
+    ``number`` is our call number (order of start, the ``index`` of events and of
+    ``tool_call_chunks``); ``key`` is the provider's index the call arrived on (None
+    when it came without one).
+
+    Invariants: ``verdict`` only moves UNDECIDED -> VALID or UNDECIDED -> INVALID;
+    ``announced`` and ``input_closed`` only go from False to True; ``arguments`` holds the
+    raw text and its parser. View entries (``view`` in ``tool_calls``, ``invalid_view`` in
+    ``invalid_tool_calls``, ``server_view`` in ``server_tool_calls``, ``chunk_view`` in
+    ``tool_call_chunks``) are the call's own dicts, not None exactly while the call is
+    listed in that view; the assembler updates them in place until the call is final.
+    ``chunk_rejoin_at`` / ``invalid_rejoin_at`` are the raw length at which the chunk /
+    invalid entry's ``args`` text is next re-joined (doubling, so that reading a view after
+    every fragment stays linear).
     """
 
     __slots__ = (
         "announced",
-        "args_seen",
-        "buf_changes",
-        "buf_text",
-        "chars",
+        "arguments",
+        "chunk_lags",
+        "chunk_rejoin_at",
         "chunk_view",
-        "cgrown",
-        "cnext",
-        "dropped",
-        "ended",
         "error",
         "final",
         "id",
-        "igrown",
-        "inext",
-        "inv_view",
+        "input_closed",
+        "invalid_lags",
+        "invalid_rejoin_at",
+        "invalid_view",
         "key",
-        "loose",
         "name",
         "number",
-        "parser",
-        "parts",
+        "preview_changed",
         "refused",
         "server",
-        "srv_view",
-        "state",
-        "touched",
+        "server_view",
+        "verdict",
         "view",
         "view_args",
-        "whole",
     )
 
-    def __init__(self, number: int, key: int | None) -> None:
+    def __init__(self, number: int, key: int | None, arguments: ArgumentText) -> None:
         self.number = number
         self.key = key
         self.id: str | None = None
         self.name: str | None = None
-        self.state = OPEN
+        self.verdict = UNDECIDED
         self.error: str | None = None
         self.announced = False  # CallStarted emitted
-        self.ended = False  # end marker, provider failure or finish: no more data
-        self.args_seen = False  # non-empty argument text (or an object) has arrived
-        self.whole = False  # the arguments came as a complete object
+        self.input_closed = False  # end marker, provider failure or finish: no more data
         self.server = False  # a server-side tool (run by the provider): not a tool call
-        self.dropped = False  # argument text is no longer kept (a limit was hit)
-        self.parser: PartialJSONParser | None = None
-        self.parts: list[str] = []
-        self.loose = 0  # fragments appended to ``parts`` since they were last joined
-        self.chars = 0
-        self.buf_text: list[str] | None = None
-        self.buf_changes: list[Change] | None = None
+        self.arguments = arguments
         self.final: dict[str, Any] | None = None
-        self.touched = False  # in the assembler's list of calls whose preview may have grown
+        self.preview_changed = False  # in the assembler's list of calls whose preview may
+        # have been replaced
         self.view: ToolCall | None = None
         self.view_args: Any = None
-        self.inv_view: InvalidToolCall | None = None
+        self.invalid_view: InvalidToolCall | None = None
         self.chunk_view: ToolCallChunk | None = None
-        self.srv_view: ServerToolCall | None = None
-        self.cgrown = False  # in the assembler's list of calls whose chunk text may lag
-        self.igrown = False  # in the assembler's list of invalid calls whose text may lag
-        self.cnext = 0
-        self.inext = 0
+        self.server_view: ServerToolCall | None = None
+        self.chunk_lags = False  # in the assembler's list of calls whose chunk text may lag
+        self.invalid_lags = False  # in the list of invalid calls whose text may lag
+        self.chunk_rejoin_at = 0
+        self.invalid_rejoin_at = 0
         self.refused = 0  # the overflow record (past max_calls): calls refused so far
 
-    def raw(self) -> str:
-        """The raw argument text so far. Cost: O(length) when new parts arrived, else O(1)."""
-        parts = self.parts
-        if len(parts) > 1:
-            joined = "".join(parts)
-            parts.clear()
-            parts.append(joined)
-            self.loose = 0
-            return joined
-        return parts[0] if parts else ""
-
-    def raw_or_none(self) -> str | None:
-        """The raw argument text, or None when none arrived."""
-        return self.raw() if self.parts else None
-
     def tool_call(self) -> ToolCall:
-        """The ``ToolCall`` view: final arguments when done, else the live preview.
+        """The ``ToolCall`` view: final arguments when valid, else the live preview.
 
         The preview is the parser's live value when it is an object, else a new ``{}``.
         Cost: O(1) plus the parser's preview refresh.
         """
-        if self.state == DONE:
+        if self.verdict == VALID:
             args: Any = self.final
             self.view_args = args
         else:
-            parser = self.parser
+            parser = self.arguments.parser
             value = parser.value if parser is not None else None
             self.view_args = value
             args = value if type(value) is dict else {}
         return {"name": self.name or "", "args": args, "id": self.id, "type": "tool_call"}
 
     def server_tool_call(self) -> ServerToolCall:
-        """The ``ServerToolCall`` view: final arguments when done, else the live preview
+        """The ``ServerToolCall`` view: final arguments when valid, else the live preview
         (``{}`` until it is an object). Cost: O(1) plus the parser's preview refresh."""
-        if self.state == DONE:
+        if self.verdict == VALID:
             args: Any = self.final
         else:
-            parser = self.parser
-            value = parser.value if parser is not None and self.state == OPEN else None
+            parser = self.arguments.parser
+            value = parser.value if parser is not None and self.verdict == UNDECIDED else None
             args = value if type(value) is dict else {}
         return {"type": "server_tool_call", "name": self.name or "", "args": args, "id": self.id}
 
@@ -148,33 +122,8 @@ class Call:
         """The ``InvalidToolCall`` view (raw text). Cost: O(raw length) when it grew."""
         return {
             "name": self.name,
-            "args": self.raw_or_none(),
+            "args": self.arguments.raw_or_none(),
             "id": self.id,
             "error": self.error,
             "type": "invalid_tool_call",
         }
-
-    def chunk(self) -> ToolCallChunk:
-        """The merged ``ToolCallChunk`` (``index`` = call number). Cost: O(raw length)."""
-        return {
-            "name": self.name,
-            "args": self.raw_or_none(),
-            "id": self.id,
-            "index": self.number,
-            "type": "tool_call_chunk",
-        }
-
-
-def json_kind(value: object) -> str:
-    """JSON kind name of a decoded value: object, array, string, number, boolean or null."""
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if value is None:
-        return "null"
-    return "number"
