@@ -215,13 +215,7 @@ class CallViews:
         lagging = self.lagging_invalid
         for call in lagging:
             call.invalid_lags = False
-            entry = call.invalid_view
-            chars = call.arguments.chars
-            if entry is not None and (
-                call.input_closed or chars >= call.invalid_rejoin_at or chars <= EXACT_CHARS
-            ):
-                entry["args"] = call.arguments.raw_or_none()
-                call.invalid_rejoin_at = 2 * chars
+            call.invalid_rejoin_at = _rejoin(call, call.invalid_view, call.invalid_rejoin_at)
         lagging.clear()
 
     def refresh_chunks(self) -> None:
@@ -229,11 +223,16 @@ class CallViews:
         lagging = self.lagging_chunks
         for call in lagging:
             call.chunk_lags = False
-            entry = call.chunk_view
-            chars = call.arguments.chars
-            if entry is not None and (
-                call.input_closed or chars >= call.chunk_rejoin_at or chars <= EXACT_CHARS
-            ):
-                entry["args"] = call.arguments.raw_or_none()
-                call.chunk_rejoin_at = 2 * chars
+            call.chunk_rejoin_at = _rejoin(call, call.chunk_view, call.chunk_rejoin_at)
         lagging.clear()
+
+
+def _rejoin(call: Call, entry: InvalidToolCall | ToolCallChunk | None, rejoin_at: int) -> int:
+    """Write the call's whole raw text into ``entry`` when it doubled since the last
+    re-join (or the input closed, or it is short); return the next threshold. Re-joining
+    on doubling keeps the total cost of these reads O(text)."""
+    chars = call.arguments.chars
+    if entry is not None and (call.input_closed or chars >= rejoin_at or chars <= EXACT_CHARS):
+        entry["args"] = call.arguments.raw_or_none()
+        return 2 * chars
+    return rejoin_at
