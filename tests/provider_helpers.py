@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from hypothesis import strategies as st
 
 from callstream import ToolCallAssembler
-from callstream._assembly.types import Signal, StreamEnd
+from callstream._assembly.types import CallChunk, Signal, StreamEnd
 from tests.corpus import RECORDED_STREAMS
 from tests.strategies import splits
 
@@ -23,10 +23,10 @@ class Translator(Protocol):
 
 
 def chunk(
-    index: int, *, name: str | None = None, id: str | None = None, args: Any = None
-) -> dict[str, Any]:
-    """A tool call chunk as the translators emit it (all LangChain keys present)."""
-    return {"name": name, "args": args, "id": id, "index": index, "type": "tool_call_chunk"}
+    index: int | None, *, name: str | None = None, id: str | None = None, args: Any = None
+) -> CallChunk:
+    """A call fragment as the translators emit it."""
+    return CallChunk(index=index, id=id, name=name, args=args)
 
 
 def translate_all(translator: Translator, payloads: Iterable[Any]) -> list[Signal]:
@@ -41,8 +41,8 @@ def texts(signals: list[Signal]) -> dict[int | None, str]:
     """The argument text streamed per index."""
     out: dict[int | None, str] = {}
     for signal in signals:
-        if isinstance(signal, dict) and isinstance(signal["args"], str):
-            out[signal["index"]] = out.get(signal["index"], "") + signal["args"]
+        if isinstance(signal, CallChunk) and isinstance(signal.args, str):
+            out[signal.index] = out.get(signal.index, "") + signal.args
     return out
 
 

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, Signal, StreamEnd
+from callstream._assembly.types import (
+    CallChunk,
+    CallEnd,
+    CallFailure,
+    ServerToolUse,
+    Signal,
+    StreamEnd,
+)
 from callstream.providers.bedrock import BedrockTranslator, detect
 from tests.provider_helpers import (
     RECORDED,
@@ -111,7 +118,7 @@ def test_server_tool_use_and_tool_result_blocks() -> None:
     ]
     signals = run(events)
     assert texts(signals) == {0: '{"snippet":"1234 * 5678"}', 2: '{"result":7006652.0}'}
-    assert [s for s in signals if not isinstance(s, dict)] == [
+    assert [s for s in signals if not isinstance(s, CallChunk)] == [
         ServerToolUse(index=0),
         CallEnd(index=0),
         CallEnd(index=2),

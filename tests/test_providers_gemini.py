@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.gemini import GeminiTranslator, detect, parse_json_path
 from tests.provider_helpers import (
     RECORDED,
@@ -263,7 +263,7 @@ def test_two_streamed_calls_with_string_continuations_and_empty_terminators() ->
         chunk(0, args="}"),
     ]
     assert texts(signals) == {0: '{"location": "Boston"}', 1: '{"location": "San Francisco"}'}
-    assert [sig for sig in signals if not isinstance(sig, dict)] == [
+    assert [sig for sig in signals if not isinstance(sig, CallChunk)] == [
         CallEnd(index=0),
         CallEnd(index=1),
         StreamEnd(reason="STOP", provider_reason="STOP"),
@@ -315,7 +315,7 @@ def test_missing_terminal_last_leaves_part_without_will_continue_ends_the_call()
     signals = run(payloads)
     value = {"operations": [{"action": "add", "price": 0.5}, {"action": "add", "price": 0.3}]}
     assert texts(signals) == {0: json.dumps(value)}
-    assert [sig for sig in signals if not isinstance(sig, dict)] == [
+    assert [sig for sig in signals if not isinstance(sig, CallChunk)] == [
         CallEnd(index=0),
         StreamEnd(reason="STOP", provider_reason="STOP"),
     ]
@@ -332,7 +332,7 @@ def test_no_args_call_then_streamed_calls() -> None:
         ]
     signals = run([*payloads, response({"text": ""}, finish="STOP")])
     assert final_args(signals) == {0: {}, 1: {"id": "A"}, 2: {"id": "B"}}
-    assert [sig["name"] for sig in signals if isinstance(sig, dict) and sig["name"]] == [
+    assert [sig.name for sig in signals if isinstance(sig, CallChunk) and sig.name] == [
         "read_theme",
         "read_screen",
         "read_screen",
@@ -676,7 +676,7 @@ def test_huge_or_deep_paths_fail_cleanly() -> None:
 
 def test_list_payloads_and_several_candidates() -> None:
     batch = [response(call_part("a")), response(call_part("b"), finish="STOP")]
-    assert [sig["name"] for sig in run([batch]) if isinstance(sig, dict)] == ["a", "b"]
+    assert [sig.name for sig in run([batch]) if isinstance(sig, CallChunk)] == ["a", "b"]
     two = {
         "candidates": [
             {"index": 1, "content": {"parts": [call_part("second_candidate")]}},

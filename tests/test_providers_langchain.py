@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import StreamEnd
+from callstream._assembly.types import CallChunk, StreamEnd
 from callstream._errors import ChunkValidationError
 from callstream._sync import collect
 from callstream.providers import detect_format
@@ -55,7 +55,9 @@ def test_detect() -> None:
 
 def test_signals_and_end_from_metadata_once() -> None:
     t = LangChainTranslator()
-    assert t.translate(message([tcc("f", '{"a"', "c1", 0)])) == [tcc("f", '{"a"', "c1", 0)]
+    assert t.translate(message([tcc("f", '{"a"', "c1", 0)])) == [
+        CallChunk(name="f", args='{"a"', id="c1", index=0)
+    ]
     last = message([], response_metadata={"finish_reason": "tool_calls"})
     assert t.translate(last) == [StreamEnd(reason="tool_calls", provider_reason="tool_calls")]
     assert t.translate(message([], chunk_position="last")) == []

@@ -8,7 +8,7 @@ from typing import Any
 
 import pydantic
 
-from callstream._assembly.types import CallDone, CallEnd, StreamEnd
+from callstream._assembly.types import CallChunk, CallDone, CallEnd, StreamEnd
 from callstream._sync import collect, stream
 from callstream.providers import detect_format
 from callstream.providers.ollama import OllamaTranslator, detect
@@ -53,13 +53,7 @@ def test_detect() -> None:
 def test_signals_whole_call_is_ended_at_once() -> None:
     t = OllamaTranslator()
     assert t.translate(line([call("get_weather", {"city": "Tokyo"})])) == [
-        {
-            "name": "get_weather",
-            "args": {"city": "Tokyo"},
-            "id": None,
-            "index": 0,
-            "type": "tool_call_chunk",
-        },
+        CallChunk(name="get_weather", args={"city": "Tokyo"}, id=None, index=0),
         CallEnd(index=0),
     ]
     assert t.translate(final()) == [StreamEnd(reason="stop", provider_reason="stop")]
@@ -140,7 +134,7 @@ def test_odd_payloads() -> None:
         {"message": {"tool_calls": [None, 5, {"function": None}]}},
     ]:
         for signal in t.translate(payload):
-            assert isinstance(signal, (dict, CallEnd))
+            assert isinstance(signal, (CallChunk, CallEnd))
 
 
 # --- SDK-like objects (the ollama package's ChatResponse is a pydantic model) -----------

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from callstream._assembly.assembler import ToolCallAssembler
-from callstream._assembly.types import CallDone, CallFailure, StreamEnd, StreamFinished
+from callstream._assembly.types import CallChunk, CallDone, CallFailure, StreamEnd, StreamFinished
 from callstream._pipeline import StreamResult
 from callstream._sync import collect, stream
 from callstream.providers import detect_format
@@ -122,7 +122,7 @@ def test_signals_pass_entries_and_finish() -> None:
     assert t.translate(chunk(role=True, content="")) == []
     assert t.translate(usage_chunk()) == []
     assert t.translate(chunk(entry(0, id="call_1", name="f", args=""))) == [
-        {"name": "f", "args": "", "id": "call_1", "index": 0, "type": "tool_call_chunk"}
+        CallChunk(name="f", args="", id="call_1", index=0)
     ]
     assert t.translate(chunk(finish="tool_calls")) == [
         StreamEnd(reason="tool_calls", provider_reason="tool_calls")
@@ -176,9 +176,9 @@ def test_custom_tool_entries_are_skipped() -> None:
 def test_arguments_as_object_and_as_non_object() -> None:
     t = OpenAIChatTranslator()
     [sig] = t.translate(chunk(entry(0, name="f", args={"a": [1, 2]})))
-    assert isinstance(sig, dict) and sig["args"] == {"a": [1, 2]}
+    assert isinstance(sig, CallChunk) and sig.args == {"a": [1, 2]}
     [sig] = t.translate(chunk(entry(0, name="f", args=[1])))
-    assert isinstance(sig, dict) and sig["args"] == "[1]"
+    assert isinstance(sig, CallChunk) and sig.args == "[1]"
 
 
 # --- assembled results: every server quirk -----------------------------------------------

@@ -10,7 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallDone, CallEnd, CallFailure, CallInvalid, StreamEnd
+from callstream._assembly.types import (
+    CallChunk,
+    CallDone,
+    CallEnd,
+    CallFailure,
+    CallInvalid,
+    StreamEnd,
+)
 from callstream._pipeline import StreamResult
 from callstream._sync import collect, stream
 from callstream.providers import detect_format
@@ -109,11 +116,9 @@ def test_signals() -> None:
     t = OpenAIResponsesTranslator()
     assert t.translate(created()) == []
     assert t.translate(added(1, fc_item("fc_1", "call_1", "f"))) == [
-        {"name": "f", "args": None, "id": "call_1", "index": 1, "type": "tool_call_chunk"}
+        CallChunk(name="f", args=None, id="call_1", index=1)
     ]
-    assert t.translate(delta(1, '{"a"')) == [
-        {"name": None, "args": '{"a"', "id": None, "index": 1, "type": "tool_call_chunk"}
-    ]
+    assert t.translate(delta(1, '{"a"')) == [CallChunk(name=None, args='{"a"', id=None, index=1)]
     assert t.translate(args_done(1, '{"a": 1}')) == [CallEnd(index=1, args='{"a": 1}')]
     # output_item.done after arguments.done adds nothing: the call already ended.
     assert t.translate(item_done(1, fc_item("fc_1", "call_1", "f", '{"a": 1}'))) == []
@@ -163,9 +168,7 @@ def test_events_without_output_index_fall_back_to_the_item_id() -> None:
     t = OpenAIResponsesTranslator()
     t.translate(added(3, fc_item("fc_9", "call_9", "f")))
     no_index = {"type": "response.function_call_arguments.delta", "item_id": "fc_9", "delta": "{}"}
-    assert t.translate(no_index) == [
-        {"name": None, "args": "{}", "id": None, "index": 3, "type": "tool_call_chunk"}
-    ]
+    assert t.translate(no_index) == [CallChunk(name=None, args="{}", id=None, index=3)]
 
 
 def test_lmstudio_no_deltas_arguments_only_in_done_events() -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from callstream._assembly import ArgumentsDelta as ArgumentsDelta
 from callstream._assembly import AssemblyEvent as AssemblyEvent
+from callstream._assembly import CallChunk as CallChunk
 from callstream._assembly import CallDone as CallDone
 from callstream._assembly import CallEnd as CallEnd
 from callstream._assembly import CallFailure as CallFailure
@@ -112,6 +113,7 @@ __all__ = (
     "AssemblerStateError",
     "AssemblyEvent",
     "AsyncToolCallStream",
+    "CallChunk",
     "CallDone",
     "CallEnd",
     "CallFailure",

@@ -6,6 +6,7 @@ from callstream._assembly.assembler import TRUNCATION_REASONS, ToolCallAssembler
 from callstream._assembly.types import (
     ArgumentsDelta,
     AssemblyEvent,
+    CallChunk,
     CallDone,
     CallEnd,
     CallFailure,
@@ -25,6 +26,7 @@ __all__ = (
     "TRUNCATION_REASONS",
     "ArgumentsDelta",
     "AssemblyEvent",
+    "CallChunk",
     "CallDone",
     "CallEnd",
     "CallFailure",

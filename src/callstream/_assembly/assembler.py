@@ -60,6 +60,7 @@ from callstream._assembly.state import (
 )
 from callstream._assembly.types import (
     AssemblyEvent,
+    CallChunk,
     CallEnd,
     CallFailure,
     InvalidToolCall,
@@ -263,7 +264,7 @@ class ToolCallAssembler:
         depth = self._max_depth
         state = self._state
         if type(given) is dict or isinstance(given, Mapping):
-            state.merge(read_chunk(given, "", depth), events)
+            state.merge(*read_chunk(given, "", depth), events)
             return events
         if isinstance(given, (str, bytes, bytearray)) or not isinstance(given, Sequence):
             raise ChunkValidationError(
@@ -272,7 +273,7 @@ class ToolCallAssembler:
             )
         items = [read_chunk(c, f"chunk {j}: ", depth) for j, c in enumerate(given)]
         for item in items:
-            state.merge(item, events)
+            state.merge(*item, events)
         return events
 
     def end_call(
@@ -417,16 +418,31 @@ class ToolCallAssembler:
         return []
 
     def apply(self, signal: Signal | Sequence[Signal]) -> list[AssemblyEvent]:
-        """Apply one provider signal (or a sequence of them, in order): a chunk dict,
-        :class:`CallEnd`, :class:`CallFailure` or :class:`StreamEnd`.
+        """Apply one provider signal (or a sequence of them, in order): a
+        :class:`CallChunk`, a chunk dict, :class:`CallEnd`, :class:`CallFailure`,
+        :class:`ServerToolUse` or :class:`StreamEnd`.
+
+        A :class:`CallChunk` is merged as it is (its fields were checked where it was
+        made); a chunk dict is checked as by :meth:`feed`.
 
         Raises:
             AssemblerStateError, ChunkValidationError: as the method it dispatches to.
         """
         given: Any = signal
-        if type(given) is dict and not self._finished:  # feed(given), inline (hot path)
+        if type(given) is CallChunk:  # the hot path: what every translator sends
+            if self._finished:
+                raise AssemblerStateError("apply() after finish(): this stream is over")
             events: list[AssemblyEvent] = []
-            self._state.merge(read_chunk(given, "", self._max_depth), events)
+            args = given.args
+            if args is None or type(args) is str:
+                self._state.merge(given.index, given.id, given.name, args, False, events)
+            else:
+                text, whole = args_text(args, "", self._max_depth)
+                self._state.merge(given.index, given.id, given.name, text, whole, events)
+            return events
+        if type(given) is dict and not self._finished:  # feed(given), inline
+            events = []
+            self._state.merge(*read_chunk(given, "", self._max_depth), events)
             return events
         if type(given) is dict or isinstance(given, Mapping):
             return self.feed(given)
@@ -446,7 +462,8 @@ class ToolCallAssembler:
                 events.extend(self.apply(item))
             return events
         raise ChunkValidationError(
-            "apply() takes a tool call chunk, CallEnd, CallFailure, StreamEnd or ServerToolUse, "
+            "apply() takes a CallChunk, a tool call chunk dict, CallEnd, CallFailure, StreamEnd "
+            "or ServerToolUse, "
             f"got {type(given).__name__}"
         )
 

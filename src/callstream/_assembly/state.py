@@ -209,13 +209,18 @@ class AssemblyState:
 
     # --- merging (rules in routing.py) --------------------------------------------------
 
-    def merge(
+    def merge(  # noqa: PLR0917 -- positional on the hot path: no tuple per chunk
         self,
-        item: tuple[int | None, str | None, str | None, Args, bool],
+        key: int | None,
+        id_: str | None,
+        name: str | None,
+        text: Args,
+        whole: bool,
         events: list[AssemblyEvent],
     ) -> None:
-        """Apply one checked chunk (the merge rules of :mod:`~callstream._assembly.routing`)."""
-        key, id_, name, text, whole = item
+        """Apply one checked chunk (the merge rules of :mod:`~callstream._assembly.routing`):
+        the provider's ``key``, ``id``, ``name`` and argument ``text`` (``whole``: the
+        complete arguments, serialized from an object)."""
         routes = self.routes
         if key is not None and not whole and text and not id_ and not name:
             # fast path: a keyed continuation carrying only text (rule 5 cannot apply)

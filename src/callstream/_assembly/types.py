@@ -3,9 +3,10 @@
 The three ``TypedDict`` s have exactly the keys of LangChain's ``ToolCallChunk``,
 ``ToolCall`` and ``InvalidToolCall``, so results drop into LangChain messages unchanged.
 
-Signals (:class:`CallEnd`, :class:`CallFailure`, :class:`StreamEnd`) are what provider
-translators produce besides chunks: an explicit end marker for one call, a provider-side
-failure, the end of the stream. Events (:class:`CallStarted`, :class:`ArgumentsDelta`,
+Signals are what provider translators produce: :class:`CallChunk` (a fragment of one
+call), :class:`CallEnd` (an explicit end marker for one call), :class:`CallFailure` (a
+provider-side failure), :class:`ServerToolUse` and :class:`StreamEnd` (the end of the
+stream). Events (:class:`CallStarted`, :class:`ArgumentsDelta`,
 :class:`CallDone`, :class:`CallInvalid`, :class:`StreamFinished`) are what the assembler
 reports, in order per call: started, deltas, then done or invalid.
 """
@@ -17,11 +18,13 @@ from typing import Any, Literal, TypeAlias
 
 from typing_extensions import NotRequired, TypedDict
 
+from callstream._assembly.validation import check_args, check_index, check_str
 from callstream._json.changes import Change
 
 __all__ = (
     "ArgumentsDelta",
     "AssemblyEvent",
+    "CallChunk",
     "CallDone",
     "CallEnd",
     "CallFailure",
@@ -90,6 +93,41 @@ class ServerToolCall(TypedDict):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CallChunk:
+    """A fragment of one call, as a translator read it from provider data: the provider's
+    ``index`` (its key for the call), ``id``, ``name``, and ``args``: a fragment of the
+    JSON argument text, or the whole arguments as an object (a ``dict``).
+
+    The signal translators hand the assembler (what a ``ToolCallChunk`` dict is for user
+    code, without the dict): it is checked once, where it is made. Built with keywords,
+    the fields are checked as :meth:`ToolCallAssembler.feed` checks a chunk dict (an
+    ``index`` of digits becomes an int, ``str`` subclasses plain ``str``); translators,
+    whose accessors already return these types, build it through
+    :func:`~callstream.providers._base.tool_chunk` without a second check. The assembler
+    merges it as it is. Cost: O(1) (an ``args`` object is serialized by the assembler).
+
+    Raises:
+        ChunkValidationError: a field of the wrong type (built with keywords).
+    """
+
+    index: int | None = None
+    id: str | None = None
+    name: str | None = None
+    args: str | dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        set_field = object.__setattr__
+        if self.index is not None and type(self.index) is not int:
+            set_field(self, "index", check_index(self.index, "CallChunk: "))
+        if self.id is not None and type(self.id) is not str:
+            set_field(self, "id", check_str("id", self.id, "CallChunk: "))
+        if self.name is not None and type(self.name) is not str:
+            set_field(self, "name", check_str("name", self.name, "CallChunk: "))
+        if self.args is not None and type(self.args) is not str:
+            set_field(self, "args", check_args(self.args, "CallChunk: "))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CallEnd:
     """The provider marked the end of one call (``index`` as in its chunks, or ``id``).
 
@@ -140,7 +178,7 @@ class ServerToolUse:
     id: str | None = None
 
 
-Signal: TypeAlias = ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse
+Signal: TypeAlias = CallChunk | ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse
 """What a provider translator produces for one payload."""
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, StreamEnd
+from callstream._assembly.types import CallChunk, CallEnd, CallFailure, ServerToolUse, StreamEnd
 from callstream._errors import CallstreamError, UsageError
 from callstream.providers._base import Translator, get, get_str
 
@@ -219,7 +219,10 @@ def has_evidence(name: str, payload: Any) -> bool:
     for signal in signals:
         if isinstance(signal, (CallEnd, CallFailure, ServerToolUse, StreamEnd)):
             return True
-        if signal.get("name") or signal.get("args"):
+        if isinstance(signal, CallChunk):
+            if signal.name or signal.args:
+                return True
+        elif signal.get("name") or signal.get("args"):
             return True
     return False
 

@@ -42,10 +42,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from callstream._assembly.types import CallFailure, ServerToolUse, Signal, ToolCallChunk
+from callstream._assembly.types import CallChunk, CallFailure, ServerToolUse, Signal
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
+from callstream._types import slot_setter
 
 __all__ = (
     "MAX_BAD_INDEX_KEYS",
@@ -78,8 +79,9 @@ class Translator(Protocol):
     """A stateful, sans-I/O translator from one provider format to assembler signals.
 
     One instance serves one stream (it may remember which calls it has seen). ``translate``
-    takes one decoded payload and returns the signals it carries, in order: tool-call chunks
-    (``ToolCallChunk`` dicts), ``CallEnd``, ``CallFailure`` and ``StreamEnd``. Unknown event
+    takes one decoded payload and returns the signals it carries, in order: call fragments
+    (:class:`~callstream.CallChunk`), ``CallEnd``, ``CallFailure``, ``ServerToolUse`` and
+    ``StreamEnd``. Unknown event
     types and odd payloads give ``[]``; a translator never raises on provider data.
     """
 
@@ -392,7 +394,7 @@ class BadIndexCalls:
 
     def chunk(
         self, bad: BadIndex, where: str, id_: str | None, name: str | None, args: Any
-    ) -> ToolCallChunk:
+    ) -> CallChunk:
         """The chunk for a piece with unusable index ``bad``: its own key, no name."""
         key = self.key(bad)
         self._open[key] = f"{where} {bad.text}"
@@ -743,8 +745,26 @@ def to_json_data(value: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
         ) from None
 
 
+_new_chunk = object.__new__
+_set_chunk_index = slot_setter(CallChunk, "index")
+_set_chunk_id = slot_setter(CallChunk, "id")
+_set_chunk_name = slot_setter(CallChunk, "name")
+_set_chunk_args = slot_setter(CallChunk, "args")
+
+
 def tool_chunk(
     index: int | None, id_: str | None, name: str | None, args: str | dict[str, Any] | None
-) -> ToolCallChunk:
-    """A ``ToolCallChunk`` dict (LangChain's keys), the signal every translator emits."""
-    return {"name": name, "args": args, "id": id_, "index": index, "type": "tool_call_chunk"}
+) -> CallChunk:
+    """The :class:`~callstream.CallChunk` every translator emits for a fragment of a call.
+
+    Built without :class:`CallChunk`'s field checks: translators pass what this package's
+    accessors return (:func:`get_index`, :func:`get_str`, a plain dict or str for
+    ``args``), so the fields already have their types. Equal to
+    ``CallChunk(index=index, id=id_, name=name, args=args)``. Cost: O(1).
+    """
+    chunk: CallChunk = _new_chunk(CallChunk)
+    _set_chunk_index(chunk, index)
+    _set_chunk_id(chunk, id_)
+    _set_chunk_name(chunk, name)
+    _set_chunk_args(chunk, args)
+    return chunk

@@ -42,7 +42,6 @@ from callstream._assembly.types import (
     ServerToolUse,
     Signal,
     StreamEnd,
-    ToolCallChunk,
 )
 from callstream.providers._base import (
     BadIndexCalls,
@@ -220,7 +219,7 @@ class AnthropicTranslator:
             if start_input == "{}":  # the usual placeholder: the arguments follow as deltas
                 start_input = None
         self._open[index] = _Block(start_input, error)
-        chunk: ToolCallChunk = tool_chunk(index, id_, name, None)
+        chunk = tool_chunk(index, id_, name, None)
         if server:
             return [chunk, ServerToolUse(index=index)]
         return [chunk]
@@ -235,7 +234,7 @@ class AnthropicTranslator:
         if not text or block is None or not isinstance(index, int):
             return []  # "" is a no-op; a delta for a block we never saw start is not a call
         block.streamed = True
-        chunk: ToolCallChunk = tool_chunk(index, None, None, text)
+        chunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _block_stop(self, payload: Any) -> list[Signal]:

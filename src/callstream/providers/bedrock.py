@@ -29,7 +29,6 @@ from callstream._assembly.types import (
     ServerToolUse,
     Signal,
     StreamEnd,
-    ToolCallChunk,
 )
 from callstream.providers._base import (
     BadIndexCalls,
@@ -151,7 +150,7 @@ class BedrockTranslator:
         if not isinstance(index, int):
             return self._bad.refuse(index, "contentBlockIndex", id_, name, server=server)
         self._open.add(index)
-        chunk: ToolCallChunk = tool_chunk(index, id_, name, None)
+        chunk = tool_chunk(index, id_, name, None)
         if server:
             return [chunk, ServerToolUse(index=index)]
         return [chunk]
@@ -169,7 +168,7 @@ class BedrockTranslator:
                 return [CallFailure(error=error, index=index)]
         if not text:
             return []
-        chunk: ToolCallChunk = tool_chunk(index, None, None, text)
+        chunk = tool_chunk(index, None, None, text)
         return [chunk]
 
     def _stop(self, event: Any) -> list[Signal]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream._errors import DataError
 from callstream.providers._base import (
     BadIndex,
@@ -153,7 +153,7 @@ class CohereTranslator:
             self._last = index
             if start:
                 self._open.add(index)
-                chunk: ToolCallChunk = tool_chunk(index, id_, name, args)
+                chunk = tool_chunk(index, id_, name, args)
             elif args:
                 chunk = tool_chunk(index, None, None, args)
             elif failure is None:

@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream._errors import DataError
 from callstream.providers._base import (
     alternate_key,
@@ -538,7 +538,7 @@ class GeminiTranslator:
             else:
                 args_failure = None
             if not more and not leaves:
-                whole: ToolCallChunk = tool_chunk(index, get_str(call, "id"), name, args)
+                whole = tool_chunk(index, get_str(call, "id"), name, args)
                 out.append(whole)
                 if args_failure is not None:
                     out.append(CallFailure(error=args_failure, index=index))
@@ -548,7 +548,7 @@ class GeminiTranslator:
             start_args = args if isinstance(args, dict) and args else None
             self._call = _StreamedCall(index, start_args)
             self._call.start_error = args_failure
-            opener: ToolCallChunk = tool_chunk(index, get_str(call, "id"), name, None)
+            opener = tool_chunk(index, get_str(call, "id"), name, None)
             out.append(opener)
         elif self._call is None:
             if not leaves:
@@ -556,7 +556,7 @@ class GeminiTranslator:
             index = self._next_index  # arguments for a call whose start we never saw
             self._next_index += 1
             self._call = _StreamedCall(index, None)
-            nameless: ToolCallChunk = tool_chunk(index, get_str(call, "id"), None, None)
+            nameless = tool_chunk(index, get_str(call, "id"), None, None)
             out.append(nameless)
         current = self._call
         assert current is not None
@@ -584,7 +584,7 @@ class GeminiTranslator:
         text = "".join(pieces)
         pieces.clear()
         if text:
-            chunk: ToolCallChunk = tool_chunk(call.index, None, None, text)
+            chunk = tool_chunk(call.index, None, None, text)
             out.append(chunk)
 
     def _finish_call(self, out: list[Signal]) -> None:

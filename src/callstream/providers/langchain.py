@@ -17,10 +17,11 @@ Accepts, by duck typing (LangChain is never imported):
 - plain ``ToolCallChunk`` dicts (``{"name", "args", "id", "index"}``), one per payload or a
   list of them; ``server_tool_call_chunk`` / ``server_tool_call`` dicts likewise.
 
-Chunks written by users are checked with a pydantic ``TypeAdapter`` at this boundary; a
-wrong type raises :class:`~callstream.ChunkValidationError` naming the field and the
-value (``index='lc_0'``, ``args=5``, ``name=7``), since that is a bug in the calling code,
-not provider data. ``index`` may be a string of digits (``"0"``). Content blocks are
+Chunks written by users are checked once, at this boundary, with the assembler's own
+field checks (they then travel as :class:`~callstream.CallChunk`); a wrong type raises
+:class:`~callstream.ChunkValidationError` naming the field and the value
+(``index='lc_0'``, ``args=5``, ``name=7``), since that is a bug in the calling code, not
+provider data. ``index`` may be a string of digits (``"0"``). Content blocks are
 provider data: they never raise; a string ``index`` such as ``"lc_ws_1"`` (LangChain's own
 block indexes) names its call through a private key, and a block whose fields have
 impossible types fails its call with a reason. Cost: one validation per chunk, O(size of
@@ -30,13 +31,11 @@ the chunk).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
-
-from pydantic import TypeAdapter, ValidationError
-from typing_extensions import NotRequired, TypedDict
+from typing import Any
 
 from callstream._assembly.assembler import TRUNCATION_REASONS
 from callstream._assembly.types import (
+    CallChunk,
     CallEnd,
     CallFailure,
     ServerToolUse,
@@ -44,6 +43,7 @@ from callstream._assembly.types import (
     StreamEnd,
     ToolCallChunk,
 )
+from callstream._assembly.validation import check_args, check_index, check_str
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
 from callstream.providers._base import (
@@ -67,74 +67,61 @@ _LENGTH_WORDS = frozenset({"MAX_TOKENS", "model_context_window_exceeded"})
 _CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
 
 
-class _ChunkFields(TypedDict):
-    name: NotRequired[str | None]
-    args: NotRequired[str | dict[str, Any] | None]
-    id: NotRequired[str | None]
-    index: NotRequired[int | None]
-    type: NotRequired[Literal["tool_call_chunk"]]
+def _checked(chunk: Any) -> CallChunk:
+    """One user-supplied tool-call chunk, checked once, as a :class:`CallChunk`.
+
+    Missing keys read as None; unknown keys are ignored. The checks are the assembler's
+    own (:mod:`callstream._assembly.validation`), so a chunk fed here or to
+    :meth:`ToolCallAssembler.feed` is accepted or refused alike, with the same message.
+
+    Raises:
+        ChunkValidationError: not a mapping (nor an object that reads as one), or a field
+            of the wrong type (the message names the field, the value and what was
+            expected).
+    """
+    if not isinstance(chunk, Mapping):
+        plain = to_plain(chunk)
+        if not isinstance(plain, Mapping):
+            raise ChunkValidationError(
+                f"a tool call chunk must be a mapping, got {type(chunk).__name__}"
+            )
+        chunk = plain
+    index = chunk.get("index")
+    id_ = chunk.get("id")
+    name = chunk.get("name")
+    args = chunk.get("args")
+    if index is not None and type(index) is not int:
+        index = check_index(index, _WHERE)
+    if id_ is not None and type(id_) is not str:
+        id_ = check_str("id", id_, _WHERE)
+    if name is not None and type(name) is not str:
+        name = check_str("name", name, _WHERE)
+    if args is not None and type(args) is not str:
+        args = check_args(args, _WHERE)
+    return tool_chunk(index, id_, name, args)
 
 
-_ADAPTER: TypeAdapter[_ChunkFields] = TypeAdapter(_ChunkFields)
+_WHERE = "tool call chunk: "
 
 
 def validate_chunk(chunk: Any) -> ToolCallChunk:
     """Check one user-supplied tool-call chunk and return it as a ``ToolCallChunk``.
 
-    Missing keys read as None; unknown keys are dropped.
+    Missing keys read as None; unknown keys are dropped; an ``index`` of digits becomes
+    an int.
 
     Raises:
         ChunkValidationError: a field has the wrong type (the message names the field,
             the value and what was expected).
     """
-    if not isinstance(chunk, Mapping):
-        chunk = to_plain(chunk)
-        if not isinstance(chunk, Mapping):
-            raise ChunkValidationError(
-                f"a tool call chunk must be a mapping, got {type(chunk).__name__}"
-            )
-    fields = {k: v for k, v in chunk.items() if k in _CHUNK_KEYS and k != "type"}
-    if isinstance(fields.get("index"), bool):
-        raise ChunkValidationError(
-            f"invalid tool call chunk: index must be {_EXPECTED['index']}, got {fields['index']!r}"
-        )
-    try:
-        valid = _ADAPTER.validate_python(fields)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{field} must be {_EXPECTED.get(str(field), 'valid')}, got {err['input']!r}"
-            f" ({err['msg']})"
-            for field, err in _first_per_field(exc)
-        )
-        raise ChunkValidationError(f"invalid tool call chunk: {problems}") from None
+    checked = _checked(chunk)
     return {
-        "name": valid.get("name"),
-        "args": valid.get("args"),
-        "id": valid.get("id"),
-        "index": valid.get("index"),
+        "name": checked.name,
+        "args": checked.args,
+        "id": checked.id,
+        "index": checked.index,
         "type": "tool_call_chunk",
     }
-
-
-_EXPECTED = {
-    "index": "an int, a string of digits or None",
-    "args": "a str (JSON text), a dict or None",
-    "name": "a str or None",
-    "id": "a str or None",
-}
-
-
-def _first_per_field(exc: ValidationError) -> list[tuple[object, Any]]:
-    """One error per field (a union reports one error per member; keep the first)."""
-    seen: set[object] = set()
-    errors: list[tuple[object, Any]] = []
-    for err in exc.errors(include_url=False):
-        field = err["loc"][0] if err["loc"] else "chunk"
-        if field in seen:
-            continue
-        seen.add(field)
-        errors.append((field, err))
-    return errors
 
 
 #: Content-block types that carry a server-side tool call (see the module docstring).
@@ -222,11 +209,11 @@ class LangChainTranslator:
         """
         chunks = get(payload, "tool_call_chunks")
         if isinstance(chunks, (list, tuple)):
-            valid = [validate_chunk(chunk) for chunk in chunks]
+            valid = [_checked(chunk) for chunk in chunks]
             content = get(payload, "content")
             signals: list[Signal] = []
             if isinstance(content, (list, tuple)):
-                taken = {c["index"] for c in valid if c["index"] is not None}
+                taken = {c.index for c in valid if c.index is not None}
                 for block in content:
                     signals.extend(self._block(block, taken))
             for chunk in valid:
@@ -243,31 +230,31 @@ class LangChainTranslator:
                 if _is_server_dict(item):
                     out.extend(self._block(item, set()))
                 else:
-                    out.extend(self._chunk(validate_chunk(item)))
+                    out.extend(self._chunk(_checked(item)))
             return out
         if _is_server_dict(payload):
             return self._block(payload, set())
         if _is_chunk_dict(payload):
-            return self._chunk(validate_chunk(payload))
+            return self._chunk(_checked(payload))
         return []
 
     # --- tool-call chunks ----------------------------------------------------------------
 
-    def _chunk(self, chunk: ToolCallChunk) -> list[Signal]:
-        """A validated chunk, with a deep ``args`` object turned into text first, and the
+    def _chunk(self, chunk: CallChunk) -> list[Signal]:
+        """A checked chunk, with a deep ``args`` object turned into text first, and the
         server marker when its index is a server call's."""
-        args = chunk["args"]
+        args = chunk.args
         out: list[Signal] = [chunk]
-        if isinstance(args, Mapping) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
+        if isinstance(args, dict) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
             text, error = args_text(args)
-            chunk = {**chunk, "args": text}
+            chunk = tool_chunk(chunk.index, chunk.id, chunk.name, text)
             out = [chunk]
             if error is not None:
-                out.append(CallFailure(error=error, index=chunk["index"], id=chunk["id"]))
-        key = chunk["index"]
+                out.append(CallFailure(error=error, index=chunk.index, id=chunk.id))
+        key = chunk.index
         server = self._servers.get(key) if key is not None else None
         if server is not None and not server.marked and key is not None:
-            if chunk["id"] or chunk["name"] or chunk["args"]:
+            if chunk.id or chunk.name or chunk.args:
                 out.append(ServerToolUse(index=key))
                 server.marked = server.exists = True
         return out

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, ToolCallChunk
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream._errors import DataError
 from callstream.providers._base import args_error, get, get_list, get_str, is_record, tool_chunk
 from callstream.providers.openai_chat import args_value
@@ -53,9 +53,7 @@ class OllamaTranslator:
                 failure = None
             except DataError as exc:  # not JSON data, cyclic, or too deep
                 args, failure = None, args_error(exc)
-            chunk: ToolCallChunk = tool_chunk(
-                key, get_str(call, "id"), get_str(function, "name"), args
-            )
+            chunk = tool_chunk(key, get_str(call, "id"), get_str(function, "name"), args)
             signals.append(chunk)
             if failure is not None:
                 signals.append(CallFailure(index=key, error=failure))
