@@ -22,8 +22,7 @@ not fit that order (a key seen before, an array position that is not the next on
 container re-entered) switches the writer to *replay mode*: text output stops, and at the
 end the value is rebuilt from the log of all leaves (last write wins) and handed over whole
 as an :class:`ArgsValue`. Bad data (an unreadable entry, an array position never filled)
-is never raised: it is an :class:`ArgsError` reason, and a bad entry also sets
-:attr:`~PartialArgsWriter.error` at once.
+is never raised: it is an :class:`ArgsError` reason (:attr:`~PartialArgsWriter.error`).
 """
 
 from __future__ import annotations
@@ -60,8 +59,7 @@ LeafKind: TypeAlias = Literal["string", "scalar", "empty"]
 """A leaf's kind: a string piece, a scalar's JSON text, or no value at all (an empty
 continuation of an open string, else ``null``)."""
 
-_Leaf: TypeAlias = tuple[Path, LeafKind, str, bool]
-"""A decoded leaf: path, kind, value (string piece or scalar JSON text), willContinue."""
+_Leaf: TypeAlias = tuple[Path, LeafKind, str, bool]  # value: a string piece or JSON text
 
 
 class _BadLeaves(Exception):
@@ -73,8 +71,7 @@ class _BadLeaves(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ArgsText:
-    """Text mode end: ``text`` completes the JSON document written so far (``""`` when no
-    leaf came, or nothing is left open)."""
+    """Text mode end: ``text`` completes the JSON document written so far (may be ``""``)."""
 
     text: str
 
@@ -162,12 +159,11 @@ class _Frame:
 class PartialArgsWriter:
     """Writes the JSON text of one streamed call from its ``partialArgs`` entries.
 
-    Invariants: the texts returned by :meth:`feed` only ever append (their concatenation
-    so far is a prefix of the final text); in text mode, that concatenation followed by
-    :class:`ArgsText` ``.text`` is one JSON document (``json.dumps`` spacing: ``", "`` and
-    ``": "``), which for leaves in document order is ``json.dumps`` of the value. Once
-    replaying, :meth:`feed` returns ``""``. Once :attr:`error` is set, later entries are
-    ignored and :meth:`finish` returns that :class:`ArgsError`.
+    Invariants: the texts :meth:`feed` returns only append. While in text mode, the text
+    so far plus the closing text is JSON (``json.dumps`` spacing) for a sub-document of
+    the final value (when each path is written once: fewer keys, array and string
+    prefixes); leaves in document order end as ``json.dumps`` of the value. Once replaying,
+    :meth:`feed` returns ``""``; once :attr:`error` is set, later entries are ignored.
 
     Cost: O(length of the entry's path + value) per entry; the leaves are also kept in a
     log (memory O(total leaf size)) so that replay mode is possible, and a replay costs
@@ -177,7 +173,7 @@ class PartialArgsWriter:
     def __init__(self) -> None:
         self._frames: list[_Frame] = []
         self._keys: list[str | int] = []  # _keys[i] leads from _frames[i] into _frames[i + 1]
-        self._started = False
+        self._rooted = False  # the first leaf was written in text mode
         self._string_path: Path | None = None
         self._replay = False
         self._log: list[_Leaf] = []
@@ -262,10 +258,10 @@ class PartialArgsWriter:
     def _place(self, path: Path, out: list[str]) -> bool:
         """Write what comes before the value at ``path``; False (and nothing written) if
         it cannot be written in document order."""
-        if not self._started:
+        if not self._rooted:
             if any(type(segment) is int and segment != 0 for segment in path):
                 return False
-            self._started = True
+            self._rooted = True
             if path:
                 self._open(path[0], out)
             self._enter(path, 0, out)
