@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
-from callstream.providers.gemini import GeminiTranslator, detect, parse_json_path
+from callstream.providers.gemini import GeminiTranslator, detect
 from tests.provider_helpers import (
     RECORDED,
     assemble,
@@ -455,15 +455,6 @@ def test_unreadable_json_path_fails_the_call_and_ignores_its_rest() -> None:
     assert CallEnd(index=0) not in signals
     assert texts(signals) == {0: '{"ok": "1"', 1: '{"fine": 1}'}
     assert signals[-1] == CallEnd(index=1)
-
-
-def test_parse_json_path() -> None:
-    assert parse_json_path("$") == ()
-    assert parse_json_path("$.recipe.ingredients[3].name") == ("recipe", "ingredients", 3, "name")
-    assert parse_json_path("$['a.b'][\"c\"][10]") == ("a.b", "c", 10)
-    assert parse_json_path("$['it\\'s']") == ("it's",)
-    for bad in ("", "a.b", "$.", "$..a", "$[x]", "$[-1]", "$['open", "$['a'x", "$[1", "$a", "$[٣]"):
-        assert parse_json_path(bad) is None, bad
 
 
 # --- random re-splits and re-orderings --------------------------------------------------
