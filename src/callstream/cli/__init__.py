@@ -34,7 +34,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from callstream._errors import CallstreamError, UsageError
@@ -178,14 +178,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # --- output helpers -----------------------------------------------------------------------
-
-
-class _Exit(Exception):
-    """Stop with an exit status after a message was written."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
 
 
 def _safe_json(value: Any, *, indent: int | None = None) -> str:
@@ -399,7 +391,7 @@ def _cmd_demo(args: argparse.Namespace, stdout: IO[str], console: Console | None
     return 0
 
 
-def _cmd_inspect(args: argparse.Namespace, stdout: IO[str]) -> int:
+def _cmd_inspect(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
     recording = load_path(args.file)
     prepared = prepare(recording, provider=args.provider, split=args.split)
     stats = replay(prepared, provider=args.provider, on_update=lambda update: None)
@@ -414,11 +406,20 @@ def _cmd_inspect(args: argparse.Namespace, stdout: IO[str]) -> int:
     return 1 if result.invalid_tool_calls else 0
 
 
-def _cmd_schema(stdout: IO[str]) -> int:
+def _cmd_schema(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
     from callstream.feed import feed_schema
 
     stdout.write(_safe_json(feed_schema(), indent=2) + "\n")
     return 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console | None], int]] = {
+    "demo": _cmd_demo,
+    "replay": _cmd_replay,
+    "inspect": _cmd_inspect,
+    "schema": _cmd_schema,
+}
+"""Each subcommand's function: (parsed arguments, output, rich console or None) -> status."""
 
 
 # --- entry point --------------------------------------------------------------------------
@@ -451,13 +452,7 @@ def run(
         parser.print_help(out)
         return 2
     try:
-        if args.command == "demo":
-            return _cmd_demo(args, out, console)
-        if args.command == "replay":
-            return _cmd_replay(args, out, console)
-        if args.command == "inspect":
-            return _cmd_inspect(args, out)
-        return _cmd_schema(out)
+        return _COMMANDS[args.command](args, out, console)
     except (InputError, CallstreamError) as error:
         message = " ".join(str(error).split())
         err.write(escape_text(f"{PROG}: error: {message}") + "\n")
