@@ -150,15 +150,15 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--list", action="store_true", help="list the bundled examples and exit")
     replay_options(demo)
 
-    rep = commands.add_parser(
+    replay_command = commands.add_parser(
         "replay",
         help="replay a recorded stream file",
         description="Replay a recorded stream: JSON lines of provider payloads (one decoded "
         "SSE data payload or NDJSON line per line) or raw server-sent events text. "
         "FILE may be '-' for standard input.",
     )
-    rep.add_argument("file", metavar="FILE")
-    replay_options(rep)
+    replay_command.add_argument("file", metavar="FILE")
+    replay_options(replay_command)
 
     inspect = commands.add_parser(
         "inspect",
@@ -285,7 +285,9 @@ def _run_rich(
                     console.print(render_call(call, symbols))
 
     if not live_ok:
-        stats = replay(prepared, provider=provider, on_update=lambda u: show_finished(u.events))
+        stats = replay(
+            prepared, provider=provider, on_update=lambda update: show_finished(update.events)
+        )
     else:
         interval = _interval(1.0 if speed is None else speed)
         limit = max(80, console.width * 4)
@@ -437,28 +439,30 @@ def run(
     ``console``, when given, is the rich console used for rendering (for example one
     writing to a ``StringIO``, with or without ``force_terminal``).
     """
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
+    output = stdout if stdout is not None else sys.stdout
+    error_output = stderr if stderr is not None else sys.stderr
     parser = _parser()
     try:
         args = parser.parse_args(argv)
     except _UsageProblem as problem:
         message = " ".join(problem.message.split())
-        err.write(escape_text(f"{problem.prog}: error: {message} (see: {problem.prog} --help)\n"))
+        error_output.write(
+            escape_text(f"{problem.prog}: error: {message} (see: {problem.prog} --help)\n")
+        )
         return 2
     except SystemExit as stop:  # --help or --version: argparse printed and stopped
         return stop.code if isinstance(stop.code, int) else 2
     if args.command is None:
-        parser.print_help(out)
+        parser.print_help(output)
         return 2
     try:
-        return _COMMANDS[args.command](args, out, console)
+        return _COMMANDS[args.command](args, output, console)
     except (InputError, CallstreamError) as error:
         message = " ".join(str(error).split())
-        err.write(escape_text(f"{PROG}: error: {message}") + "\n")
+        error_output.write(escape_text(f"{PROG}: error: {message}") + "\n")
         return 2
     except KeyboardInterrupt:
-        err.write(f"{PROG}: interrupted\n")
+        error_output.write(f"{PROG}: interrupted\n")
         return 130
 
 

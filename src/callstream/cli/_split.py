@@ -33,7 +33,7 @@ SPLIT_FORMATS = frozenset({"openai-chat", "openai-responses", "anthropic", "bedr
 
 
 def _pieces(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [text]
+    return [text[start : start + size] for start in range(0, len(text), size)] or [text]
 
 
 def _dict(value: Any) -> dict[str, Any] | None:

@@ -116,14 +116,14 @@ def node_from_value(value: Any) -> Node:
         parent, key, item = stack.pop()
         if isinstance(item, dict):
             node: Node = ObjectNode(closed=True)
-            for k, v in reversed(list(item.items())):
-                stack.append((node, str(k), v))
+            for member_key, member in reversed(list(item.items())):
+                stack.append((node, str(member_key), member))
         elif isinstance(item, list | tuple):
             node = ArrayNode(closed=True)
             # placeholders keep the order while children are built out of order
             node.items.extend(ScalarNode(None) for _ in item)
-            for i in range(len(item) - 1, -1, -1):
-                stack.append((node, i, item[i]))
+            for position in range(len(item) - 1, -1, -1):
+                stack.append((node, position, item[position]))
         elif isinstance(item, str):
             node = StringNode([item], closed=True, length=len(item))
         else:
