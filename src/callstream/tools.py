@@ -47,7 +47,7 @@ from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, create_mo
 from pydantic.fields import FieldInfo
 from typing_extensions import is_typeddict
 
-from callstream._errors import ToolDefinitionError
+from callstream._errors import OptionTypeError, ToolDefinitionError
 from callstream._tool_docstrings import parse_google_docstring
 from callstream._tool_schema import (
     NoFieldTitles,
@@ -127,6 +127,7 @@ def to_openai_tool(
 
     Raises:
         ToolDefinitionError: ``obj`` cannot be described (the message says why).
+        OptionTypeError: an option of the wrong type (``name=5``, ``strict="yes"``).
 
     Cost: one pydantic schema build for functions and models; a deep copy for dicts.
     """
@@ -147,6 +148,7 @@ def to_anthropic_tool(
 
     Raises:
         ToolDefinitionError: ``obj`` cannot be described (the message says why).
+        OptionTypeError: an option of the wrong type.
     """
     return describe_tool(obj, name=name, description=description, strict=strict).to_anthropic()
 
@@ -206,7 +208,10 @@ def describe_tool(
 
     Raises:
         ToolDefinitionError: ``obj`` cannot be described (the message says why).
+        OptionTypeError: ``name`` or ``description`` is not a ``str`` (nor None), or
+            ``strict`` is not a ``bool`` (nor None).
     """
+    _check_options(name, description, strict)
     if isinstance(obj, Mapping):
         definition = _from_dict(obj, name=name)
     elif isinstance(obj, type) and (
@@ -234,6 +239,14 @@ def describe_tool(
         strict=final_strict,
         adapter=definition.adapter,
     )
+
+
+def _check_options(name: object, description: object, strict: object) -> None:
+    for option, value in (("name", name), ("description", description)):
+        if value is not None and not isinstance(value, str):
+            raise OptionTypeError(f"{option} must be a str or None, got {value!r:.60}")
+    if strict is not None and not isinstance(strict, bool):
+        raise OptionTypeError(f"strict must be a bool or None, got {strict!r:.60}")
 
 
 # --- functions ---------------------------------------------------------------------------

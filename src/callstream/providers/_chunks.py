@@ -73,9 +73,19 @@ class ChunkText:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
     def decode(self, chunk: TextChunk) -> str:
-        """The text that ``chunk`` completes (a partial character waits for the next)."""
+        """The text that ``chunk`` completes (a partial character waits for the next).
+
+        Raises:
+            OptionTypeError: ``chunk`` is neither ``str`` nor bytes-like (``bytes(5)``
+                would silently make five NUL bytes of an int).
+        """
+        if not is_transport_chunk(chunk):
+            raise OptionTypeError(
+                "a transport chunk must be str, bytes, bytearray or memoryview, got "
+                f"{type(chunk).__qualname__}"
+            )
         if isinstance(chunk, str):
-            # A text chunk after bytes: whatever partial character was pending is lost.
+            # A text chunk after bytes: a partial character pending becomes U+FFFD.
             held = self._decoder.decode(b"", final=True)
             self._decoder.reset()
             return held + chunk

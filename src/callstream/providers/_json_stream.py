@@ -40,6 +40,7 @@ class JSONStreamDecoder:
 
     Raises:
         StreamLimitError: (from ``feed``) an object is longer than ``max_event_chars``.
+        OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
     __slots__ = (

@@ -142,6 +142,7 @@ class SSEDecoder:
     Raises:
         StreamLimitError: (from ``feed`` / ``close``) a line or an event's data is longer
             than ``max_event_chars``.
+        OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
     __slots__ = (

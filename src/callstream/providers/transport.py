@@ -123,6 +123,7 @@ class TransportDecoder:
     Raises:
         StreamLimitError: (from ``feed`` / ``close``) a line, event or object is longer
             than ``max_event_chars``, or a payload is nested too deep to decode.
+        OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
     __slots__ = ("_blank", "_dropped", "_head", "_json", "_max", "_sniffer", "_sse")
@@ -163,8 +164,8 @@ class TransportDecoder:
         head = self._head
         if head is None:
             return self._feed(chunk)
+        text = self._sniffer.decode(chunk)  # first: a chunk of the wrong type raises here
         head.append(chunk)
-        text = self._sniffer.decode(chunk)
         text = text[_BLANKS.match(text).end() :]  # type: ignore[union-attr]
         if not text:
             self._blank += len(chunk)
