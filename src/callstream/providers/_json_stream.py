@@ -47,7 +47,7 @@ class JSONStreamDecoder:
         "_depth",
         "_escape",
         "_in_string",
-        "_max",
+        "_max_event_chars",
         "_parts",
         "_size",
         "_text",
@@ -55,7 +55,7 @@ class JSONStreamDecoder:
     )
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
-        self._max = check_max_event_chars(max_event_chars)
+        self._max_event_chars = check_max_event_chars(max_event_chars)
         self._text = ChunkText()
         self._parts: list[str] = []
         self._size = 0
@@ -102,8 +102,8 @@ class JSONStreamDecoder:
                 position = self._next_token(text, position, start, texts)
         if self._depth > 0:
             self._size += length - start
-            if self._size > self._max:
-                raise too_long("a JSON object", self._size, self._max)
+            if self._size > self._max_event_chars:
+                raise too_long("a JSON object", self._size, self._max_event_chars)
             self._parts.append(text[start:])
         return texts
 
@@ -145,8 +145,8 @@ class JSONStreamDecoder:
 
     def _close_object(self, last_part: str, texts: list[str]) -> None:
         size = self._size + len(last_part)
-        if size > self._max:
-            raise too_long("a JSON object", size, self._max)
+        if size > self._max_event_chars:
+            raise too_long("a JSON object", size, self._max_event_chars)
         self._parts.append(last_part)
         texts.append("".join(self._parts))
         self._parts.clear()

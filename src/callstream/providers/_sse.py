@@ -29,19 +29,19 @@ from callstream.providers._chunks import (
 __all__ = ("SSEDecoder", "ServerSentEvent")
 
 
-class _Lines:
+class _LineSplitter:
     """Incremental line splitting on LF, CR and CRLF (a CR at a chunk end waits for LF).
 
-    A line longer than ``max_chars`` raises :class:`~callstream.StreamLimitError` before
+    A line longer than ``max_event_chars`` raises :class:`~callstream.StreamLimitError` before
     it is stored.
     """
 
-    __slots__ = ("_max", "_parts", "_size", "_skip_lf")
+    __slots__ = ("_max_event_chars", "_parts", "_size", "_skip_lf")
 
-    def __init__(self, max_chars: int) -> None:
+    def __init__(self, max_event_chars: int) -> None:
         self._parts: list[str] = []
         self._size = 0
-        self._max = max_chars
+        self._max_event_chars = max_event_chars
         self._skip_lf = False
 
     @property
@@ -61,21 +61,21 @@ class _Lines:
         lines = text.split("\n")  # str methods run at C speed; a regex walk does not
         tail = lines.pop()
         if lines:
-            if self._size + len(lines[0]) > self._max:
-                raise too_long("an SSE line", self._size + len(lines[0]), self._max)
+            if self._size + len(lines[0]) > self._max_event_chars:
+                raise too_long("an SSE line", self._size + len(lines[0]), self._max_event_chars)
             if self._parts:
                 self._parts.append(lines[0])
                 lines[0] = "".join(self._parts)
                 self._parts.clear()
                 self._size = 0
-            if len(lines) > 1 and len(text) > self._max:
+            if len(lines) > 1 and len(text) > self._max_event_chars:
                 longest = max(map(len, lines))
-                if longest > self._max:
-                    raise too_long("an SSE line", longest, self._max)
+                if longest > self._max_event_chars:
+                    raise too_long("an SSE line", longest, self._max_event_chars)
         if tail:
             self._size += len(tail)
-            if self._size > self._max:
-                raise too_long("an SSE line", self._size, self._max)
+            if self._size > self._max_event_chars:
+                raise too_long("an SSE line", self._size, self._max_event_chars)
             self._parts.append(tail)
         return lines
 
@@ -152,7 +152,7 @@ class SSEDecoder:
         "_first",
         "_id",
         "_lines",
-        "_max",
+        "_max_event_chars",
         "_mode",
         "_retry",
         "_size",
@@ -162,9 +162,9 @@ class SSEDecoder:
     )
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
-        self._max = check_max_event_chars(max_event_chars)
+        self._max_event_chars = check_max_event_chars(max_event_chars)
         self._text = ChunkText()
-        self._lines = _Lines(self._max)
+        self._lines = _LineSplitter(self._max_event_chars)
         self._data: list[str] = []
         self._size = 0
         self._event: str | None = None
@@ -249,8 +249,8 @@ class SSEDecoder:
             value = value[1:]
         if field == "data":
             self._size += len(value) + 1
-            if self._size > self._max:
-                raise too_long("an SSE event's data", self._size, self._max)
+            if self._size > self._max_event_chars:
+                raise too_long("an SSE event's data", self._size, self._max_event_chars)
             self._data.append(value)
         elif field == "event":
             self._event = value or None

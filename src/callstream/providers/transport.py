@@ -126,7 +126,15 @@ class TransportDecoder:
         OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
-    __slots__ = ("_blank", "_dropped", "_head", "_json", "_max", "_sniffer", "_sse")
+    __slots__ = (
+        "_blank_chars",
+        "_dropped",
+        "_head",
+        "_json",
+        "_max_event_chars",
+        "_sniffer",
+        "_sse",
+    )
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
         """Set up for one stream.
@@ -139,10 +147,10 @@ class TransportDecoder:
             OptionTypeError: ``max_event_chars`` is not an int.
             OptionValueError: ``max_event_chars`` is below 1.
         """
-        self._max = check_max_event_chars(max_event_chars)
+        self._max_event_chars = check_max_event_chars(max_event_chars)
         self._head: list[TextChunk] | None = []  # None once the kind is known
         self._sniffer = ChunkText()
-        self._blank = 0
+        self._blank_chars = 0
         self._dropped = 0
         self._sse: SSEDecoder | None = None
         self._json: JSONStreamDecoder | None = None
@@ -168,15 +176,15 @@ class TransportDecoder:
         head.append(chunk)
         text = text[_BLANKS.match(text).end() :]  # type: ignore[union-attr]
         if not text:
-            self._blank += len(chunk)
-            if self._blank > self._max:  # a flood of whitespace is bounded too
-                raise too_long("leading whitespace", self._blank, self._max)
+            self._blank_chars += len(chunk)
+            if self._blank_chars > self._max_event_chars:  # a flood of whitespace is bounded too
+                raise too_long("leading whitespace", self._blank_chars, self._max_event_chars)
             return []
         self._head = None
         if text[0] in "{[":
-            self._json = JSONStreamDecoder(max_event_chars=self._max)
+            self._json = JSONStreamDecoder(max_event_chars=self._max_event_chars)
         else:
-            self._sse = SSEDecoder(max_event_chars=self._max)
+            self._sse = SSEDecoder(max_event_chars=self._max_event_chars)
         out: list[TransportMessage] = []
         for piece in head:
             out.extend(self._feed(piece))
