@@ -1,8 +1,9 @@
 """Raw transport chunks: their type, incremental UTF-8 decoding, and the per-event limit.
 
 Shared by the SSE decoder (:mod:`callstream.providers._sse`), the JSON stream decoder
-(:mod:`callstream.providers._json_stream`) and :class:`~callstream.TransportDecoder`
-(:mod:`callstream.providers.transport`, which documents the whole transport layer).
+(:mod:`callstream.providers._json_stream`) and the transport decoder
+(:mod:`callstream.providers.transport`, which documents the whole transport layer and
+re-exports the public names defined here).
 """
 
 from __future__ import annotations
