@@ -181,6 +181,7 @@ def tool_adapter(obj: Any, *, strict: bool = False) -> TypeAdapter[Any]:
     Raises:
         ToolDefinitionError: ``obj`` is a JSON-schema dict (it has no Python type to
             validate into) or cannot be described.
+        OptionTypeError: ``strict`` is not a ``bool``.
     """
     if isinstance(obj, TypeAdapter):
         return obj
