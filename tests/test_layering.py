@@ -7,6 +7,7 @@ layers only) and the third-party packages each layer may import at module level:
     L4  _pipeline < _sync, _async < cli drivers over the shared pipeline, then the shell;
                                         anyio only in _async
     L3  providers, tools, feed < parsers pydantic; SDKs / LangChain / rich only lazily
+        (tools includes _tool_docstrings and _tool_schema, split out of tools.py)
     L2  _assembly                       standard library (+ typing_extensions)
     L1  _json                           standard library only
     L0  _errors, _types                 standard library only
@@ -37,6 +38,8 @@ def layer_of(module: str) -> tuple[float, str]:
         "providers": (3, "providers"),
         "parsers": (3.5, "parsers"),
         "tools": (3, "tools"),
+        "_tool_docstrings": (3, "tools"),
+        "_tool_schema": (3, "tools"),
         "feed": (3, "feed"),
         "examples": (3, "examples"),
         "_pipeline": (4, "_pipeline"),

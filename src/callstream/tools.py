@@ -26,6 +26,10 @@ for a model); titles set explicitly are kept.
 What cannot be described raises :class:`ToolDefinitionError`: ``*args`` / ``**kwargs``,
 a parameter without a type hint when ``strict=True``, a type pydantic cannot build a
 schema for, an unnamed schema, a name providers reject.
+
+Modules: this one reads the three sources; :mod:`callstream._tool_docstrings` parses
+Google-style docstrings (:func:`parse_google_docstring`, importable from here) and
+:mod:`callstream._tool_schema` tidies pydantic's schemas and builds the strict-mode shape.
 """
 
 from __future__ import annotations
@@ -41,10 +45,16 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import is_typeddict
 
-from callstream._errors import ToolDefinitionError
+from callstream._errors import OptionTypeError, ToolDefinitionError
+from callstream._tool_docstrings import parse_google_docstring
+from callstream._tool_schema import (
+    NoFieldTitles,
+    arguments_schema,
+    resolve_root_ref,
+    strict_schema,
+)
 
 __all__ = (
     "ToolDefinition",
@@ -57,33 +67,6 @@ __all__ = (
 )
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-# Google-style section headers; the text before the first one is the description.
-_SECTION_RE = re.compile(
-    r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
-    r"Returns?|Yields?|Raises|Exceptions?|Examples?|Notes?|Attributes|Warnings?|Warns|"
-    r"See Also|Todo|References|Methods)\s*:\s*$"
-)
-_ARGS_SECTIONS = frozenset(
-    {
-        "Args",
-        "Arguments",
-        "Parameters",
-        "Params",
-        "Keyword Args",
-        "Keyword Arguments",
-        "Other Parameters",
-    }
-)
-# "name (type): text", "name: text", "*name: text"
-_ARG_LINE_RE = re.compile(r"^\*{0,2}([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:(.*)$")
-
-
-class _NoFieldTitles(GenerateJsonSchema):
-    """JSON-schema generator that leaves out titles pydantic derives from field names."""
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,6 +127,7 @@ def to_openai_tool(
 
     Raises:
         ToolDefinitionError: ``obj`` cannot be described (the message says why).
+        OptionTypeError: an option of the wrong type (``name=5``, ``strict="yes"``).
 
     Cost: one pydantic schema build for functions and models; a deep copy for dicts.
     """
@@ -164,6 +148,7 @@ def to_anthropic_tool(
 
     Raises:
         ToolDefinitionError: ``obj`` cannot be described (the message says why).
+        OptionTypeError: an option of the wrong type.
     """
     return describe_tool(obj, name=name, description=description, strict=strict).to_anthropic()
 
@@ -196,6 +181,7 @@ def tool_adapter(obj: Any, *, strict: bool = False) -> TypeAdapter[Any]:
     Raises:
         ToolDefinitionError: ``obj`` is a JSON-schema dict (it has no Python type to
             validate into) or cannot be described.
+        OptionTypeError: ``strict`` is not a ``bool``.
     """
     if isinstance(obj, TypeAdapter):
         return obj
@@ -223,7 +209,10 @@ def describe_tool(
 
     Raises:
         ToolDefinitionError: ``obj`` cannot be described (the message says why).
+        OptionTypeError: ``name`` or ``description`` is not a ``str`` (nor None), or
+            ``strict`` is not a ``bool`` (nor None).
     """
+    _check_options(name, description, strict)
     if isinstance(obj, Mapping):
         definition = _from_dict(obj, name=name)
     elif isinstance(obj, type) and (
@@ -243,7 +232,7 @@ def describe_tool(
             "pydantic model class or a tool / JSON-schema dict"
         )
     final_strict = definition.strict if strict is None else strict
-    parameters = _strict_schema(definition.parameters) if final_strict else definition.parameters
+    parameters = strict_schema(definition.parameters) if final_strict else definition.parameters
     return ToolDefinition(
         name=_check_name(name if name is not None else definition.name, obj),
         description=description if description is not None else definition.description,
@@ -251,6 +240,14 @@ def describe_tool(
         strict=final_strict,
         adapter=definition.adapter,
     )
+
+
+def _check_options(name: object, description: object, strict: object) -> None:
+    for option, value in (("name", name), ("description", description)):
+        if value is not None and not isinstance(value, str):
+            raise OptionTypeError(f"{option} must be a str or None, got {value!r:.60}")
+    if strict is not None and not isinstance(strict, bool):
+        raise OptionTypeError(f"strict must be a bool or None, got {strict!r:.60}")
 
 
 # --- functions ---------------------------------------------------------------------------
@@ -271,31 +268,15 @@ def _from_function(func: Callable[..., Any], *, strict: bool, name: str | None) 
     except Exception as exc:  # NameError for unresolvable forward references, and others
         raise ToolDefinitionError(f"cannot resolve the type hints of {func_name}: {exc}") from exc
     summary, arg_docs = parse_google_docstring(inspect.getdoc(func))
-
     fields: dict[str, Any] = {}
-    params = list(signature.parameters.values())
-    for position, param in enumerate(params):
-        if param.kind is inspect.Parameter.VAR_POSITIONAL:
-            raise ToolDefinitionError(
-                f"cannot describe *{param.name} of {func_name}: a tool takes named arguments "
-                "(a JSON object); replace it with a list parameter"
-            )
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
-            raise ToolDefinitionError(
-                f"cannot describe **{param.name} of {func_name}: a tool's arguments must be "
-                "listed; replace it with named parameters or a dict parameter"
-            )
+    for position, param in enumerate(signature.parameters.values()):
         if (
             position == 0
             and param.name in ("self", "cls")
             and param.annotation is inspect.Parameter.empty
         ):
             continue  # an unbound method's receiver is not an argument
-        if param.name.startswith("_"):
-            raise ToolDefinitionError(
-                f"cannot describe parameter {param.name!r} of {func_name}: pydantic treats "
-                "names starting with '_' as private; rename it"
-            )
+        _check_parameter(param, func_name)
         annotation: Any = hints.get(param.name, inspect.Parameter.empty)
         if annotation is inspect.Parameter.empty:
             if strict:
@@ -304,9 +285,7 @@ def _from_function(func: Callable[..., Any], *, strict: bool, name: str | None) 
                     "(strict=True requires one on every parameter)"
                 )
             annotation = Any
-        default: Any = param.default
-        if default is inspect.Parameter.empty:
-            default = ...
+        default: Any = ... if param.default is inspect.Parameter.empty else param.default
         doc = arg_docs.get(param.name)
         if doc is not None and not _has_description(annotation, default):
             annotation = Annotated[annotation, Field(description=doc)]
@@ -314,7 +293,7 @@ def _from_function(func: Callable[..., Any], *, strict: bool, name: str | None) 
     try:
         model: type[BaseModel] = create_model(func_name, **fields)
         model.__doc__ = summary
-        schema = model.model_json_schema(schema_generator=_NoFieldTitles)
+        schema = model.model_json_schema(schema_generator=NoFieldTitles)
     except (PydanticUserError, TypeError, ValueError, NameError) as exc:
         raise ToolDefinitionError(
             f"cannot build a schema for the parameters of {func_name}: {exc}"
@@ -322,10 +301,29 @@ def _from_function(func: Callable[..., Any], *, strict: bool, name: str | None) 
     return ToolDefinition(
         name=func_name,
         description=summary,
-        parameters=_parameters(schema, func_name),
+        parameters=arguments_schema(schema),
         strict=False,
         adapter=TypeAdapter(model),
     )
+
+
+def _check_parameter(param: inspect.Parameter, func_name: str) -> None:
+    """Refuse a parameter a tool cannot take: ``*args``, ``**kwargs``, a private name."""
+    if param.kind is inspect.Parameter.VAR_POSITIONAL:
+        raise ToolDefinitionError(
+            f"cannot describe *{param.name} of {func_name}: a tool takes named arguments "
+            "(a JSON object); replace it with a list parameter"
+        )
+    if param.kind is inspect.Parameter.VAR_KEYWORD:
+        raise ToolDefinitionError(
+            f"cannot describe **{param.name} of {func_name}: a tool's arguments must be "
+            "listed; replace it with named parameters or a dict parameter"
+        )
+    if param.name.startswith("_"):
+        raise ToolDefinitionError(
+            f"cannot describe parameter {param.name!r} of {func_name}: pydantic treats "
+            "names starting with '_' as private; rename it"
+        )
 
 
 def _has_description(annotation: Any, default: Any) -> bool:
@@ -340,78 +338,16 @@ def _has_description(annotation: Any, default: Any) -> bool:
     return False
 
 
-def parse_google_docstring(doc: str | None) -> tuple[str | None, dict[str, str]]:
-    """Split a Google-style docstring into its description and per-argument texts.
-
-    The description is the text before the first section header (``Args:``,
-    ``Returns:``, ...): lines of a paragraph are joined with spaces, paragraphs with a
-    blank line. Argument texts come from ``Args:`` / ``Arguments:`` / ``Parameters:``
-    sections, continuation lines joined with spaces; ``name (type): text`` and
-    ``name: text`` are both understood.
-
-    Cost: O(length of the docstring).
-    """
-    if not doc:
-        return None, {}
-    lines = inspect.cleandoc(doc).splitlines()
-    paragraphs: list[list[str]] = [[]]
-    args: dict[str, str] = {}
-    i = 0
-    while i < len(lines) and not _SECTION_RE.match(lines[i]):
-        text = lines[i].strip()
-        if text:
-            paragraphs[-1].append(text)
-        elif paragraphs[-1]:
-            paragraphs.append([])
-        i += 1
-    while i < len(lines):
-        header = _SECTION_RE.match(lines[i])
-        if header is None:
-            i += 1
-            continue
-        # cleandoc() dedents the lines after the first one on their own, so entries under
-        # a header on the very first line may sit at its indentation.
-        header_indent = _indent(lines[i]) if i > 0 else -1
-        section = header.group(1)
-        i += 1
-        current: str | None = None
-        entry_indent: int | None = None
-        while i < len(lines):
-            line = lines[i]
-            if not line.strip():
-                i += 1
-                continue
-            indent = _indent(line)
-            if indent <= header_indent:
-                break  # the section ended
-            if entry_indent is None:
-                entry_indent = indent
-            if indent <= entry_indent:
-                match = _ARG_LINE_RE.match(line.strip())
-                current = match.group(1) if match else None
-                if section in _ARGS_SECTIONS and current is not None and match is not None:
-                    args[current] = match.group(2).strip()
-            elif current is not None and section in _ARGS_SECTIONS:
-                args[current] = f"{args[current]} {line.strip()}".strip()
-            i += 1
-    description = "\n\n".join(" ".join(p) for p in paragraphs if p)
-    return description or None, {k: v for k, v in args.items() if v}
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
 # --- models, TypedDicts, dataclasses -----------------------------------------------------
 
 
 def _from_type(cls: type) -> ToolDefinition:
     try:
         adapter: TypeAdapter[Any] = TypeAdapter(cls)
-        schema = adapter.json_schema(schema_generator=_NoFieldTitles)
+        schema = adapter.json_schema(schema_generator=NoFieldTitles)
     except (PydanticUserError, TypeError, ValueError, NameError) as exc:
         raise ToolDefinitionError(f"cannot build a schema for {cls.__qualname__}: {exc}") from exc
-    schema = _resolve_root_ref(schema)
+    schema = resolve_root_ref(schema)
     if schema.get("type") != "object":
         raise ToolDefinitionError(
             f"{cls.__qualname__} does not describe a JSON object (a tool's arguments must be one)"
@@ -422,81 +358,83 @@ def _from_type(cls: type) -> ToolDefinition:
     return ToolDefinition(
         name=name,
         description=description if isinstance(description, str) else None,
-        parameters=_parameters(schema, name),
+        parameters=arguments_schema(schema),
         strict=False,
         adapter=adapter,
     )
-
-
-def _resolve_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
-    """A recursive model's schema is ``{"$ref": ..., "$defs": ...}``: inline the root."""
-    ref, defs = schema.get("$ref"), schema.get("$defs")
-    if isinstance(ref, str) and isinstance(defs, dict):
-        target = defs.get(ref.removeprefix("#/$defs/"))
-        if isinstance(target, dict):
-            return {**target, "$defs": defs}
-    return schema
-
-
-def _parameters(schema: dict[str, Any], name: str) -> dict[str, Any]:
-    """The arguments schema: the root's title and description belong to the tool."""
-    parameters = {k: v for k, v in schema.items() if k not in ("title", "description")}
-    parameters.setdefault("type", "object")
-    parameters.setdefault("properties", {})
-    return parameters
 
 
 # --- dicts -------------------------------------------------------------------------------
 
 
 def _from_dict(tool: Mapping[str, Any], *, name: str | None) -> ToolDefinition:
-    given_name = name
-    strict = False
-    if tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):
-        function = tool["function"]  # OpenAI Chat Completions tool
-        name, description = function.get("name"), function.get("description")
-        parameters = function.get("parameters")
-        strict = function.get("strict") is True
-    elif "input_schema" in tool:  # Anthropic tool
-        name, description = tool.get("name"), tool.get("description")
-        parameters = tool.get("input_schema")
-        strict = tool.get("strict") is True
-    elif "name" in tool and "properties" not in tool:  # OpenAI function / Responses tool
-        if tool.get("type", "function") != "function":
-            raise ToolDefinitionError(
-                f"cannot describe a {tool.get('type')!r} tool: only function tools have "
-                "an arguments schema"
-            )
-        name, description = tool.get("name"), tool.get("description")
-        parameters = tool.get("parameters")
-        strict = tool.get("strict") is True
-    else:  # a bare JSON schema of the arguments object
-        name, description = tool.get("title", given_name), tool.get("description")
-        parameters = {k: v for k, v in tool.items() if k not in ("title", "description")}
-        if not isinstance(name, str):
-            raise ToolDefinitionError(
-                "cannot name a tool after a JSON schema without a 'title': add one or pass name="
-            )
-    if not isinstance(name, str):
-        raise ToolDefinitionError(f"a tool dict needs a string 'name', got {name!r}")
+    definition_name, description, parameters, strict = _dict_fields(tool, name)
+    if not isinstance(definition_name, str):
+        raise ToolDefinitionError(f"a tool dict needs a string 'name', got {definition_name!r}")
     if description is not None and not isinstance(description, str):
-        raise ToolDefinitionError(f"the description of tool {name!r} is not a string")
+        raise ToolDefinitionError(f"the description of tool {definition_name!r} is not a string")
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     if not isinstance(parameters, Mapping):
-        raise ToolDefinitionError(f"the parameters schema of tool {name!r} is not a dict")
+        raise ToolDefinitionError(
+            f"the parameters schema of tool {definition_name!r} is not a dict"
+        )
     if parameters.get("type", "object") != "object":
         raise ToolDefinitionError(
-            f"the parameters schema of tool {name!r} has type {parameters.get('type')!r}; "
-            "a tool's arguments must be a JSON object"
+            f"the parameters schema of tool {definition_name!r} has type "
+            f"{parameters.get('type')!r}; a tool's arguments must be a JSON object"
         )
     return ToolDefinition(
-        name=name,
+        name=definition_name,
         description=description,
         parameters=copy.deepcopy(dict(parameters)),
         strict=strict,
         adapter=None,
     )
+
+
+def _dict_fields(tool: Mapping[str, Any], given_name: str | None) -> tuple[Any, Any, Any, bool]:
+    """(name, description, parameters, strict) as the dict's shape places them, unchecked.
+
+    Raises:
+        ToolDefinitionError: a tool of another type than ``function``, or a bare schema
+            without a ``title`` and no ``given_name``.
+    """
+    if tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):
+        function = tool["function"]  # OpenAI Chat Completions tool
+        return (
+            function.get("name"),
+            function.get("description"),
+            function.get("parameters"),
+            function.get("strict") is True,
+        )
+    if "input_schema" in tool:  # Anthropic tool
+        return (
+            tool.get("name"),
+            tool.get("description"),
+            tool.get("input_schema"),
+            tool.get("strict") is True,
+        )
+    if "name" in tool and "properties" not in tool:  # OpenAI function / Responses tool
+        if tool.get("type", "function") != "function":
+            raise ToolDefinitionError(
+                f"cannot describe a {tool.get('type')!r} tool: only function tools have "
+                "an arguments schema"
+            )
+        return (
+            tool.get("name"),
+            tool.get("description"),
+            tool.get("parameters"),
+            tool.get("strict") is True,
+        )
+    # a bare JSON schema of the arguments object
+    name = tool.get("title", given_name)
+    if not isinstance(name, str):
+        raise ToolDefinitionError(
+            "cannot name a tool after a JSON schema without a 'title': add one or pass name="
+        )
+    parameters = {k: v for k, v in tool.items() if k not in ("title", "description")}
+    return name, tool.get("description"), parameters, False
 
 
 # --- shared ------------------------------------------------------------------------------
@@ -509,72 +447,3 @@ def _check_name(name: str, obj: Any) -> str:
             "letters, digits, '_' or '-' (pass name= to choose one)"
         )
     return name
-
-
-def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` in the shape OpenAI's and Anthropic's strict modes expect.
-
-    Every object with properties is closed (``additionalProperties: false``) and lists
-    every property as required (optional values stay nullable through their own type);
-    ``"default": null`` is dropped (strict mode always sends a value); a ``$ref`` with
-    sibling keywords (pydantic writes ``{"$ref": ..., "default": ...}``), which strict mode
-    rejects, is replaced by the referenced definition merged with the siblings (a
-    definition referring to itself keeps its plain ``$ref``). Only schema positions are
-    visited (``properties``, ``$defs``, ``items``, ``anyOf``, ...), never data such as
-    ``default`` or ``enum``. Cost: O(size of the schema after inlining), iterative.
-    """
-    result = copy.deepcopy(schema)
-    defs = result.get("$defs")
-    definitions: dict[str, Any] = defs if isinstance(defs, dict) else {}
-    stack: list[tuple[Any, frozenset[str]]] = [(result, frozenset())]
-    while stack:
-        node, inlined = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        ref = node.get("$ref")
-        if isinstance(ref, str) and len(node) > 1:
-            target_name = ref.removeprefix("#/$defs/")
-            target = definitions.get(target_name)
-            if target_name in inlined or not isinstance(target, dict):
-                for key in [k for k in node if k != "$ref"]:
-                    del node[key]
-            else:
-                siblings = {k: v for k, v in node.items() if k != "$ref"}
-                node.clear()
-                node.update(copy.deepcopy(target))
-                node.update(siblings)
-                inlined = inlined | {target_name}
-        if "default" in node and node["default"] is None:
-            del node["default"]
-        properties = node.get("properties")
-        if isinstance(properties, dict):
-            node["required"] = list(properties)
-            if node.get("additionalProperties", True) is True:
-                node["additionalProperties"] = False
-        for key in _SCHEMA_MAP_KEYWORDS:
-            children = node.get(key)
-            if isinstance(children, dict):
-                stack.extend((child, inlined) for child in children.values())
-        for key in _SCHEMA_KEYWORDS:
-            child = node.get(key)
-            if isinstance(child, list):
-                stack.extend((item, inlined) for item in child)
-            else:
-                stack.append((child, inlined))
-    return result
-
-
-_SCHEMA_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions")
-_SCHEMA_KEYWORDS = (
-    "items",
-    "prefixItems",
-    "additionalProperties",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-)

@@ -26,6 +26,11 @@ JSON output (as ``\\uXXXX``, so it stays valid JSON).
 Exit status: 0 on success; 1 from ``inspect`` when some call is invalid; 2 for a bad
 command line or an input that cannot be replayed (missing file, not JSON, unknown
 format), with a one-line message on standard error and no traceback; 130 on Ctrl-C.
+
+Modules: this one runs the commands; ``_arguments`` parses the command line, ``_input``
+reads recordings, ``_split`` re-cuts them (``--split``), ``_replay`` feeds them to the
+pipeline, ``_view`` rebuilds the calls from events, ``_render`` draws them with rich and
+``_escape`` makes stream text safe to print.
 """
 
 from __future__ import annotations
@@ -34,15 +39,15 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from callstream._errors import CallstreamError, UsageError
+from callstream._errors import CallstreamError
+from callstream.cli._arguments import PROG, UsageProblem, build_parser
 from callstream.cli._escape import escape_json, escape_text
 from callstream.cli._input import InputError, Recording, Source, load_path, load_text
 from callstream.cli._replay import BASE_INTERVAL, Prepared, ReplayStats, prepare, replay
 from callstream.examples import DEMO, EXAMPLES, read_example
-from callstream.providers import FORMATS, resolve_format
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,141 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = ("main",)
 
-PROG = "callstream"
-
-
-# --- argument parsing ---------------------------------------------------------------------
-
-
-def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a finite number >= 0 (0 = no pauses)")
-    return value
-
-
-def _split(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _provider(text: str) -> str:
-    if text.strip().lower() == "auto":
-        return "auto"
-    try:
-        return resolve_format(text)
-    except UsageError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-class _UsageProblem(Exception):
-    """A bad command line, reported by :func:`run` as one line (argparse prints more)."""
-
-    def __init__(self, prog: str, message: str) -> None:
-        super().__init__(message)
-        self.prog = prog
-        self.message = message
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (usage is in ``--help``)."""
-
-    def error(self, message: str) -> Any:  # argparse's signature is NoReturn
-        raise _UsageProblem(self.prog, message)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog=PROG,
-        description="Watch streamed LLM tool calls assemble, or get them as data.",
-        epilog="Start with: callstream demo",
-    )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    def replay_options(sub: argparse.ArgumentParser, *, output: bool = True) -> None:
-        sub.add_argument(
-            "--provider",
-            type=_provider,
-            default="auto",
-            help=f"wire format: auto (default) or one of {', '.join(FORMATS)}",
-        )
-        sub.add_argument(
-            "--split",
-            type=_split,
-            metavar="N",
-            help="re-cut argument text into N-character fragments (for text-fragment formats)",
-        )
-        if output:
-            sub.add_argument(
-                "--speed",
-                type=_speed,
-                default=None,
-                metavar="X",
-                help=f"pace: X times {1 / BASE_INTERVAL:.0f} payloads per second; 0 = no pauses "
-                "(default: 1 on a terminal; no pauses into a file or pipe)",
-            )
-            sub.add_argument(
-                "--output",
-                choices=("rich", "jsonl"),
-                default="rich",
-                help="rich: live display (default); jsonl: the JSON event feed, one event a line",
-            )
-
-    demo = commands.add_parser(
-        "demo",
-        help="replay bundled example streams",
-        description="Replay bundled example streams (by default: "
-        + ", ".join(DEMO)
-        + "). Example streams are written by us in the real provider wire formats.",
-    )
-    demo.add_argument("names", nargs="*", metavar="NAME", help="example names (see --list)")
-    demo.add_argument("--list", action="store_true", help="list the bundled examples and exit")
-    replay_options(demo)
-
-    rep = commands.add_parser(
-        "replay",
-        help="replay a recorded stream file",
-        description="Replay a recorded stream: JSON lines of provider payloads (one decoded "
-        "SSE data payload or NDJSON line per line) or raw server-sent events text. "
-        "FILE may be '-' for standard input.",
-    )
-    rep.add_argument("file", metavar="FILE")
-    replay_options(rep)
-
-    inspect = commands.add_parser(
-        "inspect",
-        help="print the final tool calls as JSON",
-        description='Print {"tool_calls": [...], "invalid_tool_calls": [...], '
-        '"finish_reason": ...} as JSON. Exit status 0 when every call is valid, 1 otherwise.',
-    )
-    inspect.add_argument("file", metavar="FILE")
-    replay_options(inspect, output=False)
-
-    commands.add_parser(
-        "schema",
-        help="print the JSON Schema of the event feed",
-        description="Print the JSON Schema (draft 2020-12) of one line of --output jsonl.",
-    )
-    return parser
-
-
 # --- output helpers -----------------------------------------------------------------------
-
-
-class _Exit(Exception):
-    """Stop with an exit status after a message was written."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
 
 
 def _safe_json(value: Any, *, indent: int | None = None) -> str:
@@ -293,7 +164,9 @@ def _run_rich(
                     console.print(render_call(call, symbols))
 
     if not live_ok:
-        stats = replay(prepared, provider=provider, on_update=lambda u: show_finished(u.events))
+        stats = replay(
+            prepared, provider=provider, on_update=lambda update: show_finished(update.events)
+        )
     else:
         interval = _interval(1.0 if speed is None else speed)
         limit = max(80, console.width * 4)
@@ -399,7 +272,7 @@ def _cmd_demo(args: argparse.Namespace, stdout: IO[str], console: Console | None
     return 0
 
 
-def _cmd_inspect(args: argparse.Namespace, stdout: IO[str]) -> int:
+def _cmd_inspect(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
     recording = load_path(args.file)
     prepared = prepare(recording, provider=args.provider, split=args.split)
     stats = replay(prepared, provider=args.provider, on_update=lambda update: None)
@@ -414,11 +287,20 @@ def _cmd_inspect(args: argparse.Namespace, stdout: IO[str]) -> int:
     return 1 if result.invalid_tool_calls else 0
 
 
-def _cmd_schema(stdout: IO[str]) -> int:
+def _cmd_schema(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
     from callstream.feed import feed_schema
 
     stdout.write(_safe_json(feed_schema(), indent=2) + "\n")
     return 0
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str], Console | None], int]] = {
+    "demo": _cmd_demo,
+    "replay": _cmd_replay,
+    "inspect": _cmd_inspect,
+    "schema": _cmd_schema,
+}
+"""Each subcommand's function: (parsed arguments, output, rich console or None) -> status."""
 
 
 # --- entry point --------------------------------------------------------------------------
@@ -436,34 +318,30 @@ def run(
     ``console``, when given, is the rich console used for rendering (for example one
     writing to a ``StringIO``, with or without ``force_terminal``).
     """
-    out = stdout if stdout is not None else sys.stdout
-    err = stderr if stderr is not None else sys.stderr
-    parser = _parser()
+    output = stdout if stdout is not None else sys.stdout
+    error_output = stderr if stderr is not None else sys.stderr
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except _UsageProblem as problem:
+    except UsageProblem as problem:
         message = " ".join(problem.message.split())
-        err.write(escape_text(f"{problem.prog}: error: {message} (see: {problem.prog} --help)\n"))
+        error_output.write(
+            escape_text(f"{problem.prog}: error: {message} (see: {problem.prog} --help)\n")
+        )
         return 2
     except SystemExit as stop:  # --help or --version: argparse printed and stopped
         return stop.code if isinstance(stop.code, int) else 2
     if args.command is None:
-        parser.print_help(out)
+        parser.print_help(output)
         return 2
     try:
-        if args.command == "demo":
-            return _cmd_demo(args, out, console)
-        if args.command == "replay":
-            return _cmd_replay(args, out, console)
-        if args.command == "inspect":
-            return _cmd_inspect(args, out)
-        return _cmd_schema(out)
+        return _COMMANDS[args.command](args, output, console)
     except (InputError, CallstreamError) as error:
         message = " ".join(str(error).split())
-        err.write(escape_text(f"{PROG}: error: {message}") + "\n")
+        error_output.write(escape_text(f"{PROG}: error: {message}") + "\n")
         return 2
     except KeyboardInterrupt:
-        err.write(f"{PROG}: interrupted\n")
+        error_output.write(f"{PROG}: interrupted\n")
         return 130
 
 

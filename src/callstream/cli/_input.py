@@ -73,10 +73,6 @@ class Recording:
     records: tuple[Record, ...]
     done_marker: bool = False
 
-    def payloads(self) -> list[Any]:
-        """The decoded payloads, in order."""
-        return [r.payload for r in self.records]
-
     def stream(self) -> Iterator[Record]:
         """The records, then a :data:`DONE` record if the stream had its end marker."""
         yield from self.records

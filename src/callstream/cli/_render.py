@@ -49,8 +49,6 @@ __all__ = (
 RAW_LIMIT = 10_000
 """Raw text of an invalid call longer than this is shown as its head and tail."""
 
-_escape_controls = escape_text
-
 
 @dataclass(frozen=True, slots=True)
 class Symbols:
@@ -102,10 +100,10 @@ def _value_label(
 ) -> Text:
     label = Text()
     if key is not None:
-        label.append(_escape_controls(key), style="bold blue")
+        label.append(escape_text(key), style="bold blue")
         label.append(": ")
     if isinstance(node, StringNode):
-        label.append('"' + _escape_controls(_shorten(node, limit, symbols)), style="green")
+        label.append('"' + escape_text(_shorten(node, limit, symbols)), style="green")
         if node.closed:
             label.append('"', style="green")
     elif isinstance(node, ScalarNode):
@@ -133,7 +131,7 @@ def _add_children(
         if isinstance(current, ObjectNode):
             children = list(current.members.items())
         elif isinstance(current, ArrayNode):
-            children = [(str(i), item) for i, item in enumerate(current.items)]
+            children = [(str(position), item) for position, item in enumerate(current.items)]
         else:
             continue
         for key, child in children:
@@ -161,20 +159,20 @@ def render_call(
         _add_children(sub, root, symbols, string_limit, streaming)
     if call.status == "invalid":
         error = Text("error: ", style="bold red")
-        error.append(_escape_controls(call.error or "invalid tool call"), style="red")
+        error.append(escape_text(call.error or "invalid tool call"), style="red")
         tree.add(error)
         raw = call.raw
         if raw:
-            tree.add(Text("raw: " + _escape_controls(_raw_text(raw, symbols)), style="dim"))
+            tree.add(Text("raw: " + escape_text(_raw_text(raw, symbols)), style="dim"))
     return tree
 
 
 def _header(call: CallView, symbols: Symbols) -> Text:
     header = Text()
     header.append(symbols.bullet + " ", style="bold")
-    header.append(_escape_controls(call.name), style="bold cyan")
+    header.append(escape_text(call.name), style="bold cyan")
     if call.id:
-        header.append("  " + _escape_controls(call.id), style="dim")
+        header.append("  " + escape_text(call.id), style="dim")
     if call.status == "done":
         header.append(f"  {symbols.done} valid", style="bold green")
     elif call.status == "invalid":
@@ -190,7 +188,7 @@ def _children_from_end(node: Node) -> Iterator[tuple[str | None, Node]]:
         return reversed(node.members.items())
     if isinstance(node, ArrayNode):
         items = node.items
-        return ((str(i), items[i]) for i in range(len(items) - 1, -1, -1))
+        return ((str(position), items[position]) for position in range(len(items) - 1, -1, -1))
     return iter(())
 
 
@@ -310,7 +308,7 @@ def render_summary(view: StreamView, stats: ReplayStats, symbols: Symbols) -> Re
     line.append(f"{dot}{view.valid} valid", style="green" if view.valid else "")
     line.append(f"{dot}{view.invalid} invalid", style="bold red" if view.invalid else "")
     reason = view.finish_reason
-    line.append(f"{dot}finish reason: {_escape_controls(reason) if reason else 'none'}")
+    line.append(f"{dot}finish reason: {escape_text(reason) if reason else 'none'}")
     line.append("\n")
     line.append(
         f"{stats.chunks:,} chunks{dot}{stats.bytes:,} bytes{dot}"

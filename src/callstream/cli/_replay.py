@@ -86,24 +86,24 @@ def prepare(
     records = recording.stream()
     held: list[Record] = []
     if provider == "auto":
-        fmt = None
+        wire_format = None
         for record in records:
             held.append(record)
             if record.payload is not DONE:
-                fmt = detect_format(record.payload)
-                if fmt is not None or len(held) > MAX_UNRECOGNIZED:
+                wire_format = detect_format(record.payload)
+                if wire_format is not None or len(held) > MAX_UNRECOGNIZED:
                     break
-        if fmt is None:
-            first = next((r for r in held if r.payload is not DONE), None)
+        if wire_format is None:
+            first = next((record for record in held if record.payload is not DONE), None)
             where = f"{recording.name}:{first.line}" if first else recording.name
             raise InputError(
                 f"{where}: unrecognized stream format; "
                 f"pass --provider with one of: {', '.join(FORMATS)}"
             )
     else:
-        fmt = resolve_format(provider)
-    prepared = Prepared((), fmt)
-    items = _items(prepared, itertools.chain(held, records), recording.layout, fmt, split)
+        wire_format = resolve_format(provider)
+    prepared = Prepared((), wire_format)
+    items = _items(prepared, itertools.chain(held, records), recording.layout, wire_format, split)
     prepared.items = tuple(items) if isinstance(recording, Recording) else items
     return prepared
 
@@ -112,7 +112,7 @@ def _items(
     prepared: Prepared,
     records: Iterable[Record],
     layout: str,
-    fmt: str | None,
+    wire_format: str | None,
     split: int | None,
 ) -> Iterator[Any]:
     sse = layout == "sse"
@@ -122,7 +122,9 @@ def _items(
                 prepared.bytes += 14
                 yield "data: [DONE]\n\n"
             continue
-        payloads = [record.payload] if split is None else resplit([record.payload], fmt, split)
+        payloads = (
+            [record.payload] if split is None else resplit([record.payload], wire_format, split)
+        )
         for payload in payloads:
             if sse:
                 text = _sse_event(record.event, payload)

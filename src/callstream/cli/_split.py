@@ -21,8 +21,10 @@ Cost: O(size of the payloads) plus one shallow-ish copy per new payload.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
+
+from callstream._errors import OptionTypeError, OptionValueError
 
 __all__ = ("SPLIT_FORMATS", "resplit")
 
@@ -31,49 +33,69 @@ SPLIT_FORMATS = frozenset({"openai-chat", "openai-responses", "anthropic", "bedr
 
 
 def _pieces(text: str, size: int) -> list[str]:
-    return [text[i : i + size] for i in range(0, len(text), size)] or [text]
+    return [text[start : start + size] for start in range(0, len(text), size)] or [text]
 
 
 def _dict(value: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _text_slot(payload: Any, fmt: str) -> tuple[dict[str, Any], str] | None:
+def _text_slot(payload: Any, wire_format: str) -> tuple[dict[str, Any], str] | None:
     """The dict and key holding the argument text of a one-fragment event, if any."""
-    p = _dict(payload)
-    if p is None:
+    event = _dict(payload)
+    if event is None:
         return None
-    holder: dict[str, Any] | None = None
-    key = ""
-    if fmt == "anthropic":
-        delta = _dict(p.get("delta"))
-        if p.get("type") == "content_block_delta" and delta is not None:
-            if delta.get("type") == "input_json_delta":
-                holder, key = delta, "partial_json"
-    elif fmt == "openai-responses":
-        if p.get("type") == "response.function_call_arguments.delta":
-            holder, key = p, "delta"
-    elif fmt == "bedrock":
-        block = _dict(p.get("contentBlockDelta"))
-        if block is None and "delta" in p and "contentBlockIndex" in p:
-            block = p  # the flattened shape, without the event-type wrapper
-        delta = _dict(block.get("delta")) if block is not None else None
-        holder, key = (_dict(delta.get("toolUse")) if delta is not None else None), "input"
-    elif fmt == "cohere":
-        if p.get("type") == "tool-call-delta":
-            message = _dict((_dict(p.get("delta")) or {}).get("message"))
-            calls = message.get("tool_calls") if message is not None else None
-            if isinstance(calls, list) and len(calls) == 1:
-                calls = calls[0]
-            function = _dict((_dict(calls) or {}).get("function"))
-            holder, key = function, "arguments"
-    if holder is None or not isinstance(holder.get(key), str):
+    find = _SLOT_FINDERS.get(wire_format)
+    slot = find(event) if find is not None else None
+    if slot is None or not isinstance(slot[0].get(slot[1]), str):
         return None
-    return holder, key
+    return slot
 
 
-def _split_one_fragment(payload: Any, fmt: str, size: int) -> list[Any]:
-    slot = _text_slot(payload, fmt)
+def _anthropic_slot(event: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    delta = _dict(event.get("delta"))
+    if event.get("type") != "content_block_delta" or delta is None:
+        return None
+    return (delta, "partial_json") if delta.get("type") == "input_json_delta" else None
+
+
+def _openai_responses_slot(event: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    if event.get("type") == "response.function_call_arguments.delta":
+        return event, "delta"
+    return None
+
+
+def _bedrock_slot(event: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    block = _dict(event.get("contentBlockDelta"))
+    if block is None and "delta" in event and "contentBlockIndex" in event:
+        block = event  # the flattened shape, without the event-type wrapper
+    delta = _dict(block.get("delta")) if block is not None else None
+    tool_use = _dict(delta.get("toolUse")) if delta is not None else None
+    return (tool_use, "input") if tool_use is not None else None
+
+
+def _cohere_slot(event: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    if event.get("type") != "tool-call-delta":
+        return None
+    message = _dict((_dict(event.get("delta")) or {}).get("message"))
+    calls = message.get("tool_calls") if message is not None else None
+    if isinstance(calls, list) and len(calls) == 1:
+        calls = calls[0]
+    function = _dict((_dict(calls) or {}).get("function"))
+    return (function, "arguments") if function is not None else None
+
+
+_SLOT_FINDERS: dict[str, Callable[[dict[str, Any]], tuple[dict[str, Any], str] | None]] = {
+    "anthropic": _anthropic_slot,
+    "openai-responses": _openai_responses_slot,
+    "bedrock": _bedrock_slot,
+    "cohere": _cohere_slot,
+}
+"""Per one-fragment format: where an event holds its argument text (dict and key)."""
+
+
+def _split_one_fragment(payload: Any, wire_format: str, size: int) -> list[Any]:
+    slot = _text_slot(payload, wire_format)
     if slot is None or len(slot[0][slot[1]]) <= size:
         return [payload]
     holder, key = slot
@@ -86,61 +108,32 @@ def _split_one_fragment(payload: Any, fmt: str, size: int) -> list[Any]:
     return out
 
 
+# (choice position, entry position, tool-call entry) of an over-long OpenAI Chat fragment
+_LongEntry = tuple[int, int, dict[str, Any]]
+
+
 def _split_openai_chat(payload: Any, size: int) -> list[Any]:
-    p = _dict(payload)
-    choices = p.get("choices") if p is not None else None
-    if p is None or not isinstance(choices, list):
+    chunk = _dict(payload)
+    choices = chunk.get("choices") if chunk is not None else None
+    if chunk is None or not isinstance(choices, list):
         return [payload]
-    # (choice position, entry position, tool-call entry) of every over-long fragment
-    long_entries: list[tuple[int, int, dict[str, Any]]] = []
-    for position, choice in enumerate(choices):
-        delta = _dict((_dict(choice) or {}).get("delta"))
-        entries = delta.get("tool_calls") if delta is not None else None
-        for entry_position, entry in enumerate(entries if isinstance(entries, list) else ()):
-            function = _dict((_dict(entry) or {}).get("function"))
-            text = function.get("arguments") if function is not None else None
-            if isinstance(text, str) and len(text) > size:
-                long_entries.append((position, entry_position, entry))
+    long_entries = _long_entries(choices, size)
     if not long_entries:
         return [payload]
-
-    first = copy.deepcopy(p)
-    shell = {k: v for k, v in p.items() if k not in ("choices", "usage")}
+    first = copy.deepcopy(chunk)
+    shell = {k: v for k, v in chunk.items() if k not in ("choices", "usage")}
+    finishes = _take_finishes(first, choices, long_entries)
     continuations: list[Any] = []
-    finishes: list[dict[str, Any]] = []
-    for position, choice in enumerate(choices):
-        reason = (_dict(choice) or {}).get("finish_reason")
-        if reason is not None and any(pos == position for pos, _, _ in long_entries):
-            first["choices"][position]["finish_reason"] = None
-            finishes.append(
-                {"index": choice.get("index", position), "delta": {}, "finish_reason": reason}
-            )
     for position, entry_position, entry in long_entries:
-        choice_index = choices[position].get("index", position)
         pieces = _pieces(entry["function"]["arguments"], size)
-        first["choices"][position]["delta"]["tool_calls"][entry_position]["function"][
-            "arguments"
-        ] = pieces[0]
-        for piece in pieces[1:]:
-            fragment: dict[str, Any] = {"function": {"arguments": piece}}
-            if entry.get("index") is not None:
-                fragment = {"index": entry["index"], **fragment}
-            elif entry.get("id") is not None:
-                fragment = {"id": entry["id"], **fragment}
-            continuations.append(
-                {
-                    **copy.deepcopy(shell),
-                    "choices": [
-                        {
-                            "index": choice_index,
-                            "delta": {"tool_calls": [fragment]},
-                            "finish_reason": None,
-                        }
-                    ],
-                }
-            )
+        first_delta = first["choices"][position]["delta"]
+        first_delta["tool_calls"][entry_position]["function"]["arguments"] = pieces[0]
+        choice_index = choices[position].get("index", position)
+        continuations.extend(
+            _continuation(shell, choice_index, entry, piece) for piece in pieces[1:]
+        )
     out = [first, *continuations]
-    usage = p.get("usage")
+    usage = chunk.get("usage")
     if finishes or usage is not None:
         if usage is not None:
             first["usage"] = None
@@ -151,20 +144,73 @@ def _split_openai_chat(payload: Any, size: int) -> list[Any]:
     return out
 
 
-def resplit(payloads: Iterable[Any], fmt: str | None, size: int) -> list[Any]:
+def _long_entries(choices: list[Any], size: int) -> list[_LongEntry]:
+    """The tool-call entries whose argument text is longer than ``size``, in order."""
+    long_entries: list[_LongEntry] = []
+    for position, choice in enumerate(choices):
+        delta = _dict((_dict(choice) or {}).get("delta"))
+        entries = delta.get("tool_calls") if delta is not None else None
+        for entry_position, entry in enumerate(entries if isinstance(entries, list) else ()):
+            function = _dict((_dict(entry) or {}).get("function"))
+            text = function.get("arguments") if function is not None else None
+            if isinstance(text, str) and len(text) > size:
+                long_entries.append((position, entry_position, entry))
+    return long_entries
+
+
+def _take_finishes(
+    first: dict[str, Any], choices: list[Any], long_entries: list[_LongEntry]
+) -> list[dict[str, Any]]:
+    """Move the finish reasons of the choices being cut out of ``first``; the finish choices."""
+    cut = {position for position, _, _ in long_entries}
+    finishes: list[dict[str, Any]] = []
+    for position, choice in enumerate(choices):
+        reason = (_dict(choice) or {}).get("finish_reason")
+        if reason is not None and position in cut:
+            first["choices"][position]["finish_reason"] = None
+            finishes.append(
+                {"index": choice.get("index", position), "delta": {}, "finish_reason": reason}
+            )
+    return finishes
+
+
+def _continuation(
+    shell: dict[str, Any], choice_index: Any, entry: dict[str, Any], piece: str
+) -> dict[str, Any]:
+    """A payload carrying the next ``piece`` of ``entry``'s argument text, keyed like it."""
+    fragment: dict[str, Any] = {"function": {"arguments": piece}}
+    if entry.get("index") is not None:
+        fragment = {"index": entry["index"], **fragment}
+    elif entry.get("id") is not None:
+        fragment = {"id": entry["id"], **fragment}
+    return {
+        **copy.deepcopy(shell),
+        "choices": [
+            {"index": choice_index, "delta": {"tool_calls": [fragment]}, "finish_reason": None}
+        ],
+    }
+
+
+def resplit(payloads: Iterable[Any], wire_format: str | None, size: int) -> list[Any]:
     """Return the payloads with argument text re-cut into ``size``-character fragments.
 
-    ``fmt`` is the stream's format name; payloads of formats outside
+    ``wire_format`` is the stream's format name; payloads of formats outside
     :data:`SPLIT_FORMATS` (or of an unknown format) are returned unchanged.
+
+    Raises:
+        OptionTypeError: ``size`` is not an int.
+        OptionValueError: ``size`` is below 1 (the command line refuses it before).
     """
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise OptionTypeError(f"the split size must be an int, got {size!r}")
     if size < 1:
-        raise ValueError("the split size must be at least 1")
-    if fmt not in SPLIT_FORMATS:
+        raise OptionValueError(f"the split size must be at least 1, got {size}")
+    if wire_format not in SPLIT_FORMATS:
         return list(payloads)
     out: list[Any] = []
     for payload in payloads:
-        if fmt == "openai-chat":
+        if wire_format == "openai-chat":
             out.extend(_split_openai_chat(payload, size))
         else:
-            out.extend(_split_one_fragment(payload, fmt, size))
+            out.extend(_split_one_fragment(payload, wire_format, size))
     return out

@@ -116,14 +116,14 @@ def node_from_value(value: Any) -> Node:
         parent, key, item = stack.pop()
         if isinstance(item, dict):
             node: Node = ObjectNode(closed=True)
-            for k, v in reversed(list(item.items())):
-                stack.append((node, str(k), v))
+            for member_key, member in reversed(list(item.items())):
+                stack.append((node, str(member_key), member))
         elif isinstance(item, list | tuple):
             node = ArrayNode(closed=True)
             # placeholders keep the order while children are built out of order
             node.items.extend(ScalarNode(None) for _ in item)
-            for i in range(len(item) - 1, -1, -1):
-                stack.append((node, i, item[i]))
+            for position in range(len(item) - 1, -1, -1):
+                stack.append((node, position, item[position]))
         elif isinstance(item, str):
             node = StringNode([item], closed=True, length=len(item))
         else:
@@ -168,39 +168,33 @@ class CallView:
             self._apply(change)
 
     def _apply(self, change: Change) -> None:
-        path = change.path
         if isinstance(change, StringExtended):
-            node = self._find(path)
+            node = self._find(change.path)
             if isinstance(node, StringNode):
                 node.append(change.text)
         elif isinstance(change, ValueClosed):
-            node = self._find(path)
+            node = self._find(change.path)
             if node is not None:
                 node.closed = True
         elif isinstance(change, ValueStarted | ScalarSet):
-            new: Node
-            if isinstance(change, ScalarSet):
-                new = ScalarNode(change.value)
-            elif change.kind == "object":
-                new = ObjectNode()
-            elif change.kind == "array":
-                new = ArrayNode()
-            else:
-                new = StringNode()
-            if not path:
-                self.tree = new
-                return
-            self.values += 1
-            parent = self._find(path[:-1])
-            last = path[-1]
-            if isinstance(parent, ObjectNode) and isinstance(last, str):
-                parent.members.pop(last, None)  # a repeated key moves to the end, as it is shown
-                parent.members[last] = new
-            elif isinstance(parent, ArrayNode) and isinstance(last, int):
-                if last == len(parent.items):
-                    parent.items.append(new)
-                elif 0 <= last < len(parent.items):
-                    parent.items[last] = new
+            self._place(change.path, _new_node(change))
+
+    def _place(self, path: JSONPath, new: Node) -> None:
+        """Put a new value at ``path`` (the root, a member or the next item); else skip it."""
+        if not path:
+            self.tree = new
+            return
+        self.values += 1
+        parent = self._find(path[:-1])
+        last = path[-1]
+        if isinstance(parent, ObjectNode) and isinstance(last, str):
+            parent.members.pop(last, None)  # a repeated key moves to the end, as it is shown
+            parent.members[last] = new
+        elif isinstance(parent, ArrayNode) and isinstance(last, int):
+            if last == len(parent.items):
+                parent.items.append(new)
+            elif 0 <= last < len(parent.items):
+                parent.items[last] = new
 
     def _find(self, path: JSONPath) -> Node | None:
         node = self.tree
@@ -212,6 +206,17 @@ class CallView:
             else:
                 return None
         return node
+
+
+def _new_node(change: ValueStarted | ScalarSet) -> Node:
+    """The empty node a value starts as (a scalar arrives whole)."""
+    if isinstance(change, ScalarSet):
+        return ScalarNode(change.value)
+    if change.kind == "object":
+        return ObjectNode()
+    if change.kind == "array":
+        return ArrayNode()
+    return StringNode()
 
 
 @dataclass(slots=True, eq=False)

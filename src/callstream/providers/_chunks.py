@@ -1,0 +1,99 @@
+"""Raw transport chunks: their type, incremental UTF-8 decoding, and the per-event limit.
+
+Shared by the SSE decoder (:mod:`callstream.providers._sse`), the JSON stream decoder
+(:mod:`callstream.providers._json_stream`) and the transport decoder
+(:mod:`callstream.providers.transport`, which documents the whole transport layer and
+re-exports the public names defined here).
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from callstream._errors import OptionTypeError, OptionValueError, StreamLimitError
+
+__all__ = (
+    "DEFAULT_MAX_EVENT_CHARS",
+    "ChunkText",
+    "TextChunk",
+    "check_max_event_chars",
+    "is_transport_chunk",
+    "too_long",
+)
+
+TextChunk = str | bytes | bytearray | memoryview
+"""A raw chunk as read from the network: text, or bytes in UTF-8."""
+
+
+DEFAULT_MAX_EVENT_CHARS = 32 * 1024 * 1024
+"""Default bound on one line, one SSE event's data and one JSON object (in characters)."""
+
+
+def check_max_event_chars(value: object) -> int:
+    """``value`` if it is a usable ``max_event_chars`` (an int >= 1).
+
+    Raises:
+        OptionTypeError: not an int.
+        OptionValueError: below 1.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionTypeError(f"max_event_chars must be an int, got {value!r}")
+    if value < 1:
+        raise OptionValueError(f"max_event_chars must be at least 1, got {value}")
+    return value
+
+
+def too_long(what: str, size: int, limit: int) -> StreamLimitError:
+    """The error for ``what`` (a line, an event's data, an object) over ``limit`` chars."""
+    return StreamLimitError(
+        f"{what} exceeds max_event_chars={limit} characters (at least {size} read);"
+        " raise the limit (stream(..., max_event_chars=...) or"
+        " TransportDecoder(max_event_chars=...)) if this is expected"
+    )
+
+
+def is_transport_chunk(item: object) -> bool:
+    """True for raw transport chunks (``str`` or bytes-like), False for decoded payloads.
+
+    Reads the item's real type only (an object faking ``__class__`` cannot make this
+    raise or lie). Cost: O(1).
+    """
+    return issubclass(type(item), (str, bytes, bytearray, memoryview))
+
+
+class ChunkText:
+    """Incremental UTF-8 decoding of bytes chunks; ``str`` chunks pass through.
+
+    A character split across chunks is held until complete; undecodable bytes become
+    U+FFFD (bad bytes are data, not a crash). Cost: O(size of the chunk) per chunk.
+    """
+
+    __slots__ = ("_decoder",)
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def decode(self, chunk: TextChunk) -> str:
+        """The text that ``chunk`` completes (a partial character waits for the next).
+
+        Raises:
+            OptionTypeError: ``chunk`` is neither ``str`` nor bytes-like (``bytes(5)``
+                would silently make five NUL bytes of an int).
+        """
+        if not is_transport_chunk(chunk):
+            raise OptionTypeError(
+                "a transport chunk must be str, bytes, bytearray or memoryview, got "
+                f"{type(chunk).__qualname__}"
+            )
+        if isinstance(chunk, str):
+            # A text chunk after bytes: a partial character pending becomes U+FFFD.
+            held = self._decoder.decode(b"", final=True)
+            self._decoder.reset()
+            return held + chunk
+        return self._decoder.decode(bytes(chunk))
+
+    def flush(self) -> str:
+        """The end of the text: a partial character left over becomes U+FFFD."""
+        text = self._decoder.decode(b"", final=True)
+        self._decoder.reset()
+        return text

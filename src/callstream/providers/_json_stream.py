@@ -1,0 +1,153 @@
+"""JSON streams: :class:`JSONStreamDecoder` cuts a stream of JSON objects into their texts.
+
+NDJSON, concatenated or pretty-printed objects, and a JSON array of objects (Gemini's
+non-SSE stream) all become one text per top-level object; parsing the texts is left to
+the caller (:class:`~callstream.providers.transport.TransportDecoder`).
+
+Cost: linear in the input (regex searches from the current position, whole strings
+skipped in one match); memory bounded by ``max_event_chars`` per object.
+"""
+
+from __future__ import annotations
+
+import re
+
+from callstream.providers._chunks import (
+    DEFAULT_MAX_EVENT_CHARS,
+    ChunkText,
+    TextChunk,
+    check_max_event_chars,
+    too_long,
+)
+
+__all__ = ("JSONStreamDecoder",)
+
+# Inside an object: a brace, a whole string (skipped in one match), or the opening quote
+# of a string that goes on in the next chunk.
+_IN_VALUE = re.compile(r'[{}]|"[^"\\]*(?:\\.[^"\\]*)*"|"', re.DOTALL)
+_STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
+
+
+class JSONStreamDecoder:
+    """Split a stream of JSON objects into one text per top-level object.
+
+    Accepts NDJSON, concatenated or pretty-printed objects, and a JSON array of objects
+    (``[{...},\\n{...}]``): outside an object everything but ``{`` is skipped (brackets,
+    commas, blank lines, stray text). Only braces and string boundaries are tracked (depth,
+    inside a string, after a backslash), so the state carried between chunks is bounded;
+    the text of the object being read is kept as parts and joined once it closes.
+    Cost: linear in the input; memory bounded by ``max_event_chars`` per object.
+
+    Raises:
+        StreamLimitError: (from ``feed``) an object is longer than ``max_event_chars``.
+        OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
+    """
+
+    __slots__ = (
+        "_depth",
+        "_escape",
+        "_in_string",
+        "_max_event_chars",
+        "_parts",
+        "_size",
+        "_text",
+        "unclosed",
+    )
+
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self._max_event_chars = check_max_event_chars(max_event_chars)
+        self._text = ChunkText()
+        self._parts: list[str] = []
+        self._size = 0
+        self._depth = 0
+        self._in_string = False
+        self._escape = False
+        self.unclosed = False
+        """Whether :meth:`close` dropped an object left open."""
+
+    def feed(self, chunk: TextChunk) -> list[str]:
+        """Decode one chunk; return the texts of the objects it completed."""
+        return self._scan(self._text.decode(chunk))
+
+    def close(self) -> list[str]:
+        """Flush the end of the stream. An object left open is dropped (it was cut off)."""
+        texts = self._scan(self._text.flush())
+        self.unclosed = self._depth > 0
+        self._parts.clear()
+        self._size = 0
+        self._depth = 0
+        self._in_string = self._escape = False
+        return texts
+
+    def _scan(self, text: str) -> list[str]:
+        """The objects ``text`` completes; the open object's part is kept for later."""
+        texts: list[str] = []
+        position = 0
+        length = len(text)
+        start = 0  # where the current object's text begins in this chunk
+        while position < length:
+            if self._depth == 0:
+                position = text.find("{", position)
+                if position < 0:
+                    return texts
+                start = position
+                self._depth = 1
+                position += 1
+            elif self._escape:
+                self._escape = False
+                position += 1
+            elif self._in_string:
+                position = self._end_of_string(text, position)
+            else:
+                position = self._next_token(text, position, start, texts)
+        if self._depth > 0:
+            self._size += length - start
+            if self._size > self._max_event_chars:
+                raise too_long("a JSON object", self._size, self._max_event_chars)
+            self._parts.append(text[start:])
+        return texts
+
+    def _end_of_string(self, text: str, position: int) -> int:
+        """Skip the rest of a string: past its closing quote, or to the chunk's end.
+
+        A backslash is skipped with the character after it; a backslash that is the
+        chunk's last character leaves ``_escape`` set for the next chunk.
+        """
+        position = _STRING_REST.match(text, position).end()  # type: ignore[union-attr]
+        if position == len(text):
+            return position
+        if text[position] == '"':
+            self._in_string = False
+        else:
+            self._escape = True
+        return position + 1
+
+    def _next_token(self, text: str, position: int, start: int, texts: list[str]) -> int:
+        """Step over the next brace or string inside an object; where to go on from.
+
+        A brace that closes the top-level object appends its text (from ``start`` in
+        this chunk, after the parts kept from earlier chunks) to ``texts``.
+        """
+        match = _IN_VALUE.search(text, position)
+        if match is None:
+            return len(text)
+        position = match.end()
+        token = match.group()
+        if token == '"':
+            self._in_string = True  # the string goes on in the next chunk
+        elif token == "{":
+            self._depth += 1
+        elif token == "}":
+            self._depth -= 1
+            if self._depth == 0:
+                self._close_object(text[start:position], texts)
+        return position  # anything else was a whole string
+
+    def _close_object(self, last_part: str, texts: list[str]) -> None:
+        size = self._size + len(last_part)
+        if size > self._max_event_chars:
+            raise too_long("a JSON object", size, self._max_event_chars)
+        self._parts.append(last_part)
+        texts.append("".join(self._parts))
+        self._parts.clear()
+        self._size = 0

@@ -1,0 +1,275 @@
+"""Server-sent events: incremental line splitting and the :class:`SSEDecoder`.
+
+The decoder follows the server-sent events format (``data:`` lines joined with ``\\n``,
+``event:`` names, ``id:``, ``retry:``, ``:`` comments, LF / CR / CRLF line ends, a
+leading byte-order mark), over raw chunks or over the items of a line iterator (*line
+mode*, recognized from the first items; :mod:`callstream.providers.transport` describes
+the rule). Deliberate leniency: :meth:`SSEDecoder.close` dispatches a final event that
+lacks its blank line, because many servers and captures end that way.
+
+Cost: linear in the input (lines are split with ``str`` methods, a partial line is kept
+as a list of parts and joined once); memory bounded by ``max_event_chars`` per line and
+per event.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from callstream.providers._chunks import (
+    DEFAULT_MAX_EVENT_CHARS,
+    ChunkText,
+    TextChunk,
+    check_max_event_chars,
+    too_long,
+)
+
+__all__ = ("SSEDecoder", "ServerSentEvent")
+
+
+class _LineSplitter:
+    """Incremental line splitting on LF, CR and CRLF (a CR at a chunk end waits for LF).
+
+    A line longer than ``max_event_chars`` raises :class:`~callstream.StreamLimitError` before
+    it is stored.
+    """
+
+    __slots__ = ("_max_event_chars", "_parts", "_size", "_skip_lf")
+
+    def __init__(self, max_event_chars: int) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._max_event_chars = max_event_chars
+        self._skip_lf = False
+
+    @property
+    def open(self) -> bool:
+        """Whether a line was started and not ended yet."""
+        return bool(self._parts)
+
+    def feed(self, text: str) -> list[str]:
+        """The lines that ``text`` ends (without their line ends); keep the rest."""
+        if self._skip_lf and text:
+            self._skip_lf = False
+            if text[0] == "\n":
+                text = text[1:]
+        if "\r" in text:
+            self._skip_lf = text[-1] == "\r"  # the LF of a CRLF may come in the next chunk
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")  # str methods run at C speed; a regex walk does not
+        tail = lines.pop()
+        if lines:
+            if self._size + len(lines[0]) > self._max_event_chars:
+                raise too_long("an SSE line", self._size + len(lines[0]), self._max_event_chars)
+            if self._parts:
+                self._parts.append(lines[0])
+                lines[0] = "".join(self._parts)
+                self._parts.clear()
+                self._size = 0
+            if len(lines) > 1 and len(text) > self._max_event_chars:
+                longest = max(map(len, lines))
+                if longest > self._max_event_chars:
+                    raise too_long("an SSE line", longest, self._max_event_chars)
+        if tail:
+            self._size += len(tail)
+            if self._size > self._max_event_chars:
+                raise too_long("an SSE line", self._size, self._max_event_chars)
+            self._parts.append(tail)
+        return lines
+
+    def flush(self) -> list[str]:
+        """The line left without a line end at the end of the stream, if any."""
+        if not self._parts:
+            return []
+        line = "".join(self._parts)
+        self._parts.clear()
+        self._size = 0
+        return [line]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSentEvent:
+    """One dispatched server-sent event. ``event`` is None for the default type."""
+
+    data: str
+    event: str | None = None
+    id: str | None = None
+    retry: int | None = None
+
+
+_FIELD_START = re.compile(r"(?:data|event|id|retry):")
+_WHOLE_FIELD = re.compile(r"(?:event|id|retry):[^\r\n]*|:[^\r\n]*")
+
+# How the items fed are read: not known yet, as chunks, or as lines (each ends a line).
+_UNDECIDED, _CHUNKS, _LINES = 0, 1, 2
+
+
+def _whole_field_line(text: str) -> bool:
+    """Whether ``text`` is a whole SSE field line that no chunk of a valid stream could
+    continue: ``event:`` / ``id:`` / ``retry:`` / a comment, or ``data:`` holding a JSON
+    object or array that parses, or ``[DONE]``. Cost: O(len(text)) (one ``json.loads``)."""
+    text = text.removeprefix("\ufeff")
+    if _WHOLE_FIELD.fullmatch(text):
+        return True
+    if not text.startswith("data:"):
+        return False
+    value = text[5:].strip()
+    if value == "[DONE]":
+        return True
+    if value[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(value)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+class SSEDecoder:
+    """Incremental server-sent events decoder over ``str`` / ``bytes`` chunks or lines.
+
+    ``feed`` returns the events completed by a chunk (an event completes at a blank line);
+    ``close`` returns a last event that the stream ended without a blank line. Comments,
+    unknown fields and events without ``data`` are dropped. The ``id`` is the last id seen,
+    as the format specifies. Items of a line iterator (lines without their line ends,
+    ``""`` for a blank line) are recognized at the second item and each then ends a line
+    (see :mod:`callstream.providers.transport`); any item holding a line end settles the
+    stream as chunks. Cost: linear in the input; memory bounded by ``max_event_chars``
+    per line and per event.
+
+    Raises:
+        StreamLimitError: (from ``feed`` / ``close``) a line or an event's data is longer
+            than ``max_event_chars``.
+        OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
+    """
+
+    __slots__ = (
+        "_blanks",
+        "_data",
+        "_event",
+        "_first",
+        "_id",
+        "_lines",
+        "_max_event_chars",
+        "_mode",
+        "_retry",
+        "_size",
+        "_started",
+        "_text",
+        "unknown_lines",
+    )
+
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self._max_event_chars = check_max_event_chars(max_event_chars)
+        self._text = ChunkText()
+        self._lines = _LineSplitter(self._max_event_chars)
+        self._data: list[str] = []
+        self._size = 0
+        self._event: str | None = None
+        self._id: str | None = None
+        self._retry: int | None = None
+        self._started = False
+        self._mode = _UNDECIDED
+        self._first: str | None = None  # the first non-empty item while it may be a line
+        self._blanks = 0  # empty items after it, while undecided (blank lines or no-ops)
+        self.unknown_lines = 0
+        """Lines that were no field of the format (text that is not SSE), ignored."""
+
+    def feed(self, chunk: TextChunk) -> list[ServerSentEvent]:
+        """Decode one chunk (or one line of a line iterator); return the events it completed."""
+        text = self._text.decode(chunk)
+        if self._mode == _CHUNKS:
+            return self._on_text(text)
+        if "\n" in text or "\r" in text:
+            self._mode = _CHUNKS
+            self._first = None
+            return self._on_text(text)
+        if self._mode == _LINES:
+            return self._on_text(text + "\n")
+        return self._on_undecided(text)
+
+    def close(self) -> list[ServerSentEvent]:
+        """Flush the end of the stream; return a final event left without its blank line."""
+        events = self._on_text(self._text.flush())
+        for line in self._lines.flush():
+            self._on_line(line, events)
+        self._dispatch(events)
+        return events
+
+    def _on_undecided(self, text: str) -> list[ServerSentEvent]:
+        """An item without a line end while the mode is undecided: settle it if it can be."""
+        first = self._first
+        if first is None:
+            if text and not self._lines.open:
+                self._first = text
+            return self._on_text(text)
+        if not text:
+            return self._on_empty_item(first)
+        self._first = None
+        blanks, self._blanks = self._blanks, 0
+        if (blanks or _FIELD_START.match(text)) and _whole_field_line(first):
+            self._mode = _LINES
+            return self._on_text("\n" * (1 + blanks) + text + "\n")
+        self._mode = _CHUNKS
+        return self._on_text(text)
+
+    def _on_empty_item(self, first: str) -> list[ServerSentEvent]:
+        """An empty item after ``first``: a blank line of a line iterator, or an empty read.
+
+        After a whole ``data:`` line it is taken as a blank line at once (the event is due
+        now); after a line without data (``event:`` ...) the next non-empty item settles
+        it, at no cost in latency.
+        """
+        if first.removeprefix("\ufeff").startswith("data:") and _whole_field_line(first):
+            self._first = None
+            self._mode = _LINES
+            return self._on_text("\n\n")
+        self._blanks += 1
+        return []
+
+    def _on_text(self, text: str) -> list[ServerSentEvent]:
+        if not self._started and text:
+            self._started = True
+            text = text.removeprefix("\ufeff")
+        events: list[ServerSentEvent] = []
+        for line in self._lines.feed(text):
+            self._on_line(line, events)
+        return events
+
+    def _on_line(self, line: str, events: list[ServerSentEvent]) -> None:
+        if not line:
+            self._dispatch(events)
+            return
+        if line[0] == ":":
+            return
+        field, colon, value = line.partition(":")
+        if colon and value[:1] == " ":
+            value = value[1:]
+        if field == "data":
+            self._size += len(value) + 1
+            if self._size > self._max_event_chars:
+                raise too_long("an SSE event's data", self._size, self._max_event_chars)
+            self._data.append(value)
+        elif field == "event":
+            self._event = value or None
+        elif field == "id":
+            if "\x00" not in value:
+                self._id = value
+        elif field == "retry":
+            if value.isdigit() and value.isascii():
+                self._retry = int(value)
+        else:
+            self.unknown_lines += 1
+
+    def _dispatch(self, events: list[ServerSentEvent]) -> None:
+        if self._data:
+            events.append(
+                ServerSentEvent(
+                    data="\n".join(self._data), event=self._event, id=self._id, retry=self._retry
+                )
+            )
+        self._data = []
+        self._size = 0
+        self._event = None
