@@ -1,7 +1,7 @@
 """Shared benchmark helpers: timing with a budget, stream generators, tables and plots.
 
-Used by ``bench_partial_json.py``, ``bench_assembler.py`` and ``run.py`` so that the three
-scripts measure the same way:
+Used by ``bench_partial_json.py``, ``bench_assembler.py`` and ``bench_pipeline.py`` so
+that the three scripts measure the same way:
 
 - **Timing.** :func:`measure` runs one fresh consumer over a list of inputs (fragments,
   chunks or events), timing the whole pass with ``perf_counter_ns`` and, in addition,

@@ -1,6 +1,6 @@
 """Per-chunk cost of callstream's pipeline stages, in instructions (callgrind) and wall-clock.
 
-A profiling aid, not a peer comparison (that is ``run.py``). It streams one 200 B call in
+A profiling aid, not a peer comparison (that is ``bench_pipeline.py``). It streams one 200 B call in
 4-character argument fragments (OpenAI Chat and Anthropic wire formats) through:
 
 - ``pipeline-openai`` / ``pipeline-anthropic``: ``callstream.stream(payloads)``, reading

@@ -66,7 +66,7 @@ def test_assembler_tiny(tmp_path: Path) -> None:
 
 
 def test_pipeline_tiny_with_plot(tmp_path: Path) -> None:
-    bench = _load("run")
+    bench = _load("bench_pipeline")
     assert bench.main(["--tiny", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "pipeline.md").read_text(encoding="utf-8")
     for lib in bench.LIBRARIES:

@@ -22,8 +22,8 @@ A library predicted to take longer than the budget (60 s) at a size is skipped a
 total extrapolated (marked). Also measured: peak memory (tracemalloc) of one 1 MB stream,
 and 1,000 concurrent small streams in one process under anyio.
 
-    python benchmarks/run.py            # full run -> benchmarks/results/pipeline.{md,json,png}
-    python benchmarks/run.py --quick    # smoke run
+    python benchmarks/bench_pipeline.py          # full run -> results/pipeline.{md,json,png}
+    python benchmarks/bench_pipeline.py --quick  # smoke run
 """
 
 from __future__ import annotations
@@ -969,7 +969,7 @@ def _main(ns: Any, info: dict[str, Any]) -> int:
     memory = run_memory(memory_size, budget_s=ns.budget)
     concurrent = run_concurrent(streams, budget_s=ns.budget)
     info["load_average_1m_end"] = c.load_average()
-    info["command"] = "python benchmarks/run.py" + (" --quick" if ns.quick else "")
+    info["command"] = "python benchmarks/bench_pipeline.py" + (" --quick" if ns.quick else "")
     data = {
         "machine": info,
         "budget_s": ns.budget,
@@ -997,7 +997,7 @@ def _write(ns: Any, data: dict[str, Any], speed: dict[str, list[c.Measurement]])
         data["concurrent"],
         info,
         budget_s=data["budget_s"],
-        cmd=info.get("command", "python benchmarks/run.py"),
+        cmd=info.get("command", "python benchmarks/bench_pipeline.py"),
         memory_size=data["memory"]["argument_bytes"],
     )
     c.write_text(ns.out / "pipeline.md", text)
