@@ -6,7 +6,9 @@ one call with ~200 B of arguments, 4 parallel calls, and a ``write_file``-style 
 through callstream and through each peer, reading the parsed partial arguments after
 every chunk where the library offers them:
 
-- callstream ``stream(source)`` (the sync driver), reading ``update.tool_calls``;
+- callstream ``stream(source)`` (the sync driver), reading ``update.tool_calls``, and
+  ``collect(source)`` (one call for the whole stream, timed whole: its per-chunk figure
+  is the total over the chunks);
 - callstream's pipeline driven by hand (translator + ``ToolCallAssembler``), reading
   ``.tool_calls``; and the driver fed the SDK's objects instead of dicts;
 - openai-python ``ChatCompletionStreamState.handle_chunk`` with strict tools (so it parses
@@ -20,7 +22,8 @@ Payloads are decoded JSON dicts; SDK objects and ``AIMessageChunk`` s are built 
 before the clock starts. Every library's final calls must equal the originals (asserted).
 A library predicted to take longer than the budget (60 s) at a size is skipped and its
 total extrapolated (marked). Also measured: peak memory (tracemalloc) of one 1 MB stream,
-and 1,000 concurrent small streams in one process under anyio.
+and 1,000 concurrent small streams in one process under anyio. The libraries are in
+``_peers.py``, the streams come from ``_streams.py``, the timing from ``_measure.py``.
 
     python benchmarks/bench_pipeline.py          # full run -> results/pipeline.{md,json,png}
     python benchmarks/bench_pipeline.py --quick  # smoke run
@@ -35,16 +38,33 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as c
-
-FORMATS = ("openai-chat", "anthropic")
+from _measure import GC_NOTE, Measurement, Series, quiet_gc, settled
+from _peers import LIBRARIES, REFERENCE, Library, forget_sdk_objects
+from _report import (
+    Points,
+    arguments,
+    fmt_bytes,
+    fmt_ns,
+    fmt_ratio,
+    fmt_s,
+    load_average,
+    log,
+    loglog_plot,
+    machine,
+    machine_markdown,
+    markdown_table,
+    timing_cells,
+    write_json,
+    write_text,
+)
+from _streams import FORMATS, FRAGMENT, expected_calls, format_calls, wire_stream
 
 
 @dataclass(frozen=True)
@@ -77,480 +97,33 @@ QUICK_CONCURRENT = 20
 TINY_CONCURRENT = 3
 
 
-def _calls(s: Scenario, fmt: str) -> list[c.Call]:
-    return c.make_calls(s.calls, s.size, id_style="openai" if fmt == "openai-chat" else "anthropic")
-
-
-def _payloads(fmt: str, calls: Sequence[c.Call]) -> list[dict[str, Any]]:
-    return c.openai_chat_stream(calls) if fmt == "openai-chat" else c.anthropic_stream(calls)
-
-
-_SDK_CACHE: dict[tuple[str, int], list[Any]] = {}
-"""SDK objects of the current stream, shared by the libraries that read them (read-only)."""
-
-
-def _sdk_objects(fmt: str, payloads: Sequence[dict[str, Any]]) -> list[Any]:
-    """The SDK's own objects for the payloads, built as its stream classes build them."""
-    key = (fmt, id(payloads))
-    if key not in _SDK_CACHE:
-        _SDK_CACHE.clear()
-        _SDK_CACHE[key] = _build_sdk_objects(fmt, payloads)
-    return _SDK_CACHE[key]
-
-
-def _build_sdk_objects(fmt: str, payloads: Sequence[dict[str, Any]]) -> list[Any]:
-    if fmt == "openai-chat":
-        from openai._models import construct_type as oa_construct
-        from openai.types.chat import ChatCompletionChunk
-
-        return [oa_construct(type_=ChatCompletionChunk, value=p) for p in payloads]
-    from anthropic._models import construct_type as an_construct
-    from anthropic.types import RawMessageStreamEvent
-
-    return [an_construct(type_=RawMessageStreamEvent, value=p) for p in payloads]
-
-
-# --- libraries ----------------------------------------------------------------------------
-
-
-class Library:
-    """One way of consuming a stream. Subclasses fill in :meth:`prepare` and :meth:`consumer`."""
-
-    label = ""
-    formats: tuple[str, ...] = FORMATS
-    reads = ""
-    """What the row reads after every chunk."""
-    modules: tuple[str, ...] = ()
-
-    def missing(self) -> str | None:
-        """Why the library cannot run here (None when it can)."""
-        gone = c.have(*self.modules)
-        return f"not installed: {', '.join(gone)}" if gone else None
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        """Inputs for :meth:`consumer`, built outside the timing."""
-        return payloads
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        """Fresh per-pass state: a step per input and a finish returning normalized calls."""
-        raise NotImplementedError
-
-    async def consume_async(self, fmt: str, inputs: Sequence[Any]) -> Any:
-        """Consume the inputs from an async source (for the concurrency test)."""
-        step, finish = self.consumer(fmt, inputs)()
-        async for item in _async_source(inputs):
-            step(item)
-        return finish()
-
-
-async def _async_source(items: Sequence[Any]) -> AsyncIterator[Any]:
-    """Yield items with a checkpoint between them (another task may run), like a socket."""
-    import anyio.lowlevel
-
-    for item in items:
-        await anyio.lowlevel.checkpoint()
-        yield item
-
-
-class CallstreamDriver(Library):
-    """``callstream.stream(source)`` over the dicts, reading ``update.tool_calls``."""
-
-    label = "callstream stream()"
-    reads = "update.tool_calls"
-    sdk = False
-
-    def missing(self) -> str | None:
-        return None if _drivers() is not None else "callstream drivers not landed yet"
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        return _sdk_objects(fmt, payloads) if self.sdk else payloads
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        drivers = _drivers()
-        assert drivers is not None
-        stream = drivers[0]
-
-        def make() -> tuple[c.Step, c.Finish]:
-            box: list[Any] = []
-            # the format named: "auto" holds payloads back until one is evidence
-            updates = stream(_Pump(box), provider=fmt)
-            state: dict[str, Any] = {"last": None, "it": iter(updates)}
-
-            def step(payload: Any) -> object:
-                box.append(payload)
-                upd = next(state["it"])
-                state["last"] = upd
-                return upd.tool_calls
-
-            def finish() -> Any:
-                box.append(_Pump.END)
-                for upd in state["it"]:
-                    state["last"] = upd
-                last = state["last"]
-                assert not last.invalid_tool_calls, last.invalid_tool_calls
-                return c.dict_calls(last.tool_calls)
-
-            return step, finish
-
-        return make
-
-    async def consume_async(self, fmt: str, inputs: Sequence[Any]) -> Any:
-        drivers = _drivers()
-        assert drivers is not None
-        last = None
-        async for upd in drivers[1](_async_source(inputs)):
-            _ = upd.tool_calls
-            last = upd
-        assert last is not None and not last.invalid_tool_calls
-        return c.dict_calls(last.tool_calls)
-
-
-def _drivers() -> tuple[Any, Any] | None:
-    """callstream's ``stream`` and ``astream`` (from the package, or their modules)."""
-    try:
-        from callstream import astream, stream
-    except ImportError:
-        try:
-            from callstream._async import astream
-            from callstream._sync import stream
-        except ImportError:
-            return None
-    return stream, astream
-
-
-class _Pump:
-    """A source the benchmark pushes one payload into before pulling one update out.
-
-    The driver iterates it; each ``__next__`` hands over the payload just pushed. Assumes
-    the driver yields one update per payload (checked: a missing update fails loudly).
-    """
-
-    END = object()
-
-    def __init__(self, box: list[Any]) -> None:
-        self.box = box
-
-    def __iter__(self) -> _Pump:
-        return self
-
-    def __next__(self) -> Any:
-        if not self.box:
-            raise AssertionError("driver pulled a payload before yielding an update")
-        item = self.box.pop()
-        if item is _Pump.END:
-            raise StopIteration
-        return item
-
-
-class CallstreamDriverSDK(CallstreamDriver):
-    """The driver fed the SDK's objects (as from ``client.chat.completions.create``)."""
-
-    label = "callstream stream(), SDK objects"
-    sdk = True
-    modules = ("openai", "anthropic")
-
-    def missing(self) -> str | None:
-        return super().missing() or Library.missing(self)
-
-
-class CallstreamPipeline(Library):
-    """Translator + ``ToolCallAssembler`` by hand, reading ``.tool_calls``."""
-
-    label = "callstream pipeline"
-    reads = "assembler.tool_calls"
-
-    def missing(self) -> str | None:
-        try:
-            from callstream._assembly import ToolCallAssembler  # noqa: F401
-        except ImportError:
-            return "callstream ToolCallAssembler not landed yet"
-        return None
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        from callstream._assembly import ToolCallAssembler
-        from callstream.providers import get_translator
-
-        def make() -> tuple[c.Step, c.Finish]:
-            translate = get_translator(fmt).translate
-            asm = ToolCallAssembler()
-            apply = asm.apply
-
-            def step(payload: Any) -> object:
-                for signal in translate(payload):
-                    apply(signal)
-                return asm.tool_calls
-
-            def finish() -> Any:
-                if not asm.finished:
-                    asm.finish()
-                assert not asm.invalid_tool_calls, asm.invalid_tool_calls
-                return c.dict_calls(asm.tool_calls)
-
-            return step, finish
-
-        return make
-
-
-class SDKLibrary(Library):
-    """A library fed the SDK's own event objects (built from the payloads, untimed)."""
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        return _sdk_objects(fmt, payloads)
-
-
-class OpenAIStreamState(SDKLibrary):
-    """openai-python ``ChatCompletionStreamState`` with strict tools (parses every chunk)."""
-
-    label = "openai ChatCompletionStreamState"
-    formats = ("openai-chat",)
-    reads = "tool_call.function.parsed_arguments"
-    modules = ("openai",)
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        from openai.lib.streaming.chat import ChatCompletionStreamState
-
-        names = sorted(
-            {
-                tc.function.name
-                for ch in inputs
-                for choice in ch.choices
-                for tc in choice.delta.tool_calls or ()
-                if tc.function is not None and tc.function.name
-            }
-        )
-        tools: list[Any] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": n,
-                    "parameters": {"type": "object", "properties": {}},
-                    "strict": True,
-                },
-            }
-            for n in names
-        ]
-
-        def make() -> tuple[c.Step, c.Finish]:
-            state: ChatCompletionStreamState[Any] = ChatCompletionStreamState(input_tools=tools)
-            handle = state.handle_chunk
-
-            def step(chunk: Any) -> object:
-                handle(chunk)
-                msg = state.current_completion_snapshot.choices[0].message
-                return [tc.function.parsed_arguments for tc in msg.tool_calls or ()]
-
-            def finish() -> Any:
-                final = state.get_final_completion().choices[0].message
-                return c.normalize_calls(
-                    (tc.function.name, tc.id, tc.function.parsed_arguments)
-                    for tc in final.tool_calls or ()
-                )
-
-            return step, finish
-
-        return make
-
-
-class AnthropicAccumulate(SDKLibrary):
-    """anthropic ``accumulate_event`` (what ``MessageStream`` runs on every event)."""
-
-    label = "anthropic accumulate_event"
-    formats = ("anthropic",)
-    reads = "tool_use_block.input"
-    modules = ("anthropic",)
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        from anthropic.lib.streaming._messages import accumulate_event
-
-        def make() -> tuple[c.Step, c.Finish]:
-            state: dict[str, Any] = {"snapshot": None}
-            bufs: dict[int, bytes] = {}
-
-            def step(event: Any) -> object:
-                snap = accumulate_event(
-                    event=event, current_snapshot=state["snapshot"], json_bufs=bufs
-                )
-                state["snapshot"] = snap
-                return [b.input for b in snap.content if b.type == "tool_use"]
-
-            def finish() -> Any:
-                snap = state["snapshot"]
-                return c.normalize_calls(
-                    (b.name, b.id, b.input) for b in snap.content if b.type == "tool_use"
-                )
-
-            return step, finish
-
-        return make
-
-
-class LangChainAdd(Library):
-    """LangChain ``AIMessageChunk`` addition, reading ``gathered.tool_calls``.
-
-    Chunks are built as the integrations build them (tool_call_chunks from the payload;
-    without langchain-openai's extra copy of the raw calls in ``additional_kwargs``, which
-    would only add cost), before the clock starts.
-    """
-
-    label = "LangChain AIMessageChunk +"
-    reads = "gathered.tool_calls"
-    modules = ("langchain_core",)
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        from langchain_core.messages import AIMessageChunk
-        from langchain_core.messages.tool import tool_call_chunk
-
-        out = []
-        for p in payloads:
-            chunks = []
-            meta: dict[str, Any] = {}
-            if fmt == "openai-chat":
-                choices = p.get("choices") or []
-                delta = choices[0]["delta"] if choices else {}
-                for tc in delta.get("tool_calls") or ():
-                    fn = tc.get("function") or {}
-                    chunks.append(
-                        tool_call_chunk(
-                            name=fn.get("name"),
-                            args=fn.get("arguments"),
-                            id=tc.get("id"),
-                            index=tc.get("index"),
-                        )
-                    )
-                if choices and choices[0].get("finish_reason"):
-                    meta["finish_reason"] = choices[0]["finish_reason"]
-                content = delta.get("content") or ""
-            else:
-                content = ""
-                if p["type"] == "content_block_start" and p["content_block"]["type"] == "tool_use":
-                    block = p["content_block"]
-                    chunks.append(
-                        tool_call_chunk(
-                            name=block["name"], args="", id=block["id"], index=p["index"]
-                        )
-                    )
-                elif (
-                    p["type"] == "content_block_delta" and p["delta"]["type"] == "input_json_delta"
-                ):
-                    chunks.append(
-                        tool_call_chunk(
-                            name=None, args=p["delta"]["partial_json"], id=None, index=p["index"]
-                        )
-                    )
-                elif p["type"] == "message_delta":
-                    meta["stop_reason"] = p["delta"]["stop_reason"]
-            out.append(
-                AIMessageChunk(content=content, tool_call_chunks=chunks, response_metadata=meta)
-            )
-        return out
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        return c.langchain_gather
-
-
-class PydanticAIParts(SDKLibrary):
-    """pydantic-ai ``ModelResponsePartsManager`` fed as its model classes feed it.
-
-    Events only: pydantic-ai keeps the argument text and parses it after the stream.
-    """
-
-    label = "pydantic-ai parts manager (no parsing)"
-    reads = "(nothing: no parsed preview offered)"
-    modules = ("pydantic_ai", "openai", "anthropic")
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> c.Consumer:
-        from pydantic_ai._parts_manager import ModelResponsePartsManager
-        from pydantic_ai.messages import ToolCallPart
-        from pydantic_ai.models import ModelRequestParameters
-
-        def make() -> tuple[c.Step, c.Finish]:
-            mgr = ModelResponsePartsManager(model_request_parameters=ModelRequestParameters())
-            handle = mgr.handle_tool_call_delta
-
-            if fmt == "openai-chat":
-
-                def step(chunk: Any) -> object:
-                    event = None
-                    for choice in chunk.choices:
-                        for dtc in choice.delta.tool_calls or ():
-                            fn = dtc.function
-                            event = handle(
-                                vendor_part_id=dtc.index,
-                                tool_name=fn.name if fn is not None else None,
-                                args=fn.arguments if fn is not None else None,
-                                tool_call_id=dtc.id,
-                            )
-                    return event
-
-            else:
-
-                def step(chunk: Any) -> object:
-                    event = chunk
-                    if event.type == "content_block_start":
-                        block = event.content_block
-                        if block.type == "tool_use":
-                            return handle(
-                                vendor_part_id=event.index,
-                                tool_name=block.name,
-                                args=block.input or None,
-                                tool_call_id=block.id,
-                            )
-                    elif event.type == "content_block_delta":
-                        if event.delta.type == "input_json_delta":
-                            return handle(vendor_part_id=event.index, args=event.delta.partial_json)
-                    return None
-
-            def finish() -> Any:
-                return c.normalize_calls(
-                    (p.tool_name, p.tool_call_id, p.args_as_dict())
-                    for p in mgr.get_parts()
-                    if isinstance(p, ToolCallPart)
-                )
-
-            return step, finish
-
-        return make
-
-
-LIBRARIES: tuple[Library, ...] = (
-    CallstreamDriver(),
-    CallstreamPipeline(),
-    CallstreamDriverSDK(),
-    OpenAIStreamState(),
-    AnthropicAccumulate(),
-    LangChainAdd(),
-    PydanticAIParts(),
-)
-OURS = ("callstream stream()", "callstream pipeline")
-
-
 # --- runs ---------------------------------------------------------------------------------
 
 
 def run_speed(
     scenarios: Sequence[Scenario], *, budget_s: float, repeats: int
-) -> dict[str, list[c.Measurement]]:
+) -> dict[str, list[Measurement]]:
     """Per format: every library on every scenario (size series per library)."""
-    results: dict[str, list[c.Measurement]] = {}
+    results: dict[str, list[Measurement]] = {}
     for fmt in FORMATS:
         libs = [lib for lib in LIBRARIES if fmt in lib.formats]
         # One size series per (library, number of calls): sizes grow within it.
-        series: dict[tuple[str, int], c.Series] = {}
-        rows: list[c.Measurement] = []
+        series: dict[tuple[str, int], Series] = {}
+        rows: list[Measurement] = []
         for s in scenarios:
-            calls = _calls(s, fmt)
-            payloads = _payloads(fmt, calls)
-            expected = c.expected_calls(calls)
+            calls = format_calls(fmt, s.calls, s.size)
+            payloads = wire_stream(fmt, calls)
+            expected = expected_calls(calls)
             arg_bytes = sum(len(k.args.encode()) for k in calls)
             for lib in libs:
-                c.log(f"[pipeline] {fmt} {s.name} {lib.label} ...")
+                log(f"[pipeline] {fmt} {s.name} {lib.label} ...")
                 ser = series.setdefault(
-                    (lib.label, s.calls), c.Series(lib.label, budget_s=budget_s, repeats=repeats)
+                    (lib.label, s.calls), Series(lib.label, budget_s=budget_s, repeats=repeats)
                 )
                 why = lib.missing()
                 skipped = None if why is not None else ser.precheck(s.size, len(payloads))
                 if why is not None:
-                    m = ser.run(s.size, _none, payloads, skip=why)
+                    m = ser.unavailable(s.size, len(payloads), why)
                 elif skipped is not None:
                     m = skipped
                 else:
@@ -566,14 +139,10 @@ def run_speed(
                 m.result = None
                 m.extra.update(scenario=s.name, calls=s.calls, arg_bytes=arg_bytes, reads=lib.reads)
                 rows.append(m)
-            _SDK_CACHE.clear()
+            forget_sdk_objects()
             gc.collect()
         results[fmt] = rows
     return results
-
-
-def _none() -> tuple[c.Step, c.Finish]:  # pragma: no cover - placeholder consumer
-    raise AssertionError("not run")
 
 
 def _peak_one_stream(
@@ -583,13 +152,19 @@ def _peak_one_stream(
 
     Returns the peak while streaming, the peak including the final result, the fraction
     of chunks consumed, and -- when stopped at the deadline -- a linear extrapolation of
-    the streaming peak from the growth over the second half of what was consumed.
+    the streaming peak from the growth over the second half of what was consumed. A
+    one-shot library (no step, ``collect()``) has no streaming peak, only the whole one.
     """
     step, finish = lib.consumer(fmt, inputs)()
-    c.quiet_gc()
+    quiet_gc()
     tracemalloc.start()
     tracemalloc.reset_peak()
     base = tracemalloc.get_traced_memory()[0]
+    if step is None:
+        finish()
+        peak = tracemalloc.get_traced_memory()[1] - base
+        tracemalloc.stop()
+        return {"streaming_bytes": None, "peak_bytes": peak, "done_fraction": 1.0}
     start = time.perf_counter()
     done = 0
     curve: list[tuple[int, int]] = []
@@ -618,8 +193,7 @@ def run_memory(size: int, *, budget_s: float) -> dict[str, list[dict[str, Any]]]
     """Peak memory of one stream with ``size`` bytes of arguments, per format and library."""
     out: dict[str, list[dict[str, Any]]] = {}
     for fmt in FORMATS:
-        calls = c.make_calls(1, size, id_style="openai" if fmt == "openai-chat" else "anthropic")
-        payloads = _payloads(fmt, calls)
+        payloads = wire_stream(fmt, format_calls(fmt, 1, size))
         rows = []
         for lib in LIBRARIES:
             if fmt not in lib.formats:
@@ -628,19 +202,21 @@ def run_memory(size: int, *, budget_s: float) -> dict[str, list[dict[str, Any]]]
             if why is not None:
                 rows.append({"label": lib.label, "note": why})
                 continue
-            c.log(f"[memory] {fmt} {c.fmt_bytes(size)} {lib.label} ...")
+            log(f"[memory] {fmt} {fmt_bytes(size)} {lib.label} ...")
             inputs = lib.prepare(fmt, payloads)
             r = _peak_one_stream(lib, fmt, inputs, budget_s / 2)
             del inputs
             r["label"] = lib.label
-            if r["done_fraction"] < 1:
+            if r["streaming_bytes"] is None:
+                r["note"] = "one call for the whole stream: no peak while streaming"
+            elif r["done_fraction"] < 1:
                 r["note"] = (
                     f"stopped at {budget_s / 2:g} s (traced) after "
                     f"{100 * r['done_fraction']:.0f}% of the chunks: peak so far, and its "
                     "growth over the second half of that extrapolated to the whole stream"
                 )
             rows.append(r)
-        _SDK_CACHE.clear()
+        forget_sdk_objects()
         out[fmt] = rows
     return out
 
@@ -654,18 +230,18 @@ def run_concurrent(n: int, *, budget_s: float) -> list[dict[str, Any]]:
     import anyio
 
     fmt = "openai-chat"
-    calls = c.make_calls(1, 200)
-    payloads = _payloads(fmt, calls)
-    expected = c.expected_calls(calls)
+    calls = format_calls(fmt, 1, 200)
+    payloads = wire_stream(fmt, calls)
+    expected = expected_calls(calls)
     rows: list[dict[str, Any]] = []
     for lib in LIBRARIES:
-        if fmt not in lib.formats:
+        if fmt not in lib.formats or not lib.concurrent:
             continue
         why = lib.missing()
         if why is not None:
             rows.append({"label": lib.label, "note": why})
             continue
-        c.log(f"[concurrent] {n} streams {lib.label} ...")
+        log(f"[concurrent] {n} streams {lib.label} ...")
         inputs = lib.prepare(fmt, payloads)
 
         async def main(lib: Library = lib, inputs: Sequence[Any] = inputs) -> None:
@@ -706,16 +282,15 @@ def run_concurrent(n: int, *, budget_s: float) -> list[dict[str, Any]]:
 # --- report -------------------------------------------------------------------------------
 
 
-def _reference(rows: Sequence[c.Measurement], scenario: str) -> c.Measurement | None:
-    for label in OURS:
-        for m in rows:
-            if m.label == label and m.extra["scenario"] == scenario and m.status == "measured":
-                return m
+def _reference(rows: Sequence[Measurement], scenario: str) -> Measurement | None:
+    for m in rows:
+        if m.label == REFERENCE and m.extra["scenario"] == scenario and m.status == "measured":
+            return m
     return None
 
 
 def report(
-    speed: dict[str, list[c.Measurement]],
+    speed: dict[str, list[Measurement]],
     memory: dict[str, list[dict[str, Any]]],
     concurrent: list[dict[str, Any]],
     info: dict[str, Any],
@@ -732,20 +307,21 @@ def report(
         "one and reads its parsed preview of the arguments after every chunk (column "
         "*reads*). SDK objects and LangChain chunks are built from the payloads before the "
         "clock starts. *Per chunk* is the median of individually timed chunks (every k-th, "
-        "about 2,000 per pass); *total* the median time for the whole stream; *vs "
-        "callstream* compares totals with the `callstream stream()` row (the pipeline row "
-        "when the driver is absent), and the per-chunk medians likewise; *best pass* is the "
+        "about 2,000 per pass; for `callstream collect()`, one call per stream, the total "
+        "over the chunks); *total* the median time for the whole stream; *vs "
+        "callstream* compares totals with the `callstream stream()` row, and the per-chunk "
+        "figures likewise; *best pass* is the "
         "fastest pass. Every library's final calls equal the original calls "
         "(asserted). A library predicted to need more than "
         f"{budget_s:g} s at a size is skipped and its total extrapolated with a quadratic "
         "fit over the smaller sizes (`~… (skipped)`), never dropped. ",
-        c.GC_NOTE,
+        GC_NOTE,
         "What the previews hold differs: openai-python and anthropic parse with jiter "
         '`partial_mode=True` (not `"trailing-strings"`), which leaves an unfinished string '
         "out, so their preview of a `write_file` call has no `content` until the string "
         "closes (less work and less memory than showing it); callstream's preview shows the "
         "string as it grows. LangChain shows it. pydantic-ai shows nothing until the end.\n\n",
-        c.machine_markdown(info, cmd),
+        machine_markdown(info, cmd),
     ]
     for fmt, rows in speed.items():
         out.append(f"\n## {fmt}\n\n")
@@ -755,21 +331,21 @@ def report(
             if ref is None or m is ref or m.status == "n/a":
                 ratio = chunk_ratio = "—" if m is not ref else "reference"
             else:
-                ratio = c.fmt_ratio(m.total_s, ref.total_s, estimated=m.estimated)
-                chunk_ratio = c.fmt_ratio(m.median_ns, ref.median_ns)
+                ratio = fmt_ratio(m.total_s, ref.total_s, estimated=m.estimated)
+                chunk_ratio = fmt_ratio(m.median_ns, ref.median_ns)
             table.append(
                 [
                     m.extra["scenario"],
                     m.inputs,
                     m.label,
-                    *c.timing_cells(m),
+                    *timing_cells(m),
                     ratio,
                     chunk_ratio,
                     m.note or m.extra["reads"],
                 ]
             )
         out.append(
-            c.markdown_table(
+            markdown_table(
                 [
                     "stream",
                     "chunks",
@@ -785,8 +361,8 @@ def report(
             )
         )
     out.append("\n## Issue targets (measured here, not asserted)\n\n")
-    out.append(c.markdown_table(["target", "format", "measured"], _targets(speed)))
-    out.append(f"\n## Memory: one stream with {c.fmt_bytes(memory_size)} of arguments\n\n")
+    out.append(markdown_table(["target", "format", "measured"], _targets(speed)))
+    out.append(f"\n## Memory: one stream with {fmt_bytes(memory_size)} of arguments\n\n")
     out.append(
         "Peak memory traced by `tracemalloc` while consuming the stream (the input payloads "
         "are built before tracing starts, so they are not counted). Tracing slows code "
@@ -804,21 +380,21 @@ def report(
             if streaming is None:
                 shown = "—"
             elif est is not None:
-                shown = f"≥ {c.fmt_bytes(streaming)}; ~{c.fmt_bytes(est)} extrapolated"
+                shown = f"≥ {fmt_bytes(streaming)}; ~{fmt_bytes(est)} extrapolated"
             else:
-                shown = c.fmt_bytes(streaming)
+                shown = fmt_bytes(streaming)
             peak = r.get("peak_bytes")
             mem_rows.append(
                 [
                     fmt,
                     r["label"],
                     shown,
-                    "—" if peak is None else c.fmt_bytes(peak),
+                    "—" if peak is None else fmt_bytes(peak),
                     r.get("note", ""),
                 ]
             )
     out.append(
-        c.markdown_table(
+        markdown_table(
             ["format", "library", "peak while streaming", "peak incl. the final result", "note"],
             mem_rows,
         )
@@ -836,18 +412,18 @@ def report(
         crow = [
             [
                 r["label"],
-                c.fmt_s(r["wall_s"]) if "wall_s" in r else "—",
-                c.fmt_ns(r["wall_s"] * 1e9 / (r["streams"] * r["chunks_per_stream"]))
+                fmt_s(r["wall_s"]) if "wall_s" in r else "—",
+                fmt_ns(r["wall_s"] * 1e9 / (r["streams"] * r["chunks_per_stream"]))
                 if "wall_s" in r
                 else "—",
-                c.fmt_bytes(r["peak_bytes"]) if "peak_bytes" in r else "—",
-                c.fmt_bytes(r["peak_bytes"] / r["streams"]) if "peak_bytes" in r else "—",
+                fmt_bytes(r["peak_bytes"]) if "peak_bytes" in r else "—",
+                fmt_bytes(r["peak_bytes"] / r["streams"]) if "peak_bytes" in r else "—",
                 r.get("note", r.get("reads", "")),
             ]
             for r in concurrent
         ]
         out.append(
-            c.markdown_table(
+            markdown_table(
                 ["library", "wall time", "per chunk", "peak memory", "per stream", "reads / note"],
                 crow,
             )
@@ -855,7 +431,7 @@ def report(
     return "".join(out)
 
 
-def _targets(speed: dict[str, list[c.Measurement]]) -> list[list[str]]:
+def _targets(speed: dict[str, list[Measurement]]) -> list[list[str]]:
     """Issue 7's targets against the `callstream stream()` row, per format."""
     out: list[list[str]] = []
     peers = {
@@ -866,21 +442,19 @@ def _targets(speed: dict[str, list[c.Measurement]]) -> list[list[str]]:
     }
     for fmt, rows in speed.items():
 
-        def get(
-            label: str, scenario: str, rows: list[c.Measurement] = rows
-        ) -> c.Measurement | None:
+        def get(label: str, scenario: str, rows: list[Measurement] = rows) -> Measurement | None:
             for m in rows:
                 if m.label == label and m.extra["scenario"] == scenario:
                     return None if math.isnan(m.total_s) else m
             return None
 
         small = "1 call, 200 B"
-        ours = get(OURS[0], small)
+        ours = get(REFERENCE, small)
         out.append(
             [
                 "per chunk <= 5 µs (median), 200 B call, preview every chunk",
                 fmt,
-                "—" if ours is None else c.fmt_ns(ours.median_ns),
+                "—" if ours is None else fmt_ns(ours.median_ns),
             ]
         )
         for label, want in peers.items():
@@ -892,11 +466,11 @@ def _targets(speed: dict[str, list[c.Measurement]]) -> list[list[str]]:
                 [
                     f"{goal} {label}, 200 B call (per chunk; totals)",
                     fmt,
-                    f"{c.fmt_ratio(ours.median_ns, peer.median_ns)}; "
-                    f"{c.fmt_ratio(ours.total_s, peer.total_s)}",
+                    f"{fmt_ratio(ours.median_ns, peer.median_ns)}; "
+                    f"{fmt_ratio(ours.total_s, peer.total_s)}",
                 ]
             )
-        big = [m for m in rows if m.label == OURS[0] and m.extra["calls"] == 1]
+        big = [m for m in rows if m.label == REFERENCE and m.extra["calls"] == 1]
         big.sort(key=lambda m: m.size)
         if big and big[-1].size >= 1 << 20 and ours is not None:
             top = big[-1]
@@ -904,18 +478,18 @@ def _targets(speed: dict[str, list[c.Measurement]]) -> list[list[str]]:
                 [
                     "1 MB argument: total < 1 s, per chunk flat",
                     fmt,
-                    f"{c.fmt_s(top.total_s)} total; per chunk {c.fmt_ns(ours.median_ns)} "
-                    f"(200 B) -> {c.fmt_ns(top.median_ns)} (1 MB)",
+                    f"{fmt_s(top.total_s)} total; per chunk {fmt_ns(ours.median_ns)} "
+                    f"(200 B) -> {fmt_ns(top.median_ns)} (1 MB)",
                 ]
             )
     return out
 
 
-def plot(speed: dict[str, list[c.Measurement]], path: Path, budget_s: float) -> Path | None:
+def plot(speed: dict[str, list[Measurement]], path: Path, budget_s: float) -> Path | None:
     """Log-log total time vs argument size (single-call streams), one panel per format."""
-    panels: dict[str, dict[str, c.Points]] = {}
+    panels: dict[str, dict[str, Points]] = {}
     for fmt, rows in speed.items():
-        series: dict[str, c.Points] = {}
+        series: dict[str, Points] = {}
         for m in rows:
             if m.extra["calls"] != 1 or m.status == "n/a" or math.isnan(m.total_s):
                 continue
@@ -923,7 +497,7 @@ def plot(speed: dict[str, list[c.Measurement]], path: Path, budget_s: float) -> 
                 (float(m.extra["arg_bytes"]), m.total_s, m.estimated)
             )
         panels[fmt] = series
-    return c.loglog_plot(
+    return loglog_plot(
         path,
         title="One tool call streamed in 4-character fragments, preview read every chunk",
         xlabel="argument size (bytes)",
@@ -950,11 +524,11 @@ PEER_MODULES = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run everything; write ``pipeline.md``, ``pipeline.json`` and ``pipeline.png``."""
-    ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
+    ns = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
     if ns.render:
         return _render(ns)
-    info = c.machine()
-    with c.settled(PEER_MODULES):
+    info = machine()
+    with settled(PEER_MODULES):
         return _main(ns, info)
 
 
@@ -968,28 +542,28 @@ def _main(ns: Any, info: dict[str, Any]) -> int:
     speed = run_speed(scenarios, budget_s=ns.budget, repeats=ns.repeats)
     memory = run_memory(memory_size, budget_s=ns.budget)
     concurrent = run_concurrent(streams, budget_s=ns.budget)
-    info["load_average_1m_end"] = c.load_average()
+    info["load_average_1m_end"] = load_average()
     info["command"] = "python benchmarks/bench_pipeline.py" + (" --quick" if ns.quick else "")
     data = {
         "machine": info,
         "budget_s": ns.budget,
-        "fragment_chars": c.FRAGMENT,
+        "fragment_chars": FRAGMENT,
         "speed": {f: [m.as_json() for m in rows] for f, rows in speed.items()},
         "memory": {"argument_bytes": memory_size, "results": memory},
         "concurrent": concurrent,
     }
-    c.write_json(ns.out / "pipeline.json", data)
+    write_json(ns.out / "pipeline.json", data)
     return _write(ns, data, speed)
 
 
 def _render(ns: Any) -> int:
     """Rewrite pipeline.md and pipeline.png from pipeline.json (no measuring)."""
     data = json.loads((ns.out / "pipeline.json").read_text(encoding="utf-8"))
-    speed = {f: [c.Measurement.from_json(r) for r in rows] for f, rows in data["speed"].items()}
+    speed = {f: [Measurement.from_json(r) for r in rows] for f, rows in data["speed"].items()}
     return _write(ns, data, speed)
 
 
-def _write(ns: Any, data: dict[str, Any], speed: dict[str, list[c.Measurement]]) -> int:
+def _write(ns: Any, data: dict[str, Any], speed: dict[str, list[Measurement]]) -> int:
     info = data["machine"]
     text = report(
         speed,
@@ -1000,7 +574,7 @@ def _write(ns: Any, data: dict[str, Any], speed: dict[str, list[c.Measurement]])
         cmd=info.get("command", "python benchmarks/bench_pipeline.py"),
         memory_size=data["memory"]["argument_bytes"],
     )
-    c.write_text(ns.out / "pipeline.md", text)
+    write_text(ns.out / "pipeline.md", text)
     if not ns.no_plot:
         plot(speed, ns.out / "pipeline.png", data["budget_s"])
     print(text)

@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as c
+from _streams import anthropic_stream, fragments, make_calls, openai_chat_stream
 
 MODES = (
     "pipeline-openai",
@@ -52,12 +52,12 @@ MODES = (
 def _inputs(mode: str) -> list[Any]:
     from callstream.providers import get_translator
 
-    calls = c.make_calls(1, 200)
+    calls = make_calls(1, 200)
     if mode.endswith("anthropic"):
-        return c.anthropic_stream(calls)
+        return anthropic_stream(calls)
     if mode == "parser":
-        return c.fragments(calls[0].args)
-    payloads = c.openai_chat_stream(calls)
+        return fragments(calls[0].args)
+    payloads = openai_chat_stream(calls)
     if mode == "assembler":
         translator = get_translator("openai-chat")
         return [s for p in payloads for s in translator.translate(p)]
