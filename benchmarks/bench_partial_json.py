@@ -77,48 +77,60 @@ FLOOR = "json.loads once (floor)"
 PEERS = (JITER, PJP, LANGCHAIN)
 
 
-def _ours(read_value: bool) -> Callable[[str], Consumer] | None:
+def _ours(read_value: bool) -> Consumer | None:
     try:
         from callstream._json import PartialJSONParser
     except ImportError:
         return None
 
-    def factory(text: str) -> Consumer:
-        def consumer() -> tuple[Step, Finish]:
-            p = PartialJSONParser()
-            feed = p.feed
-            if read_value:
+    def consumer() -> tuple[Step, Finish]:
+        p = PartialJSONParser()
+        feed = p.feed
+        if read_value:
 
-                def step(fragment: str) -> object:
-                    feed(fragment)
-                    return p.value
+            def step(fragment: str) -> object:
+                feed(fragment)
+                return p.value
 
-                def finish() -> Any:
-                    value = p.value
-                    assert p.close() == value
-                    return value
+            def finish() -> Any:
+                value = p.value
+                assert p.close() == value
+                return value
 
-                return step, finish
-            return feed, p.close
+            return step, finish
+        return feed, p.close
 
-        return consumer
-
-    return factory
+    return consumer
 
 
-def _jiter(text: str) -> Consumer:
+def _jiter() -> tuple[Step, Finish]:
     import jiter
 
+    state: dict[str, Any] = {"buf": b"", "value": None}
+
+    def step(fragment: str) -> object:
+        buf = state["buf"] + fragment.encode()
+        state["buf"] = buf
+        try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
+            state["value"] = jiter.from_json(buf, partial_mode="trailing-strings")
+        except ValueError:
+            pass  # e.g. whitespace only: keep the previous preview
+        return state["value"]
+
+    return step, lambda: state["value"]
+
+
+def _reparse(parse: Callable[[str], Any]) -> Consumer:
     def consumer() -> tuple[Step, Finish]:
-        state: dict[str, Any] = {"buf": b"", "value": None}
+        state: dict[str, Any] = {"buf": "", "value": None}
 
         def step(fragment: str) -> object:
-            buf = state["buf"] + fragment.encode()
+            buf = state["buf"] + fragment
             state["buf"] = buf
             try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
-                state["value"] = jiter.from_json(buf, partial_mode="trailing-strings")
-            except ValueError:
-                pass  # e.g. whitespace only: keep the previous preview
+                state["value"] = parse(buf)
+            except Exception:  # peers raise assorted errors on some prefixes
+                pass
             return state["value"]
 
         return step, lambda: state["value"]
@@ -126,28 +138,7 @@ def _jiter(text: str) -> Consumer:
     return consumer
 
 
-def _reparse(parse: Callable[[str], Any]) -> Callable[[str], Consumer]:
-    def factory(text: str) -> Consumer:
-        def consumer() -> tuple[Step, Finish]:
-            state: dict[str, Any] = {"buf": "", "value": None}
-
-            def step(fragment: str) -> object:
-                buf = state["buf"] + fragment
-                state["buf"] = buf
-                try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
-                    state["value"] = parse(buf)
-                except Exception:  # peers raise assorted errors on some prefixes
-                    pass
-                return state["value"]
-
-            return step, lambda: state["value"]
-
-        return consumer
-
-    return factory
-
-
-def _pjp() -> Callable[[str], Consumer] | None:
+def _pjp() -> Consumer | None:
     try:
         import partial_json_parser
     except ImportError:
@@ -155,7 +146,7 @@ def _pjp() -> Callable[[str], Consumer] | None:
     return _reparse(partial_json_parser.loads)
 
 
-def _langchain() -> Callable[[str], Consumer] | None:
+def _langchain() -> Consumer | None:
     try:
         from langchain_core.utils.json import parse_partial_json
     except ImportError:
@@ -163,12 +154,12 @@ def _langchain() -> Callable[[str], Consumer] | None:
     return _reparse(parse_partial_json)
 
 
-def libraries() -> dict[str, Callable[[str], Consumer] | None]:
-    """Consumer factories by label (None when the library is not installed)."""
+def libraries() -> dict[str, Consumer | None]:
+    """Consumers by label (None when the library is not installed)."""
     try:
         import jiter  # noqa: F401
 
-        jit: Callable[[str], Consumer] | None = _jiter
+        jit: Consumer | None = _jiter
     except ImportError:
         jit = None
     return {
@@ -192,12 +183,12 @@ def run(sizes: Sequence[int], *, budget_s: float, repeats: int) -> dict[str, lis
             expected = json.loads(text)
             frags = fragments(text)
             nbytes = len(text.encode())
-            for label, factory in libs.items():
+            for label, consumer in libs.items():
                 log(f"[partial_json] {doc} {fmt_bytes(nbytes)} {label} ...")
-                if factory is None:
+                if consumer is None:
                     m = series[label].unavailable(size, len(frags), "not installed")
                 else:
-                    m = series[label].run(size, factory(text), frags)
+                    m = series[label].run(size, consumer, frags)
                 m.extra["bytes"] = nbytes
                 if m.status == "measured":
                     assert m.result == expected, f"{label} disagrees with json.loads on {doc}"
