@@ -13,6 +13,7 @@ import gc
 import importlib.util
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -234,3 +235,27 @@ def test_growth_runner_end_to_end(tmp_path: Path) -> None:
     text = (tmp_path / "growth.md").read_text(encoding="utf-8")
     assert "| bench_growth_server_tools | bad index blocks | time |" in text
     assert "load average" in done.stdout and "Regenerate: `python benchmarks/growth.py" in text
+
+
+def test_compare_trees_alternates_two_trees(tmp_path: Path) -> None:
+    """compare_trees.py with both trees the worktree's src, one round: each worker imports
+    callstream from its tree (checked in the worker), and the report holds every cell."""
+    src = BENCH.parent / "src"
+    argv = [sys.executable, str(BENCH / "compare_trees.py"), "--baseline", str(src)]
+    argv += ["--candidate", str(src), "--quick", "--rounds", "1", "--out", str(tmp_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "compare.md").read_text(encoding="utf-8")
+    assert f"callstream imported from `{src.resolve()}" in text
+    for fmt in ("openai-chat", "anthropic"):
+        for driver in ("stream()", "collect()"):
+            assert text.count(f"| {fmt} | 1 call, 200 B | {driver} |") == 2  # CPU and wall
+    assert "ratio (median)" in text and "Machine:" in text
+
+
+def test_compare_trees_worker_refuses_callstream_from_elsewhere(tmp_path: Path) -> None:
+    src = BENCH.parent / "src"
+    argv = [sys.executable, str(BENCH / "compare_trees.py"), "--worker", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode != 0 and "not from the tree" in done.stderr
