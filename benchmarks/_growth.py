@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from _common import fmt_bytes, fmt_s, load_average
+from _report import fmt_bytes, fmt_s, load_average
 
 LIMIT = 2.3
 """The largest accepted ratio of the cost at 2n over the cost at n."""

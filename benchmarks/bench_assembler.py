@@ -27,7 +27,23 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as c
+from _measure import GC_NOTE, Consumer, Finish, Measurement, Series, Step, settled
+from _peers import langchain_gather
+from _report import (
+    arguments,
+    fmt_bytes,
+    fmt_ns,
+    fmt_ratio,
+    load_average,
+    log,
+    machine,
+    machine_markdown,
+    markdown_table,
+    timing_cells,
+    write_json,
+    write_text,
+)
+from _streams import dict_calls, expected_calls, make_calls, tool_call_chunks
 
 CALLS: tuple[int, ...] = (1, 4, 16)
 SIZES: tuple[int, ...] = (200, 2 << 10, 10 << 10, 1 << 20)
@@ -40,7 +56,7 @@ OURS_VIEW = "callstream: feed + .tool_calls"
 OURS_EVENTS = "callstream: events only"
 LANGCHAIN = "LangChain: gathered + chunk; .tool_calls"
 
-Factory = Callable[[list[dict[str, Any]]], tuple[c.Consumer, Sequence[Any]]]
+Factory = Callable[[list[dict[str, Any]]], tuple[Consumer, Sequence[Any]]]
 """Builds, from the chunk dicts, a consumer and the inputs it takes (outside timing)."""
 
 
@@ -50,15 +66,15 @@ def _ours(read_view: bool) -> Factory | None:
     except ImportError:
         return None
 
-    def factory(chunks: list[dict[str, Any]]) -> tuple[c.Consumer, Sequence[Any]]:
-        def consumer() -> tuple[c.Step, c.Finish]:
+    def factory(chunks: list[dict[str, Any]]) -> tuple[Consumer, Sequence[Any]]:
+        def consumer() -> tuple[Step, Finish]:
             asm = ToolCallAssembler()
             feed = asm.feed
 
             def finish() -> Any:
                 asm.finish()
                 assert not asm.invalid_tool_calls, asm.invalid_tool_calls
-                return c.dict_calls(asm.tool_calls)
+                return dict_calls(asm.tool_calls)
 
             if read_view:
 
@@ -87,7 +103,7 @@ def _langchain() -> Factory | None:
     except ImportError:
         return None
 
-    def factory(chunks: list[dict[str, Any]]) -> tuple[c.Consumer, Sequence[Any]]:
+    def factory(chunks: list[dict[str, Any]]) -> tuple[Consumer, Sequence[Any]]:
         messages = [
             AIMessageChunk(
                 content="",
@@ -100,13 +116,13 @@ def _langchain() -> Factory | None:
             for ch in chunks
         ]
 
-        return c.langchain_gather, messages
+        return langchain_gather, messages
 
     return factory
 
 
 def libraries() -> dict[str, Factory | None]:
-    """Factories by label (None when not installed / not landed yet)."""
+    """Factories by label (None when not installed)."""
     return {
         OURS_VIEW: _ours(read_view=True),
         OURS_EVENTS: _ours(read_view=False),
@@ -116,22 +132,22 @@ def libraries() -> dict[str, Factory | None]:
 
 def run(
     calls: Sequence[int], sizes: Sequence[int], *, budget_s: float, repeats: int
-) -> list[c.Measurement]:
+) -> list[Measurement]:
     """Measure every library for every (calls, size); one flat list of measurements."""
     libs = libraries()
-    rows: list[c.Measurement] = []
+    rows: list[Measurement] = []
     for n in calls:
-        series = {lb: c.Series(lb, budget_s=budget_s, repeats=repeats) for lb in libs}
+        series = {lb: Series(lb, budget_s=budget_s, repeats=repeats) for lb in libs}
         for size in sizes:
-            spec = c.make_calls(n, size)
-            expected = c.expected_calls(spec)
-            chunks = c.tool_call_chunks(spec, interleave=True)
+            spec = make_calls(n, size)
+            expected = expected_calls(spec)
+            chunks = tool_call_chunks(spec, interleave=True)
             arg_bytes = sum(len(s.args.encode()) for s in spec)
             for label, factory in libs.items():
-                c.log(f"[assembler] {n} call(s) x {c.fmt_bytes(size)} {label} ...")
+                log(f"[assembler] {n} call(s) x {fmt_bytes(size)} {label} ...")
                 s = series[label]
                 if factory is None:
-                    m = s.run(size, _none, chunks, skip="not installed / not landed")
+                    m = s.unavailable(size, len(chunks), "not installed")
                 else:
                     m = s.precheck(size, len(chunks)) or s.run(size, *factory(chunks))
                 if m.status == "measured":
@@ -143,13 +159,7 @@ def run(
     return rows
 
 
-def _none() -> tuple[c.Step, c.Finish]:  # pragma: no cover - placeholder consumer
-    raise AssertionError("not run")
-
-
-def report(
-    rows: Sequence[c.Measurement], info: dict[str, Any], *, budget_s: float, cmd: str
-) -> str:
+def report(rows: Sequence[Measurement], info: dict[str, Any], *, budget_s: float, cmd: str) -> str:
     """The markdown report: one table, ratios to LangChain."""
     out = [
         "# Tool-call assembly: callstream ToolCallAssembler vs LangChain chunk addition\n\n",
@@ -165,8 +175,8 @@ def report(
         f"more than {budget_s:g} s is skipped, its total extrapolated (quadratic fit over "
         "the smaller sizes) and marked `~… (skipped)`. *Best pass* is the fastest pass; the "
         "per-chunk ratio compares medians of individually timed chunks. ",
-        c.GC_NOTE,
-        c.machine_markdown(info, cmd),
+        GC_NOTE,
+        machine_markdown(info, cmd),
         "\n",
     ]
     table = []
@@ -184,22 +194,22 @@ def report(
         if m.label == LANGCHAIN or lc is None or m.status == "n/a":
             ratio = chunk_ratio = "—"
         else:
-            ratio = c.fmt_ratio(m.total_s, lc.total_s, estimated=m.estimated or lc.estimated)
-            chunk_ratio = c.fmt_ratio(m.median_ns, lc.median_ns)
+            ratio = fmt_ratio(m.total_s, lc.total_s, estimated=m.estimated or lc.estimated)
+            chunk_ratio = fmt_ratio(m.median_ns, lc.median_ns)
         table.append(
             [
                 m.extra["calls"],
-                c.fmt_bytes(m.size),
+                fmt_bytes(m.size),
                 m.inputs,
                 m.label,
-                *c.timing_cells(m),
+                *timing_cells(m),
                 ratio,
                 chunk_ratio,
                 m.note,
             ]
         )
     out.append(
-        c.markdown_table(
+        markdown_table(
             [
                 "calls",
                 "args per call",
@@ -216,12 +226,12 @@ def report(
         )
     )
     out.append("\nIssue targets (measured here, not asserted):\n\n")
-    out.append(c.markdown_table(["target", "measured"], _targets(rows)))
+    out.append(markdown_table(["target", "measured"], _targets(rows)))
     return "".join(out)
 
 
-def _targets(rows: Sequence[c.Measurement]) -> list[list[str]]:
-    def get(label: str, n: int, size: int) -> c.Measurement | None:
+def _targets(rows: Sequence[Measurement]) -> list[list[str]]:
+    def get(label: str, n: int, size: int) -> Measurement | None:
         for m in rows:
             if m.label == label and m.extra["calls"] == n and m.size == size:
                 return None if math.isnan(m.total_s) else m
@@ -232,11 +242,11 @@ def _targets(rows: Sequence[c.Measurement]) -> list[list[str]]:
     out.append(
         [
             "feed + .tool_calls <= 5 µs per chunk (median), one 200 B call",
-            "—" if m is None else c.fmt_ns(m.median_ns),
+            "—" if m is None else fmt_ns(m.median_ns),
         ]
     )
     meds = [
-        f"{c.fmt_bytes(r.size)}: {c.fmt_ns(r.median_ns)}"
+        f"{fmt_bytes(r.size)}: {fmt_ns(r.median_ns)}"
         for r in rows
         if r.label == OURS_EVENTS and r.extra["calls"] == 1 and r.status == "measured"
     ]
@@ -246,13 +256,13 @@ def _targets(rows: Sequence[c.Measurement]) -> list[list[str]]:
         got = (
             "—"
             if mine is None or lc is None
-            else c.fmt_ratio(mine.total_s, lc.total_s, estimated=lc.estimated)
+            else fmt_ratio(mine.total_s, lc.total_s, estimated=lc.estimated)
             + " (totals)"
-            + ("" if lc.estimated else f", {c.fmt_ratio(mine.median_ns, lc.median_ns)} (per chunk)")
+            + ("" if lc.estimated else f", {fmt_ratio(mine.median_ns, lc.median_ns)} (per chunk)")
         )
         out.append(
             [
-                f"vs LangChain, one call, {c.fmt_bytes(size)} (target >= 50x at 2 KB)",
+                f"vs LangChain, one call, {fmt_bytes(size)} (target >= 50x at 2 KB)",
                 got,
             ]
         )
@@ -261,19 +271,19 @@ def _targets(rows: Sequence[c.Measurement]) -> list[list[str]]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; write ``assembler.md`` (+ ``.json``) to ``--out``."""
-    ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
-    info = c.machine()
+    ns = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
+    info = machine()
     if ns.tiny:
         calls, sizes = TINY_CALLS, TINY_SIZES
     else:
         calls, sizes = (QUICK_CALLS, QUICK_SIZES) if ns.quick else (CALLS, SIZES)
-    with c.settled(("callstream._assembly", "langchain_core.messages")):
+    with settled(("callstream._assembly", "langchain_core.messages")):
         rows = run(calls, sizes, budget_s=ns.budget, repeats=ns.repeats)
-    info["load_average_1m_end"] = c.load_average()
+    info["load_average_1m_end"] = load_average()
     cmd = "python benchmarks/bench_assembler.py" + (" --quick" if ns.quick else "")
     text = report(rows, info, budget_s=ns.budget, cmd=cmd)
-    c.write_text(ns.out / "assembler.md", text)
-    c.write_json(
+    write_text(ns.out / "assembler.md", text)
+    write_json(
         ns.out / "assembler.json",
         {"machine": info, "budget_s": ns.budget, "results": [m.as_json() for m in rows]},
     )

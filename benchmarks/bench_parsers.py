@@ -39,7 +39,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pydantic import BaseModel
 
-import _common as c
+from _measure import fit_quadratic, have, settled
+from _report import (
+    arguments,
+    fmt_bytes,
+    fmt_ns,
+    fmt_ratio,
+    fmt_s,
+    load_average,
+    log,
+    machine,
+    machine_markdown,
+    markdown_table,
+    write_text,
+)
+from _streams import fragments, long_string_document, structured_document
 
 SIZES = (10 << 10, 100 << 10)
 QUICK_SIZES = (2 << 10,)
@@ -64,20 +78,20 @@ class Item(BaseModel):
 
 
 class Inventory(BaseModel):
-    """Records: the arguments of ``_common.structured_document``."""
+    """Records: the arguments of ``_streams.structured_document``."""
 
     items: list[Item]
 
 
 class WriteFile(BaseModel):
-    """One long string: the arguments of ``_common.long_string_document``."""
+    """One long string: the arguments of ``_streams.long_string_document``."""
 
     content: str
 
 
 DOCS: dict[str, tuple[type[BaseModel], Callable[[int], str]]] = {
-    "records": (Inventory, c.structured_document),
-    "long string": (WriteFile, c.long_string_document),
+    "records": (Inventory, structured_document),
+    "long string": (WriteFile, long_string_document),
 }
 
 OURS = "callstream PydanticToolsParser"
@@ -157,7 +171,7 @@ def timed(
         last = result
     total = time.perf_counter() - t0
     if feeder.done < len(inputs):
-        fit = c.fit_quadratic(feeder.curve)
+        fit = fit_quadratic(feeder.curve)
         total = fit(float(len(inputs)))
     validations = count[0] - before if count is not None else None
     return Run(label, total, len(inputs), feeder.done, yielded, last, validations)
@@ -210,10 +224,10 @@ def build_inputs(text: str, name: str) -> tuple[list[dict[str, Any]], list[Any]]
     chunks = [{"name": name, "args": "", "id": "call_1", "index": 0, "type": "tool_call_chunk"}]
     chunks += [
         {"name": None, "args": f, "id": None, "index": 0, "type": "tool_call_chunk"}
-        for f in c.fragments(text)
+        for f in fragments(text)
     ]
     messages: list[Any] = []
-    if not c.have("langchain_core"):
+    if not have("langchain_core"):
         from langchain_core.messages import AIMessageChunk
 
         messages = [AIMessageChunk(content="", tool_call_chunks=[dict(ch)]) for ch in chunks]
@@ -224,7 +238,7 @@ def build_inputs(text: str, name: str) -> tuple[list[dict[str, Any]], list[Any]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with c.settled(
+    with settled(
         (
             "callstream.parsers",
             "callstream.parsers.langchain",
@@ -236,16 +250,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    args = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
+    args = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
     budget = args.budget if args.budget is not None else (2.0 if args.quick else 60.0)
     repeats = min(args.repeats, REPEATS) if args.repeats is not None else REPEATS
     sizes = TINY_SIZES if args.tiny else QUICK_SIZES if args.quick else SIZES
     labels = [OURS, OURS_EAGER]
-    missing = c.have("langchain_core")
+    missing = have("langchain_core")
     if not missing:
         labels += [OURS_LC, LANGCHAIN]
     rows: list[list[object]] = []
-    info = c.machine()
+    info = machine()
     for doc, (model, make_text) in DOCS.items():
         for size in sizes:
             text = make_text(size)
@@ -253,7 +267,7 @@ def _main(argv: Sequence[str] | None) -> int:
             chunks, messages = build_inputs(text, model.__name__)
             runs: dict[str, Run] = {}
             for label in labels:
-                c.log(f"{doc} {c.fmt_bytes(len(text.encode()))}: {label} ...")
+                log(f"{doc} {fmt_bytes(len(text.encode()))}: {label} ...")
                 run = measure(label, model, chunks, messages, budget, repeats)
                 if not run.stopped:
                     got = final_value(label, run.final)
@@ -261,12 +275,10 @@ def _main(argv: Sequence[str] | None) -> int:
                 runs[label] = run
             theirs = runs.get(LANGCHAIN)
             for label, run in runs.items():
-                total = (
-                    f"~{c.fmt_s(run.total_s)} (stopped)" if run.stopped else c.fmt_s(run.total_s)
-                )
+                total = f"~{fmt_s(run.total_s)} (stopped)" if run.stopped else fmt_s(run.total_s)
                 ratio = "—"
                 if theirs is not None and label != LANGCHAIN:
-                    ratio = c.fmt_ratio(run.total_s, theirs.total_s, estimated=theirs.stopped)
+                    ratio = fmt_ratio(run.total_s, theirs.total_s, estimated=theirs.stopped)
                 yielded = (
                     f"{run.yielded} (of {run.done} chunks fed)" if run.stopped else str(run.yielded)
                 )
@@ -278,11 +290,11 @@ def _main(argv: Sequence[str] | None) -> int:
                 rows.append(
                     [
                         doc,
-                        c.fmt_bytes(len(text.encode())),
+                        fmt_bytes(len(text.encode())),
                         len(chunks),
                         label,
                         total,
-                        c.fmt_ns(run.total_s / run.inputs * 1e9),
+                        fmt_ns(run.total_s / run.inputs * 1e9),
                         yielded,
                         checks,
                         ratio,
@@ -291,7 +303,7 @@ def _main(argv: Sequence[str] | None) -> int:
     command = "python benchmarks/bench_parsers.py" + (" --quick" if args.quick else "")
     if args.tiny:
         command = "python benchmarks/bench_parsers.py --tiny"
-    table = c.markdown_table(
+    table = markdown_table(
         [
             "arguments",
             "size",
@@ -326,17 +338,17 @@ Notes:
 - Every completed run's final object equals ``Model.model_validate_json(text)``.
 {"- LangChain not installed: its rows are missing." if missing else ""}
 """
-    info["load_average_1m_end"] = c.load_average()
-    out = c.write_text(
+    info["load_average_1m_end"] = load_average()
+    out = write_text(
         args.out / "parsers.md",
         "# Pydantic tools parsers: one large streamed argument\n\n"
-        + c.machine_markdown(info, command)
+        + machine_markdown(info, command)
         + "\n"
         + table
         + notes,
     )
     print(table)
-    c.log(f"wrote {out}")
+    log(f"wrote {out}")
     return 0
 
 

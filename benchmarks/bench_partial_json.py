@@ -30,14 +30,42 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as c
+from _measure import (
+    GC_NOTE,
+    Consumer,
+    Finish,
+    Measurement,
+    Series,
+    Step,
+    growth_exponent,
+    settled,
+    time_once,
+)
+from _report import (
+    Points,
+    arguments,
+    fmt_bytes,
+    fmt_ns,
+    fmt_ratio,
+    fmt_s,
+    fmt_total,
+    load_average,
+    log,
+    loglog_plot,
+    machine,
+    machine_markdown,
+    markdown_table,
+    write_json,
+    write_text,
+)
+from _streams import fragments, long_string_document, structured_document
 
 SIZES: tuple[int, ...] = (1 << 10, 10 << 10, 100 << 10, 1 << 20)
 QUICK_SIZES = (256, 1 << 10)
 TINY_SIZES = (128,)
 DOCS: dict[str, Callable[[int], str]] = {
-    "structured": c.structured_document,
-    "long string": c.long_string_document,
+    "structured": structured_document,
+    "long string": long_string_document,
 }
 
 OURS_A = "callstream (a) changes"
@@ -49,48 +77,60 @@ FLOOR = "json.loads once (floor)"
 PEERS = (JITER, PJP, LANGCHAIN)
 
 
-def _ours(read_value: bool) -> Callable[[str], c.Consumer] | None:
+def _ours(read_value: bool) -> Consumer | None:
     try:
         from callstream._json import PartialJSONParser
     except ImportError:
         return None
 
-    def factory(text: str) -> c.Consumer:
-        def consumer() -> tuple[c.Step, c.Finish]:
-            p = PartialJSONParser()
-            feed = p.feed
-            if read_value:
+    def consumer() -> tuple[Step, Finish]:
+        p = PartialJSONParser()
+        feed = p.feed
+        if read_value:
 
-                def step(fragment: str) -> object:
-                    feed(fragment)
-                    return p.value
+            def step(fragment: str) -> object:
+                feed(fragment)
+                return p.value
 
-                def finish() -> Any:
-                    value = p.value
-                    assert p.close() == value
-                    return value
+            def finish() -> Any:
+                value = p.value
+                assert p.close() == value
+                return value
 
-                return step, finish
-            return feed, p.close
+            return step, finish
+        return feed, p.close
 
-        return consumer
-
-    return factory
+    return consumer
 
 
-def _jiter(text: str) -> c.Consumer:
+def _jiter() -> tuple[Step, Finish]:
     import jiter
 
-    def consumer() -> tuple[c.Step, c.Finish]:
-        state: dict[str, Any] = {"buf": b"", "value": None}
+    state: dict[str, Any] = {"buf": b"", "value": None}
+
+    def step(fragment: str) -> object:
+        buf = state["buf"] + fragment.encode()
+        state["buf"] = buf
+        try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
+            state["value"] = jiter.from_json(buf, partial_mode="trailing-strings")
+        except ValueError:
+            pass  # e.g. whitespace only: keep the previous preview
+        return state["value"]
+
+    return step, lambda: state["value"]
+
+
+def _reparse(parse: Callable[[str], Any]) -> Consumer:
+    def consumer() -> tuple[Step, Finish]:
+        state: dict[str, Any] = {"buf": "", "value": None}
 
         def step(fragment: str) -> object:
-            buf = state["buf"] + fragment.encode()
+            buf = state["buf"] + fragment
             state["buf"] = buf
             try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
-                state["value"] = jiter.from_json(buf, partial_mode="trailing-strings")
-            except ValueError:
-                pass  # e.g. whitespace only: keep the previous preview
+                state["value"] = parse(buf)
+            except Exception:  # peers raise assorted errors on some prefixes
+                pass
             return state["value"]
 
         return step, lambda: state["value"]
@@ -98,28 +138,7 @@ def _jiter(text: str) -> c.Consumer:
     return consumer
 
 
-def _reparse(parse: Callable[[str], Any]) -> Callable[[str], c.Consumer]:
-    def factory(text: str) -> c.Consumer:
-        def consumer() -> tuple[c.Step, c.Finish]:
-            state: dict[str, Any] = {"buf": "", "value": None}
-
-            def step(fragment: str) -> object:
-                buf = state["buf"] + fragment
-                state["buf"] = buf
-                try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the peer
-                    state["value"] = parse(buf)
-                except Exception:  # peers raise assorted errors on some prefixes
-                    pass
-                return state["value"]
-
-            return step, lambda: state["value"]
-
-        return consumer
-
-    return factory
-
-
-def _pjp() -> Callable[[str], c.Consumer] | None:
+def _pjp() -> Consumer | None:
     try:
         import partial_json_parser
     except ImportError:
@@ -127,7 +146,7 @@ def _pjp() -> Callable[[str], c.Consumer] | None:
     return _reparse(partial_json_parser.loads)
 
 
-def _langchain() -> Callable[[str], c.Consumer] | None:
+def _langchain() -> Consumer | None:
     try:
         from langchain_core.utils.json import parse_partial_json
     except ImportError:
@@ -135,12 +154,12 @@ def _langchain() -> Callable[[str], c.Consumer] | None:
     return _reparse(parse_partial_json)
 
 
-def libraries() -> dict[str, Callable[[str], c.Consumer] | None]:
-    """Consumer factories by label (None when the library is not installed)."""
+def libraries() -> dict[str, Consumer | None]:
+    """Consumers by label (None when the library is not installed)."""
     try:
         import jiter  # noqa: F401
 
-        jit: Callable[[str], c.Consumer] | None = _jiter
+        jit: Consumer | None = _jiter
     except ImportError:
         jit = None
     return {
@@ -152,32 +171,32 @@ def libraries() -> dict[str, Callable[[str], c.Consumer] | None]:
     }
 
 
-def run(sizes: Sequence[int], *, budget_s: float, repeats: int) -> dict[str, list[c.Measurement]]:
+def run(sizes: Sequence[int], *, budget_s: float, repeats: int) -> dict[str, list[Measurement]]:
     """Measure every library on every document kind and size; results by document kind."""
     libs = libraries()
-    results: dict[str, list[c.Measurement]] = {}
+    results: dict[str, list[Measurement]] = {}
     for doc, make in DOCS.items():
-        series = {label: c.Series(label, budget_s=budget_s, repeats=repeats) for label in libs}
-        rows: list[c.Measurement] = []
+        series = {label: Series(label, budget_s=budget_s, repeats=repeats) for label in libs}
+        rows: list[Measurement] = []
         for size in sizes:
             text = make(size)
             expected = json.loads(text)
-            frags = c.fragments(text)
+            frags = fragments(text)
             nbytes = len(text.encode())
-            for label, factory in libs.items():
-                c.log(f"[partial_json] {doc} {c.fmt_bytes(nbytes)} {label} ...")
-                if factory is None:
-                    m = series[label].run(size, _none, frags, skip="not installed / not landed")
+            for label, consumer in libs.items():
+                log(f"[partial_json] {doc} {fmt_bytes(nbytes)} {label} ...")
+                if consumer is None:
+                    m = series[label].unavailable(size, len(frags), "not installed")
                 else:
-                    m = series[label].run(size, factory(text), frags)
+                    m = series[label].run(size, consumer, frags)
                 m.extra["bytes"] = nbytes
                 if m.status == "measured":
                     assert m.result == expected, f"{label} disagrees with json.loads on {doc}"
                 m.result = None
                 rows.append(m)
-            floor = c.time_once(functools.partial(json.loads, text))
+            floor = time_once(functools.partial(json.loads, text))
             rows.append(
-                c.Measurement(
+                Measurement(
                     label=FLOOR,
                     size=size,
                     inputs=1,
@@ -190,39 +209,35 @@ def run(sizes: Sequence[int], *, budget_s: float, repeats: int) -> dict[str, lis
     return results
 
 
-def _none() -> tuple[c.Step, c.Finish]:  # pragma: no cover - placeholder consumer
-    raise AssertionError("not run")
-
-
-def _fastest_peer(rows: Sequence[c.Measurement], size: int) -> c.Measurement | None:
+def _fastest_peer(rows: Sequence[Measurement], size: int) -> Measurement | None:
     peers = [m for m in rows if m.size == size and m.label in PEERS and not math.isnan(m.total_s)]
     return min(peers, key=lambda m: m.total_s) if peers else None
 
 
-def _row(m: c.Measurement, fastest: c.Measurement | None) -> list[str]:
+def _row(m: Measurement, fastest: Measurement | None) -> list[str]:
     if fastest is None or m.status == "n/a":
         ratio = "—"
     elif m is fastest:
         ratio = "fastest peer"
     else:
-        ratio = c.fmt_ratio(m.total_s, fastest.total_s, estimated=m.estimated or fastest.estimated)
-    per_frag = c.fmt_ns(m.median_ns) if m.status == "measured" else "—"
+        ratio = fmt_ratio(m.total_s, fastest.total_s, estimated=m.estimated or fastest.estimated)
+    per_frag = fmt_ns(m.median_ns) if m.status == "measured" else "—"
     if m.label == FLOOR:
         per_frag = "(one call)"
     return [
-        c.fmt_bytes(m.size),
+        fmt_bytes(m.size),
         str(m.extra.get("bytes", "")),
         str(m.inputs),
         m.label,
-        c.fmt_total(m),
-        c.fmt_s(m.best_s) if m.status == "measured" and m.label != FLOOR else "",
+        fmt_total(m),
+        fmt_s(m.best_s) if m.status == "measured" and m.label != FLOOR else "",
         per_frag,
         ratio,
         m.note,
     ]
 
 
-def exponents(rows: Sequence[c.Measurement], label: str) -> tuple[float, float, float]:
+def exponents(rows: Sequence[Measurement], label: str) -> tuple[float, float, float]:
     """Growth exponents of ``label`` from the 10 KB to the 1 MB document.
 
     Returns ``(p_total, p_best, p_fragment)``: from the median totals, from the best
@@ -237,10 +252,10 @@ def exponents(rows: Sequence[c.Measurement], label: str) -> tuple[float, float, 
         return math.nan, math.nan, math.nan
     lo, hi = pts[min(small)], pts[max(small)]
     n1, n2 = lo.extra.get("bytes", lo.size), hi.extra.get("bytes", hi.size)
-    per_fragment = c.growth_exponent(n1, lo.median_ns, n2, hi.median_ns) + 1
+    per_fragment = growth_exponent(n1, lo.median_ns, n2, hi.median_ns) + 1
     return (
-        c.growth_exponent(n1, lo.total_s, n2, hi.total_s),
-        c.growth_exponent(n1, lo.best_s, n2, hi.best_s),
+        growth_exponent(n1, lo.total_s, n2, hi.total_s),
+        growth_exponent(n1, lo.best_s, n2, hi.best_s),
         per_fragment,
     )
 
@@ -250,7 +265,7 @@ def _p(x: float) -> str:
 
 
 def report(
-    results: dict[str, list[c.Measurement]], info: dict[str, Any], *, budget_s: float, cmd: str
+    results: dict[str, list[Measurement]], info: dict[str, Any], *, budget_s: float, cmd: str
 ) -> str:
     """The markdown report: machine, one table per document kind, growth, targets."""
     out = [
@@ -266,8 +281,8 @@ def report(
         f"equals `json.loads` of the whole text (asserted). A peer predicted to need more "
         f"than {budget_s:g} s at a size is skipped and its total extrapolated with a "
         "quadratic fit over the smaller sizes, marked `~… (skipped)`. ",
-        c.GC_NOTE,
-        c.machine_markdown(info, cmd),
+        GC_NOTE,
+        machine_markdown(info, cmd),
     ]
     for doc, rows in results.items():
         out.append(f"\n## {doc}\n\n")
@@ -276,7 +291,7 @@ def report(
             fastest = _fastest_peer(rows, size)
             table += [_row(m, fastest) for m in rows if m.size == size]
         out.append(
-            c.markdown_table(
+            markdown_table(
                 [
                     "size",
                     "bytes",
@@ -304,7 +319,7 @@ def report(
             p_total, p_best, p_frag = exponents(rows, label)
             grows.append([doc, label, _p(p_total), _p(p_best), _p(p_frag)])
     out.append(
-        c.markdown_table(
+        markdown_table(
             ["document", "library", "from totals", "from best passes", "from per-fragment medians"],
             grows,
         )
@@ -314,16 +329,16 @@ def report(
         "library (a peer skipped at 1 MB ends earlier).\n"
     )
     out.append("\nIssue targets (measured here, not asserted):\n\n")
-    out.append(c.markdown_table(["target", "document", "measured"], _targets(results)))
+    out.append(markdown_table(["target", "document", "measured"], _targets(results)))
     return "".join(out)
 
 
-def _targets(results: dict[str, list[c.Measurement]]) -> list[list[str]]:
+def _targets(results: dict[str, list[Measurement]]) -> list[list[str]]:
     rows: list[list[str]] = []
     for doc, ms in results.items():
         by = {(m.label, m.size): m for m in ms}
 
-        def get(label: str, size: int) -> c.Measurement | None:
+        def get(label: str, size: int) -> Measurement | None:
             m = by.get((label, size))
             return None if m is None or math.isnan(m.total_s) else m
 
@@ -344,7 +359,7 @@ def _targets(results: dict[str, list[c.Measurement]]) -> list[list[str]]:
     return rows
 
 
-def _both(a: c.Measurement, b: c.Measurement) -> str:
+def _both(a: Measurement, b: Measurement) -> str:
     """``a / b`` from median totals, best passes and per-fragment medians."""
     return (
         f"{a.total_s / b.total_s:.3g}x (totals), {a.best_s / b.best_s:.3g}x (best), "
@@ -352,18 +367,18 @@ def _both(a: c.Measurement, b: c.Measurement) -> str:
     )
 
 
-def plot(results: dict[str, list[c.Measurement]], path: Path, budget_s: float) -> Path | None:
+def plot(results: dict[str, list[Measurement]], path: Path, budget_s: float) -> Path | None:
     """Log-log plot of total time vs document size, one panel per document kind."""
-    panels: dict[str, dict[str, c.Points]] = {}
+    panels: dict[str, dict[str, Points]] = {}
     for doc, rows in results.items():
-        series: dict[str, c.Points] = {}
+        series: dict[str, Points] = {}
         for m in rows:
             if m.status == "n/a" or math.isnan(m.total_s):
                 continue
             x = float(m.extra.get("bytes", m.size))
             series.setdefault(m.label, []).append((x, m.total_s, m.estimated))
         panels[doc] = series
-    return c.loglog_plot(
+    return loglog_plot(
         path,
         title="Streaming a JSON document in 4-character fragments (total time)",
         xlabel="document size (bytes)",
@@ -375,16 +390,16 @@ def plot(results: dict[str, list[c.Measurement]], path: Path, budget_s: float) -
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; write ``partial_json.md`` (+ ``.json``, ``.png``) to ``--out``."""
-    ns = c.arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
-    info = c.machine()
+    ns = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
+    info = machine()
     sizes = TINY_SIZES if ns.tiny else QUICK_SIZES if ns.quick else SIZES
-    with c.settled(("callstream._json", "jiter", "partial_json_parser", "langchain_core")):
+    with settled(("callstream._json", "jiter", "partial_json_parser", "langchain_core")):
         results = run(sizes, budget_s=ns.budget, repeats=ns.repeats)
-    info["load_average_1m_end"] = c.load_average()
+    info["load_average_1m_end"] = load_average()
     cmd = "python benchmarks/bench_partial_json.py" + (" --quick" if ns.quick else "")
     text = report(results, info, budget_s=ns.budget, cmd=cmd)
-    c.write_text(ns.out / "partial_json.md", text)
-    c.write_json(
+    write_text(ns.out / "partial_json.md", text)
+    write_json(
         ns.out / "partial_json.json",
         {
             "machine": info,

@@ -35,14 +35,6 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from _common import (  # noqa: E402
-    RESULTS,
-    load_average,
-    machine,
-    machine_markdown,
-    markdown_table,
-    write_text,
-)
 from _growth import (  # noqa: E402
     HEADERS,
     LIMIT,
@@ -52,6 +44,14 @@ from _growth import (  # noqa: E402
     load_line,
     run_checks,
     steady_allocator,
+)
+from _report import (  # noqa: E402
+    RESULTS,
+    load_average,
+    machine,
+    machine_markdown,
+    markdown_table,
+    write_text,
 )
 
 PREFIX = "bench_growth_"

@@ -1,6 +1,6 @@
 """Per-chunk cost of callstream's pipeline stages, in instructions (callgrind) and wall-clock.
 
-A profiling aid, not a peer comparison (that is ``run.py``). It streams one 200 B call in
+A profiling aid, not a peer comparison (that is ``bench_pipeline.py``). It streams one 200 B call in
 4-character argument fragments (OpenAI Chat and Anthropic wire formats) through:
 
 - ``pipeline-openai`` / ``pipeline-anthropic``: ``callstream.stream(payloads)``, reading
@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as c
+from _streams import anthropic_stream, fragments, make_calls, openai_chat_stream
 
 MODES = (
     "pipeline-openai",
@@ -52,12 +52,12 @@ MODES = (
 def _inputs(mode: str) -> list[Any]:
     from callstream.providers import get_translator
 
-    calls = c.make_calls(1, 200)
+    calls = make_calls(1, 200)
     if mode.endswith("anthropic"):
-        return c.anthropic_stream(calls)
+        return anthropic_stream(calls)
     if mode == "parser":
-        return c.fragments(calls[0].args)
-    payloads = c.openai_chat_stream(calls)
+        return fragments(calls[0].args)
+    payloads = openai_chat_stream(calls)
     if mode == "assembler":
         translator = get_translator("openai-chat")
         return [s for p in payloads for s in translator.translate(p)]

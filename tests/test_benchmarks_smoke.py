@@ -13,6 +13,7 @@ import gc
 import importlib.util
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,8 +30,8 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 def _load(name: str) -> ModuleType:
     if str(BENCH) not in sys.path:
         sys.path.insert(0, str(BENCH))
-    if name == "_common":
-        return importlib.import_module("_common")
+    if name in ("_measure", "_report", "_streams", "_peers"):  # the shared helper modules
+        return importlib.import_module(name)
     if name == "_growth_harness":  # the scripts import it as ``_growth``: the same module
         return importlib.import_module("_growth")
     module_name = f"_bench_{name}"
@@ -66,7 +67,7 @@ def test_assembler_tiny(tmp_path: Path) -> None:
 
 
 def test_pipeline_tiny_with_plot(tmp_path: Path) -> None:
-    bench = _load("run")
+    bench = _load("bench_pipeline")
     assert bench.main(["--tiny", "--out", str(tmp_path)]) == 0
     text = (tmp_path / "pipeline.md").read_text(encoding="utf-8")
     for lib in bench.LIBRARIES:
@@ -84,16 +85,16 @@ def test_pipeline_tiny_with_plot(tmp_path: Path) -> None:
 
 
 def test_series_skips_and_extrapolates() -> None:
-    common = _load("_common")
+    measure = _load("_measure")
     try:
-        _check_series(common)
+        _check_series(measure, _load("_report"))
     finally:
-        gc.unfreeze()  # each timed pass freezes the heap (see _common.quiet_gc)
+        gc.unfreeze()  # each timed pass freezes the heap (see _measure.quiet_gc)
 
 
-def _check_series(common: ModuleType) -> None:
+def _check_series(measure: ModuleType, report: ModuleType) -> None:
     # A quadratic "library": cost grows with the square of the input count.
-    series = common.Series("quadratic", budget_s=0.05, repeats=1)
+    series = measure.Series("quadratic", budget_s=0.05, repeats=1)
 
     def consumer_for(n: int) -> object:
         def make() -> tuple[object, object]:
@@ -110,33 +111,33 @@ def _check_series(common: ModuleType) -> None:
     assert small.result == "done"
     big = series.precheck(3, 100_000)
     assert big is not None and big.status == "skipped" and big.total_s > 0.05
-    assert "skipped" in common.fmt_total(big) and big.total_s == pytest.approx(
-        common.fit_quadratic(series.points)(100_000)
+    assert "skipped" in report.fmt_total(big) and big.total_s == pytest.approx(
+        measure.fit_quadratic(series.points)(100_000)
     )
 
 
 def test_fit_quadratic_recovers_coefficients() -> None:
-    common = _load("_common")
-    model = common.fit_quadratic([(n, 2e-6 * n + 3e-9 * n * n) for n in (100, 1000, 10_000)])
+    measure = _load("_measure")
+    model = measure.fit_quadratic([(n, 2e-6 * n + 3e-9 * n * n) for n in (100, 1000, 10_000)])
     assert model(100_000) == pytest.approx(2e-6 * 1e5 + 3e-9 * 1e10, rel=1e-6)
-    assert common.growth_exponent(10, 1.0, 100, 100.0) == pytest.approx(2.0)
+    assert measure.growth_exponent(10, 1.0, 100, 100.0) == pytest.approx(2.0)
 
 
 def test_streams_are_valid_wire_payloads() -> None:
-    common = _load("_common")
-    calls = common.make_calls(3, 300)
-    chat = common.openai_chat_stream(calls)
+    streams = _load("_streams")
+    calls = streams.make_calls(3, 300)
+    chat = streams.openai_chat_stream(calls)
     args: dict[int, str] = {}
     for payload in chat:
         for tc in payload["choices"][0]["delta"].get("tool_calls", ()):
             args[tc["index"]] = args.get(tc["index"], "") + tc["function"]["arguments"]
     assert [json.loads(args[i]) for i in range(3)] == [json.loads(c.args) for c in calls]
     assert chat[-1]["choices"][0]["finish_reason"] == "tool_calls"
-    anth = common.anthropic_stream(calls)
+    anth = streams.anthropic_stream(calls)
     assert anth[0]["type"] == "message_start" and anth[-1]["type"] == "message_stop"
-    text = common.long_string_document(2000)
+    text = streams.long_string_document(2000)
     assert "\\ud83d\\ude00" in text and json.loads(text)["content"].count("😀") > 0
-    assert all(len(f) <= common.FRAGMENT for f in common.fragments(text))
+    assert all(len(f) <= streams.FRAGMENT for f in streams.fragments(text))
 
 
 # --- growth checks (benchmarks/_growth.py, bench_growth_*.py, growth.py) ------------------
@@ -219,7 +220,7 @@ def test_growth_runner_subprocess_script_and_report(tmp_path: Path) -> None:
     assert "3 tries" in run.cells()[-1]
     growth = _load("_growth_harness")
     rows = [growth.Result("s", "n things", "time", 3, 1e-3, 2e-3, [2.0]), run]
-    info = _load("_common").machine()
+    info = _load("_report").machine()
     text = runner.report(rows, "python benchmarks/growth.py", info, 1.0)
     assert "| s | n things | time | 3 | 6 | 1 ms | 2 ms | 2.00 | ok |" in text
     assert "Output of `bench_growth_fake.py`" in text and "Machine:" in text
@@ -234,3 +235,27 @@ def test_growth_runner_end_to_end(tmp_path: Path) -> None:
     text = (tmp_path / "growth.md").read_text(encoding="utf-8")
     assert "| bench_growth_server_tools | bad index blocks | time |" in text
     assert "load average" in done.stdout and "Regenerate: `python benchmarks/growth.py" in text
+
+
+def test_compare_trees_alternates_two_trees(tmp_path: Path) -> None:
+    """compare_trees.py with both trees the worktree's src, one round: each worker imports
+    callstream from its tree (checked in the worker), and the report holds every cell."""
+    src = BENCH.parent / "src"
+    argv = [sys.executable, str(BENCH / "compare_trees.py"), "--baseline", str(src)]
+    argv += ["--candidate", str(src), "--quick", "--rounds", "1", "--out", str(tmp_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "compare.md").read_text(encoding="utf-8")
+    assert f"callstream imported from `{src.resolve()}" in text
+    for fmt in ("openai-chat", "anthropic"):
+        for driver in ("stream()", "collect()"):
+            assert text.count(f"| {fmt} | 1 call, 200 B | {driver} |") == 2  # CPU and wall
+    assert "ratio (median)" in text and "Machine:" in text
+
+
+def test_compare_trees_worker_refuses_callstream_from_elsewhere(tmp_path: Path) -> None:
+    src = BENCH.parent / "src"
+    argv = [sys.executable, str(BENCH / "compare_trees.py"), "--worker", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode != 0 and "not from the tree" in done.stderr
