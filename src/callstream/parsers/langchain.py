@@ -69,8 +69,9 @@ from callstream._assembly.types import (
 from callstream._errors import IncompleteJSONError, PartialJSONError, UsageError
 from callstream._json import PartialJSONParser
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
-from callstream.parsers._base import ParseSession, ToolsParser, _is_server_id
+from callstream.parsers._base import ParseSession, ToolsParser
 from callstream.parsers._results import ParsedCall, dumps_or_none
+from callstream.parsers._state import is_server_id as _is_server_id
 from callstream.parsers.json_tools import JsonToolsParser
 from callstream.parsers.pydantic_tools import PydanticToolsParser
 
