@@ -32,7 +32,7 @@ from callstream.parsers._input import (
 )
 from callstream.parsers._results import ParsedCall
 from callstream.parsers._shown import ShownCalls
-from callstream.parsers._state import NO_VERDICT, CallState, ServerMark
+from callstream.parsers._state import NO_VERDICT, CallState, ServerMark, is_server_id
 
 if TYPE_CHECKING:  # no import cycle at run time
     from callstream.parsers._base import ToolsParser
@@ -66,6 +66,7 @@ class ParseSession(ShownCalls[T]):
         "_finished",
         "_mode",
         "_pending_server",
+        "_server_ids",
     )
 
     def __init__(self, parser: ToolsParser[T], assembler_options: Mapping[str, Any]) -> None:
@@ -78,6 +79,9 @@ class ParseSession(ShownCalls[T]):
         self._finished = False
         self._closed = False
         self._pending_server: set[int | str] = set()  # marks for calls not announced yet
+        # Integration hook (the LangChain output parser): a call with an Anthropic
+        # ``srvtoolu_`` id is a server-side call (older integrations list them as tool calls).
+        self._server_ids = False
 
     @property
     def finished(self) -> bool:
@@ -123,6 +127,13 @@ class ParseSession(ShownCalls[T]):
             result = self._publish()
         return result
 
+    def _feed_signals(self, signals: Sequence[Any]) -> list[ParsedCall[T]] | None:
+        """Take the signals a provider translator produced for one payload (already
+        checked there: they go to the assembler as they are); like :meth:`feed`."""
+        if self._closed:
+            raise ParserStateError("feed() after close(): this session is over")
+        return self._apply(self._assemble(signals, checked=True), ())
+
     # --- input ------------------------------------------------------------------------
 
     def _events_of(self, item: Any) -> Sequence[Any]:
@@ -155,11 +166,13 @@ class ParseSession(ShownCalls[T]):
         self._mode = "events"
         return events
 
-    def _assemble(self, signals: Sequence[Any]) -> list[Any]:
+    def _assemble(self, signals: Sequence[Any], *, checked: bool = False) -> list[Any]:
+        """The events of raw signals (a user's chunk dicts are checked first, unless
+        ``checked``: a translator's output), through the session's own assembler."""
         if self._mode == "events":
             raise UsageError("raw chunks fed to a session that is reading assembly events")
         self._mode = "chunks"
-        keys = unknown_chunk_keys(signals)
+        keys = None if checked else unknown_chunk_keys(signals)
         if keys is not None:
             raise UsageError(
                 f"a dict with keys {keys} is not a ToolCallChunk (name, args, id, "
@@ -215,7 +228,11 @@ class ParseSession(ShownCalls[T]):
         if isinstance(event, CallStarted):
             call = CallState(event.index, event.name, event.id)
             self._add(call, event.key)
-            if getattr(event, "server", False) or self._pending_mark(call, event.key):
+            if (
+                getattr(event, "server", False)
+                or self._pending_mark(call, event.key)
+                or self._server_id(call)
+            ):
                 self._mark_server(call)
             else:
                 self._parser._start(call)
@@ -310,12 +327,16 @@ class ParseSession(ShownCalls[T]):
             call.id = id_
             if id_:
                 self._by_id[id_] = call
+                if self._server_id(call):
+                    self._mark_server(call)
 
     def _call_for(self, index: int, name: str | None, id_: str | None) -> CallState:
         call = self._calls.get(index)
         if call is None:  # a call that was never announced (no name, over max_calls)
             call = CallState(index, name, id_)
             self._add(call, None)
+            if self._server_id(call):
+                self._mark_server(call)
         return call
 
     def _invalidate(self, call: CallState, error: str, raw_args: str | None) -> None:
@@ -340,6 +361,11 @@ class ParseSession(ShownCalls[T]):
             self._pending_server.add(mark.id)
         elif mark.index is not None:
             self._pending_server.add(mark.index)
+
+    def _server_id(self, call: CallState) -> bool:
+        """Whether ``call``'s id names it a server-side call (when the session reads ids
+        that way: ``_server_ids``)."""
+        return self._server_ids and is_server_id(call.id)
 
     def _pending_mark(self, call: CallState, key: int | None) -> bool:
         pending = self._pending_server
