@@ -33,6 +33,7 @@ from callstream.parsers._state import ServerMark, is_server_id
 __all__ = (
     "CHUNK_KEYS",
     "EVENT_TYPES",
+    "RAW_TYPES",
     "SIGNAL_TYPES",
     "finished_events",
     "server_marks_of",
@@ -44,6 +45,9 @@ EVENT_TYPES = (CallStarted, ArgumentsDelta, CallDone, CallInvalid, StreamFinishe
 
 SIGNAL_TYPES = (CallEnd, CallFailure, StreamEnd, ServerToolUse)
 """The provider signals (besides ``ToolCallChunk`` dicts) a session assembles itself."""
+
+RAW_TYPES = (Mapping, *SIGNAL_TYPES)
+"""What a session assembles itself: ``ToolCallChunk`` dicts and the signals above."""
 
 CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
 

@@ -26,7 +26,7 @@ from callstream._assembly.types import (
 from callstream._errors import ParserStateError, UsageError
 from callstream.parsers._input import (
     EVENT_TYPES,
-    SIGNAL_TYPES,
+    RAW_TYPES,
     server_marks_of,
     unknown_chunk_keys,
 )
@@ -142,14 +142,14 @@ class ParseSession(ShownCalls[T]):
             return self._checked_events(tuple(events))
         if isinstance(item, EVENT_TYPES):
             return self._checked_events((item,))
-        if isinstance(item, (Mapping, *SIGNAL_TYPES)):
+        if isinstance(item, RAW_TYPES):
             return self._assemble([item])
         if isinstance(item, (list, tuple)):
             if not item:
                 return ()
             if all(isinstance(x, EVENT_TYPES) for x in item):
                 return self._checked_events(tuple(item))
-            if all(isinstance(x, (Mapping, *SIGNAL_TYPES)) for x in item):
+            if all(isinstance(x, RAW_TYPES) for x in item):
                 return self._assemble(item)
             raise UsageError(
                 "a list item must hold only assembly events or only tool-call chunks / "
