@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import callstream.parsers._base as base
+import callstream.parsers._shown as base  # where the copy budget is checked
 from callstream.parsers import JsonToolsParser
 from callstream.parsers._base import RESULT_COPY_FACTOR
 from callstream.parsers._results import ParsedCall

@@ -140,31 +140,44 @@ class PydanticToolsParser(ToolsParser[Any]):
         call.adapter = self.adapters.get(call.name) if call.name is not None else None
 
     def _refresh(self, call: CallState) -> bool:
+        if not self._preview_due(call):
+            return False
+        value = self._preview(call)
+        if value is _NO_PREVIEW or (call.value is not None and _same(call.value, value)):
+            return False
+        call.value = value
+        return True
+
+    def _preview_due(self, call: CallState) -> bool:
+        """Whether to validate a new preview of ``call`` now: a value closed, the text
+        grew by ``min_preview_growth`` and the work bound allows it (then the work is
+        counted and ``dirty`` cleared; otherwise ``dirty`` stays, to wait for text)."""
         if not (call.dirty and self.previews and call.adapter is not None):
             return False
         chars = call.chars
         if chars < call.checked_chars * (1 + self.min_preview_growth):
-            return False  # wait for more text (keep dirty)
+            return False  # wait for more text
         if call.work + chars > PREVIEW_WORK_FACTOR * chars:
-            return False  # over the work bound: wait for more text (keep dirty)
+            return False  # over the work bound: wait for more text
         call.dirty = False
         call.checked_chars = chars
         call.work += chars
+        return True
+
+    def _preview(self, call: CallState) -> Any:
+        """The complete values so far, validated partially; :data:`_NO_PREVIEW` when they
+        are not an object, too deep to write, or not valid yet."""
         preview = call.tree.snapshot(open_items=False)
         if not isinstance(preview, dict):
-            return False
+            return _NO_PREVIEW
         try:
             text = dumps_bounded(preview, max_depth=MAX_VALIDATION_DEPTH)
         except (JSONLimitError, ValueError, TypeError):
-            return False  # too deep for a preview (the final verdict will say so)
+            return _NO_PREVIEW  # too deep for a preview (the final verdict will say so)
         try:
-            value = self._validate(call.adapter, text, partial=True)
+            return self._validate(call.adapter, text, partial=True)
         except Exception:  # not valid yet (or a validator that raised): keep the last preview
-            return False
-        if call.value is not None and _same(call.value, value):
-            return False
-        call.value = value
-        return True
+            return _NO_PREVIEW
 
     def _finalize(self, call: CallState, tool_call: ToolCall) -> None:
         adapter = call.adapter
@@ -207,6 +220,9 @@ class PydanticToolsParser(ToolsParser[Any]):
 
     def _partial_value(self, call: CallState, args: dict[str, Any]) -> Any:
         return call.value
+
+
+_NO_PREVIEW: Any = object()  # "no new preview" (None may be a validated value)
 
 
 def _validate(adapter: TypeAdapter[Any], text: str, *, partial: bool) -> Any:

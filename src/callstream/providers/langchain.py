@@ -391,3 +391,10 @@ class LangChainTranslator:
         if get_str(message, "chunk_position") == "last":
             return StreamEnd(reason=None)
         return None
+
+
+def stream_end(message: Any) -> StreamEnd | None:
+    """The end of the stream a LangChain message states, or None: what
+    :meth:`LangChainTranslator.translate` appends after a message chunk's signals (read
+    the same way for a whole ``AIMessage``, which has no chunks to translate)."""
+    return LangChainTranslator._end_of(message)
