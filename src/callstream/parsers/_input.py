@@ -16,6 +16,7 @@ from typing import Any
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import (
     ArgumentsDelta,
+    CallChunk,
     CallDone,
     CallEnd,
     CallFailure,
@@ -43,7 +44,7 @@ __all__ = (
 EVENT_TYPES = (CallStarted, ArgumentsDelta, CallDone, CallInvalid, StreamFinished)
 """The assembly events a session reads."""
 
-SIGNAL_TYPES = (CallEnd, CallFailure, StreamEnd, ServerToolUse)
+SIGNAL_TYPES = (CallChunk, CallEnd, CallFailure, StreamEnd, ServerToolUse)
 """The provider signals (besides ``ToolCallChunk`` dicts) a session assembles itself."""
 
 RAW_TYPES = (Mapping, *SIGNAL_TYPES)

@@ -109,6 +109,10 @@ def alternate_key(key: str) -> str | None:
     return other if other != key else None
 
 
+_NONE_ATTRIBUTE: Any = object()
+"""What :func:`_lookup` gives for an object's attribute that exists and is None."""
+
+
 def _lookup(obj: Any, key: str) -> Any:
     if type(obj) is dict:  # the common case, without the ABC check below
         return obj.get(key, _MISSING)
@@ -118,6 +122,8 @@ def _lookup(obj: Any, key: str) -> Any:
         if obj is None or isinstance(obj, (str, bytes, bytearray, int, float, list, tuple)):
             return _MISSING
         value = getattr(obj, key, _MISSING)
+        if value is None:
+            return _NONE_ATTRIBUTE
         if value is not _MISSING and callable(value) and inspect.isroutine(value):
             return _MISSING  # a method, not a field
         return value
@@ -128,9 +134,11 @@ def _lookup(obj: Any, key: str) -> Any:
 def get(obj: Any, key: str, default: Any = None) -> Any:
     """Read field ``key`` of a dict, mapping, pydantic model, dataclass or plain object.
 
-    Tries ``key`` and then its other naming style (see :func:`alternate_key`). A missing
-    field, a method of that name, a field whose reading raises, or a ``None`` value give
-    ``default``. Never raises.
+    Tries ``key`` and then its other naming style (see :func:`alternate_key`); an object
+    (not a mapping) whose attribute ``key`` exists and is None is not read in the other
+    style (one object has one naming style, and a pydantic model's ``__getattr__`` raising
+    for the other costs microseconds). A missing field, a method of that name, a field
+    whose reading raises, or a ``None`` value give ``default``. Never raises.
     """
     if type(obj) is dict:  # the common case, inline (one lookup when the field is there)
         value = obj.get(key)
@@ -142,11 +150,13 @@ def get(obj: Any, key: str, default: Any = None) -> Any:
                 return default
         return value
     value = _lookup(obj, key)
+    if value is _NONE_ATTRIBUTE:  # an object with this field: not of the other naming style
+        return default
     if value is _MISSING or value is None:
         other = alternate_key(key)
         if other is not None:
             value = _lookup(obj, other)
-    if value is _MISSING or value is None:
+    if value is _MISSING or value is None or value is _NONE_ATTRIBUTE:
         return default
     return value
 
