@@ -36,11 +36,8 @@ ValueKind: TypeAlias = Literal["object", "array", "string", "number", "true", "f
 
 
 _FACTORY_SOURCE = """\
-def __make_outer__({closure}):
-    def {name}({params}):
-{body}
-    return {name}
-"""
+def {name}({params}):
+{body}"""
 
 
 def fast_constructor(
@@ -52,13 +49,15 @@ def fast_constructor(
     ``==``, ``hash``, ``repr``, ``match``; still frozen if ``cls`` is), built the way a hot
     path wants it: ``object.__new__(cls)``, then each field's slot set through its
     descriptor's ``__set__``. The frozen constructor instead goes through the keyword
-    call machinery and ``object.__setattr__`` by name, about three times the cost.
+    call machinery and ``object.__setattr__`` by name: 2 to 2.6 times the cost
+    (``benchmarks/bench_construct.py``).
 
     Like :mod:`dataclasses`, the factory is generated from ``dataclasses.fields(cls)``
-    (source text, ``exec``): one parameter per ``init`` field in field order, the same
-    defaults (a ``default_factory`` is called when the argument is left out), and fields
-    with ``init=False`` set from their default. So it follows the class: a field added to
-    the class is a parameter of the next generated factory; nothing is kept in step by hand.
+    (source text, ``exec``): one required positional parameter per ``init`` field, in field
+    order (defaults are not applied: a hot path passes every field, and testing for a
+    left-out argument would cost on every call), and fields with ``init=False`` set from
+    their default or ``default_factory``. So it follows the class: a field added to the
+    class is a parameter of the next generated factory; nothing is kept in step by hand.
 
     ``routes`` is the one hook: ``{"path": (tuple, set_node)}`` stores the ``path``
     argument with the class's own slot when its type is exactly ``tuple``, and with
@@ -80,58 +79,45 @@ def fast_constructor(
     routes = dict(routes or {})
     names: dict[str, Any] = {"__cls__": cls, "__new__": object.__new__}
     params: list[str] = []
-    body: list[str] = ["obj = __new__(__cls__)"]
+    body: list[str] = ["__obj__ = __new__(__cls__)"]
     for number, item in enumerate(dataclasses.fields(cls)):
         setter = f"__set{number}__"
         names[setter] = _slot_descriptor(cls, item.name).__set__
-        value = item.name if item.init else None
+        value: str | None = item.name
         if item.init:
-            if item.default is not dataclasses.MISSING:
-                names[f"__default{number}__"] = item.default
-                params.append(f"{item.name}=__default{number}__")
-            elif item.default_factory is not dataclasses.MISSING:
-                names[f"__factory{number}__"] = item.default_factory
-                params.append(f"{item.name}=__none__")
-                body.append(f"if {item.name} is __none__: {item.name} = __factory{number}__()")
-            else:
-                params.append(item.name)
+            params.append(item.name)
         elif item.default is not dataclasses.MISSING:
             names[f"__default{number}__"] = item.default
             value = f"__default{number}__"
         elif item.default_factory is not dataclasses.MISSING:
             names[f"__factory{number}__"] = item.default_factory
             value = f"__factory{number}__()"
+        else:
+            value = None
         if value is None:
             continue  # init=False without a default: left unset, as the constructor does
         route = routes.pop(item.name, None) if item.init else None
         if route is None:
-            body.append(f"{setter}(obj, {value})")
+            body.append(f"{setter}(__obj__, {value})")
         else:
             names[f"__type{number}__"], names[f"__other{number}__"] = route
-            body.append(f"if type({value}) is __type{number}__: {setter}(obj, {value})")
-            body.append(f"else: __other{number}__(obj, {value})")
+            body.append(f"if type({value}) is __type{number}__: {setter}(__obj__, {value})")
+            body.append(f"else: __other{number}__(__obj__, {value})")
     if routes:
         raise TypeError(f"routes name no init field of {cls.__name__}: {sorted(routes)}")
-    body.append("return obj")
-    if any(p.endswith("=__none__") for p in params):
-        names["__none__"] = _NO_ARGUMENT
+    body.append("return __obj__")
     name = f"new_{cls.__name__}"
     source = _FACTORY_SOURCE.format(
-        closure=", ".join(names),
-        name=name,
-        params=", ".join(params),
-        body="".join(f"        {line}\n" for line in body),
+        name=name, params=", ".join(params), body="".join(f"    {line}\n" for line in body)
     )
-    scope: dict[str, Any] = {}
-    exec(source, {}, scope)  # generated from the fields above, as dataclasses does
-    factory: Callable[..., _T] = scope["__make_outer__"](**names)
+    # The names the factory uses are the globals of its own namespace (not closure cells:
+    # a closure copies its cells into every call's frame, about 2% per object here).
+    exec(source, names)  # generated from the fields above, as dataclasses does
+    factory: Callable[..., _T] = names[name]
     factory.__qualname__ = f"{cls.__qualname__}.{name}"
     factory.__module__ = cls.__module__
     factory.__doc__ = f"``{cls.__name__}(...)`` built through its slots (see fast_constructor)."
     return factory
-
-
-_NO_ARGUMENT: Final = object()
 
 
 def _slot_descriptor(cls: type, name: str) -> Any:
