@@ -87,9 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             order = args.trees if k % 2 == 0 else list(reversed(args.trees))
             for tree in order:
                 times[tree].append(one_pass(makers[tree], parts, inner))
-        cells = [
-            f"{min(s) / 1e6:.3f} / {statistics.median(s) / 1e6:.3f}" for s in times.values()
-        ]
+        cells = [f"{min(s) / 1e6:.3f} / {statistics.median(s) / 1e6:.3f}" for s in times.values()]
         ratio = min(times[args.trees[-1]]) / min(times[args.trees[0]])
         print(f"| {doc} ({len(text):,} chars) | " + " | ".join(cells) + f" | {ratio:.3f} |")
     return 0
