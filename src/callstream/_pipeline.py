@@ -212,9 +212,19 @@ class StreamResult:
     provider_finish_reason: str | None = None
 
 
-_new_update: Callable[..., StreamUpdate] = fast_constructor(StreamUpdate)
+_new_update: Callable[
+    [
+        tuple[AssemblyEvent, ...],
+        list[ToolCall],
+        list[InvalidToolCall],
+        str | None,
+        Any,
+        list[ServerToolCall],
+    ],
+    StreamUpdate,
+] = fast_constructor(StreamUpdate)
 """``StreamUpdate(...)`` with positional fields, built through the slots (hot path: one per
-payload; the frozen dataclass constructor costs about three times more)."""
+payload; the frozen dataclass constructor costs about 2.5 times more)."""
 
 
 def _normalize(message: TransportMessage) -> Any:

@@ -148,7 +148,7 @@ Change: TypeAlias = ValueStarted | StringExtended | ScalarSet | ValueClosed
 # --- fast construction (the parser's hot path) ----------------------------------------
 #
 # A frozen dataclass's __init__ sets each field through object.__setattr__ by name, after
-# the keyword-argument call machinery: about three times what these factories cost. They
+# the keyword-argument call machinery: 2.3 times what these factories cost. They
 # are generated from the fields (see fast_constructor) and build equal objects (frozen,
 # slotted); a ``path`` given as a PathNode (not a tuple) is routed to ``_node`` and built
 # into a tuple on read.
