@@ -34,7 +34,14 @@ already show (except for a duplicate key, which replaces the earlier value as in
 The strict verdict, ``close()``, is the tree itself once the text is complete: numbers are
 converted exactly as ``json.loads`` converts them, strings decoded the same way, and
 every grammar rule of RFC 8259 is checked at the first character that breaks it.
-"""
+
+Modules. The parser is one class built in layers, a module each, every layer adding
+methods only (one ``__slots__``, in the base): :mod:`~callstream._json.grammar` (tables and
+pure helpers), :mod:`~callstream._json.state` (``ParserState``: the attributes, the frame
+stack, where a value goes), :mod:`~callstream._json.values` (``ValueReader``: strings and
+escapes, containers, numbers, literals), :mod:`~callstream._json.scanner` (``Scanner``: the
+scan loop), and this module: the public class (options, ``feed``, ``close``, previews).
+
 
 from __future__ import annotations
 
