@@ -41,7 +41,7 @@ pure helpers), :mod:`~callstream._json.state` (``ParserState``: the attributes, 
 stack, where a value goes), :mod:`~callstream._json.values` (``ValueReader``: strings and
 escapes, containers, numbers, literals), :mod:`~callstream._json.scanner` (``Scanner``: the
 scan loop), and this module: the public class (options, ``feed``, ``close``, previews).
-
+"""
 
 from __future__ import annotations
 
