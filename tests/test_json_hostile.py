@@ -129,10 +129,10 @@ def test_deep_frames_share_their_paths() -> None:
     parser.feed("[" * depth)
     frames = parser._frames
     for frame in frames[EAGER_DEPTH + 1 :]:
-        node = frame[1]
+        node = frame.path
         assert type(node) is PathNode
         assert type(node.parent) in (PathNode, tuple)
-    assert all(len(frame[1]) <= EAGER_DEPTH for frame in frames if type(frame[1]) is tuple)
+    assert all(len(frame.path) <= EAGER_DEPTH for frame in frames if type(frame.path) is tuple)
 
 
 def test_very_deep_document_within_a_raised_limit() -> None:

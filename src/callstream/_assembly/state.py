@@ -13,7 +13,7 @@ stream — and answers each with the events it caused. It routes a chunk to its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from callstream._assembly.arguments import NO_LIMIT, ArgumentText, TextBudget
@@ -33,27 +33,13 @@ from callstream._assembly.verdict import rejected, verdict
 from callstream._assembly.views import CallViews
 from callstream._errors import JSONLimitError, PartialJSONError
 from callstream._json.changes import Change
-from callstream._types import slot_setter
+from callstream._types import fast_constructor
 
 __all__ = ("AssemblyState",)
 
-_new = object.__new__
-_set_index = slot_setter(ArgumentsDelta, "index")
-_set_text = slot_setter(ArgumentsDelta, "text")
-_set_changes = slot_setter(ArgumentsDelta, "changes")
-
-
-def _delta(number: int, text: str, changes: tuple[Change, ...]) -> ArgumentsDelta:
-    """``ArgumentsDelta(index=number, text=..., changes=...)`` at half the cost (hot path).
-
-    Sets the slots directly instead of going through the frozen dataclass's
-    ``object.__setattr__`` calls; a test checks it equals the constructor's result.
-    """
-    delta: ArgumentsDelta = _new(ArgumentsDelta)
-    _set_index(delta, number)
-    _set_text(delta, text)
-    _set_changes(delta, changes)
-    return delta
+_delta: Callable[[int, str, tuple[Change, ...]], ArgumentsDelta] = fast_constructor(ArgumentsDelta)
+"""``ArgumentsDelta(index=..., text=..., changes=...)``, positional, built through the slots
+(hot path: one per fragment; 40% of the constructor's cost)."""
 
 
 class AssemblyState:
@@ -415,12 +401,7 @@ class AssemblyState:
                 arguments.buffer(text, changes)
                 return
             self._announce(call, events)
-        # _delta written out (one Python call less per fragment, the hot path)
-        delta: ArgumentsDelta = _new(ArgumentsDelta)
-        _set_index(delta, call.number)
-        _set_text(delta, text)
-        _set_changes(delta, tuple(changes))
-        events.append(delta)
+        events.append(_delta(call.number, text, tuple(changes)))
 
     def _replace_args(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
         """Replace an undecided call's arguments with the provider's authoritative text."""

@@ -1,0 +1,162 @@
+"""The JSON grammar as tables: ``Allow`` bits, lexical patterns, scanner and number states.
+
+Pure data and pure helpers shared by the parser's modules (no parser state here): the
+precompiled regexes that take runs of characters at a position, the states of the scanner
+and of the number grammar (with its move table), the literals, and the small converters
+(``\\u`` hex digits, a number's value, the digits-limit error).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any, Final, cast
+
+from callstream._errors import JSONLimitError, MalformedJSONError
+
+# Bit values of partial-json-parser's ``Allow`` flags (an IntFlag). They are repeated here so
+# this layer needs only the standard library; a test checks that they match.
+STR: Final = 1
+NUM: Final = 2
+ARR: Final = 4
+OBJ: Final = 8
+NULL: Final = 16
+BOOL: Final = 32
+NAN: Final = 64
+INFINITY: Final = 128
+NEG_INFINITY: Final = 256
+
+ALLOW_ALL: Final = STR | NUM | ARR | OBJ | NULL | BOOL | NAN | INFINITY | NEG_INFINITY
+"""Every flag (``Allow.ALL``): an ``allow`` with any other bit is refused."""
+
+DEFAULT_ALLOW: Final = STR | ARR | OBJ
+"""Partial strings and containers are shown; numbers and literals only when complete."""
+
+DEFAULT_MAX_DEPTH: Final = 1000
+"""Deepest nesting of arrays and objects accepted by default."""
+
+# --- lexical patterns -------------------------------------------------------------------
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING_RUN_STRICT = re.compile(r'[^"\\\x00-\x1f]*')
+_STRING_RUN_LAX = re.compile(r'[^"\\]*')
+# Longest prefix of the text that can still begin a JSON number.
+_NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:(?:\.[0-9]+)?[eE][+-]?[0-9]*|\.[0-9]*)?)?")
+# These patterns match the empty string too, so ``match`` never returns None.
+_Run = Callable[[str, int], "re.Match[str]"]
+_number_prefix = cast(_Run, _NUMBER_PREFIX.match)
+_ws_match = cast(_Run, _WS.match)
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_digit_run = cast(_Run, re.compile(r"[0-9]*").match)
+_HEX = frozenset("0123456789abcdefABCDEF")
+_SIMPLE_ESCAPES: Final = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+
+# literal word -> (value, Allow bit that lets it show while partial)
+_LITERALS: Final[dict[str, tuple[str, Any, int]]] = {
+    "t": ("true", True, BOOL),
+    "f": ("false", False, BOOL),
+    "n": ("null", None, NULL),
+    "N": ("NaN", math.nan, NAN),
+    "I": ("Infinity", math.inf, INFINITY),
+    "-": ("-Infinity", -math.inf, NEG_INFINITY),
+}
+
+# --- scanner states -----------------------------------------------------------------------
+
+_VALUE = 0  # a value is expected (start, after ':' or after ',' in an array)
+_ARRAY_FIRST = 1  # just after '[': a value or ']'
+_OBJECT_FIRST = 2  # just after '{': a key or '}'
+_KEY = 3  # after ',' in an object: a key
+_COLON = 4  # after a key: ':'
+_AFTER = 5  # after a value in a container: ',' or the closer
+_STRING = 6  # inside a string (a value or a key)
+_NUMBER_PENDING = 7  # a number that may go on is in ``_num_parts`` (state ``_num_state``)
+_LITERAL_PENDING = 8  # a literal that is not complete yet is in the carry
+_DONE = 9  # the top-level value is complete: only whitespace may follow
+
+# --- number grammar states (a number that may still go on, kept in ``_num_parts``) ---------
+
+_N_START = 0  # nothing yet
+_N_MINUS = 1  # "-"
+_N_ZERO = 2  # "0" or "-0": only '.', 'e' or the end may follow
+_N_INT = 3  # integer digits "12"  (a digit run)
+_N_DOT = 4  # "1."
+_N_FRAC = 5  # "1.5"  (a digit run)
+_N_EXP = 6  # "1e"
+_N_EXP_SIGN = 7  # "1e-"
+_N_EXP_DIGITS = 8  # "1e5"  (a digit run)
+_N_COMPLETE = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP_DIGITS))
+_N_RUNS = frozenset((_N_INT, _N_FRAC, _N_EXP_DIGITS))
+_DIGIT_CHARS = "0123456789"
+
+
+def _number_moves() -> tuple[dict[str, int], ...]:
+    """For each number state, the state that each possible next character leads to."""
+    moves: list[dict[str, int]] = [{} for _ in range(9)]
+    moves[_N_START] = {"-": _N_MINUS, "0": _N_ZERO, **dict.fromkeys("123456789", _N_INT)}
+    moves[_N_MINUS] = {"0": _N_ZERO, **dict.fromkeys("123456789", _N_INT)}
+    moves[_N_ZERO] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP}
+    moves[_N_INT] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP, **dict.fromkeys(_DIGIT_CHARS, _N_INT)}
+    moves[_N_DOT] = dict.fromkeys(_DIGIT_CHARS, _N_FRAC)
+    moves[_N_FRAC] = {"e": _N_EXP, "E": _N_EXP, **dict.fromkeys(_DIGIT_CHARS, _N_FRAC)}
+    moves[_N_EXP] = {
+        "+": _N_EXP_SIGN,
+        "-": _N_EXP_SIGN,
+        **dict.fromkeys(_DIGIT_CHARS, _N_EXP_DIGITS),
+    }
+    moves[_N_EXP_SIGN] = dict.fromkeys(_DIGIT_CHARS, _N_EXP_DIGITS)
+    moves[_N_EXP_DIGITS] = dict.fromkeys(_DIGIT_CHARS, _N_EXP_DIGITS)
+    return tuple(moves)
+
+
+_NUMBER_MOVES: Final = _number_moves()
+
+_EXPECTED = {
+    _VALUE: "expected a value",
+    _ARRAY_FIRST: "expected a value or ']'",
+    _OBJECT_FIRST: "expected a string key or '}'",
+    _KEY: "expected a string key",
+    _COLON: "expected ':' after the key",
+}
+
+
+def _hex4(text: str, start: int, base: int) -> int:
+    """Value of the 4 hex digits at ``start``; -1 if the text ends first; raises if not hex."""
+    end = min(len(text), start + 4)
+    for k in range(start, end):
+        if text[k] not in _HEX:
+            raise MalformedJSONError("invalid \\u escape (expected 4 hex digits)", base + k)
+    if end - start < 4:
+        return -1
+    return int(text[start : start + 4], 16)
+
+
+def _count_digits(text: str, start: int, end: int) -> int:
+    """Number of decimal digits in ``text[start:end]`` (a JSON number). O(end - start)."""
+    signs = sum(text.count(c, start, end) for c in "-+.eE")
+    return end - start - signs
+
+
+def _digits_error(limit: int, position: int) -> JSONLimitError:
+    return JSONLimitError(
+        f"number with more than {limit} digits (the limit of sys.get_int_max_str_digits())",
+        position,
+    )
+
+
+def _number_value(m: re.Match[str]) -> Any:
+    """Convert a matched JSON number exactly as ``json.loads`` does."""
+    text = m.group(0)
+    if m.group(1) is None and m.group(2) is None:
+        return int(text)
+    return float(text)
