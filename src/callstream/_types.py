@@ -41,7 +41,10 @@ def {name}({params}):
 
 
 def fast_constructor(
-    cls: type[_T], *, routes: Mapping[str, tuple[type, Callable[[Any, Any], None]]] | None = None
+    cls: type[_T],
+    *,
+    routes: Mapping[str, tuple[type, Callable[[Any, Any], None]]] | None = None,
+    unchecked: bool = False,
 ) -> Callable[..., _T]:
     """A generated positional factory for the slotted dataclass ``cls``: ``f(*values)``.
 
@@ -64,17 +67,21 @@ def fast_constructor(
     ``set_node(obj, value)`` otherwise (one ``type(x) is T`` test, inside the same call:
     the changes' shared ``PathNode`` paths use it).
 
+    ``unchecked=True`` accepts a class whose ``__post_init__`` only checks and normalizes
+    the fields the caller passes (:class:`~callstream.CallChunk`): the factory skips it,
+    for callers whose values already have the checked types (the translators).
+
     Cost: generation is O(number of fields), once per call of this function (call it at
     import time); the factory costs one Python call plus one C call per field.
 
     Raises:
         TypeError: ``cls`` is not a dataclass with ``slots=True``, has a
-            ``__post_init__`` (the factory would skip it), or ``routes`` names a field
-            that is not an ``init`` field.
+            ``__post_init__`` (the factory would skip it) without ``unchecked=True``, or
+            ``routes`` names a field that is not an ``init`` field.
     """
     if not dataclasses.is_dataclass(cls) or "__slots__" not in cls.__dict__:
         raise TypeError(f"fast_constructor needs a slotted dataclass, got {cls!r}")
-    if hasattr(cls, "__post_init__"):
+    if hasattr(cls, "__post_init__") and not unchecked:
         raise TypeError(f"fast_constructor cannot run {cls.__name__}.__post_init__")
     routes = dict(routes or {})
     names: dict[str, Any] = {"__cls__": cls, "__new__": object.__new__}

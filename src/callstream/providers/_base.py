@@ -39,14 +39,14 @@ import functools
 import inspect
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from callstream._assembly.types import CallChunk, CallFailure, ServerToolUse, Signal
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
-from callstream._types import slot_setter
+from callstream._types import fast_constructor
 
 __all__ = (
     "MAX_BAD_INDEX_KEYS",
@@ -755,26 +755,14 @@ def to_json_data(value: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
         ) from None
 
 
-_new_chunk = object.__new__
-_set_chunk_index = slot_setter(CallChunk, "index")
-_set_chunk_id = slot_setter(CallChunk, "id")
-_set_chunk_name = slot_setter(CallChunk, "name")
-_set_chunk_args = slot_setter(CallChunk, "args")
+tool_chunk: Callable[[int | None, str | None, str | None, str | dict[str, Any] | None], CallChunk]
+tool_chunk = fast_constructor(CallChunk, unchecked=True)
+tool_chunk.__doc__ = """``tool_chunk(index, id, name, args)``: the
+:class:`~callstream.CallChunk` every translator emits for a fragment of a call, equal to
+``CallChunk(index=..., id=..., name=..., args=...)``.
 
-
-def tool_chunk(
-    index: int | None, id_: str | None, name: str | None, args: str | dict[str, Any] | None
-) -> CallChunk:
-    """The :class:`~callstream.CallChunk` every translator emits for a fragment of a call.
-
-    Built without :class:`CallChunk`'s field checks: translators pass what this package's
-    accessors return (:func:`get_index`, :func:`get_str`, a plain dict or str for
-    ``args``), so the fields already have their types. Equal to
-    ``CallChunk(index=index, id=id_, name=name, args=args)``. Cost: O(1).
-    """
-    chunk: CallChunk = _new_chunk(CallChunk)
-    _set_chunk_index(chunk, index)
-    _set_chunk_id(chunk, id_)
-    _set_chunk_name(chunk, name)
-    _set_chunk_args(chunk, args)
-    return chunk
+Built without :class:`CallChunk`'s field checks (a generated constructor, see
+:func:`~callstream._types.fast_constructor`): translators pass what this package's
+accessors return (:func:`get_index`, :func:`get_str`, a plain dict or str for ``args``),
+so the fields already have their types. Cost: O(1).
+"""
