@@ -215,32 +215,29 @@ class AssemblyState:
                 routes.current = streaming
                 self._add_text(streaming, text, events)  # type: ignore[arg-type]
                 return
-        if not id_:  # rule 2: empty fields are ignored
-            id_ = None
-        if not name:
-            name = None
-        if not text:
-            text = None
+        self._merge_slowly(key, id_ or None, name or None, text or None, whole, events)
+
+    def _merge_slowly(  # noqa: PLR0917 -- merge()'s arguments, passed on as they are
+        self,
+        key: int | None,
+        id_: str | None,
+        name: str | None,
+        text: Args,
+        whole: bool,
+        events: list[AssemblyEvent],
+    ) -> None:
+        """:meth:`merge` for every chunk but a keyed text continuation; empty fields are
+        already None (rule 2)."""
+        routes = self.routes
         if id_ is None and name is None and text is None:
             if key is not None:
                 known = routes.by_key.get(key)
                 if known is not None:
                     routes.current = known
             return
-        if key is not None and id_ is None:  # rule 1a, without a call (most keyed chunks)
-            call = routes.by_key.get(key)
-            anonymous = False
-        else:
-            call, anonymous = routes.continued(key, id_)  # rule 1
-        probe = text if text is None or type(text) is str else "{}"  # an object is content
-        if call is None or starts_new_call(call, id_, name, probe, anonymous):  # rule 5
-            if len(self.calls) >= self.call_cap:
-                self._refuse(key, id_, name, events)
-                return
-            call = self._new_call(key)
-        elif call.input_closed:
-            routes.current = call
-            return  # nothing new for a call whose input is closed (rule 5e)
+        call = self._route(key, id_, name, text, events)
+        if call is None:
+            return
         routes.current = call
         if id_ is not None and id_ != call.id:  # rules 3 and 4
             self._set_id(call, id_, events)
@@ -254,6 +251,34 @@ class AssemblyState:
             self._merge_arguments(call, text, whole, events)
         else:
             self._add_text(call, text, events)  # rule 6, the common case
+
+    def _route(
+        self,
+        key: int | None,
+        id_: str | None,
+        name: str | None,
+        text: Args,
+        events: list[AssemblyEvent],
+    ) -> Call | None:
+        """The call a chunk merges into (rules 1 and 5): the one it continues, or a new
+        one; None when nothing of it is to be merged (a refused call past ``max_calls``,
+        or a call whose input is closed, rule 5e)."""
+        routes = self.routes
+        if key is not None and id_ is None:  # rule 1a, without a call (most keyed chunks)
+            call = routes.by_key.get(key)
+            anonymous = False
+        else:
+            call, anonymous = routes.continued(key, id_)  # rule 1
+        probe = text if text is None or type(text) is str else "{}"  # an object is content
+        if call is None or starts_new_call(call, id_, name, probe, anonymous):  # rule 5
+            if len(self.calls) >= self.call_cap:
+                self._refuse(key, id_, name, events)
+                return None
+            return self._new_call(key)
+        if call.input_closed:
+            routes.current = call
+            return None  # nothing new for a call whose input is closed (rule 5e)
+        return call
 
     def _merge_arguments(
         self, call: Call, text: str | JSONLimitError, whole: bool, events: list[AssemblyEvent]

@@ -82,26 +82,33 @@ def verdict(
     if not named:
         return "tool call has no name"
     if parser is None or not parser.started:
-        if limit_reason is not None:
-            return (
-                f"tool call was cut off before its arguments began (finish reason {limit_reason!r})"
-            )
-        if empty_args == "invalid":
-            return "tool call has empty arguments"
-        return {}
+        return _without_text(limit_reason, empty_args)
     try:
         value = parser.close()
     except IncompleteJSONError as exc:
-        where = f"{exc.reason} at position {exc.position}"
-        if limit_reason is not None:
-            return (
-                f"arguments were cut off by the token limit (finish reason {limit_reason!r}): "
-                f"{where}"
-            )
-        ended = "stream" if at_finish else "call"
-        return f"arguments were cut off: the {ended} ended before they were complete ({where})"
+        return _cut_off(exc, limit_reason, at_finish)
     except PartialJSONError as exc:
         return rejected(exc)
     if type(value) is dict:
         return value
     return f"arguments must be a JSON object, got {json_kind(value)}"
+
+
+def _without_text(limit_reason: str | None, empty_args: str) -> dict[str, Any] | str:
+    """The verdict on a named call that received no argument text."""
+    if limit_reason is not None:
+        return f"tool call was cut off before its arguments began (finish reason {limit_reason!r})"
+    if empty_args == "invalid":
+        return "tool call has empty arguments"
+    return {}
+
+
+def _cut_off(exc: IncompleteJSONError, limit_reason: str | None, at_finish: bool) -> str:
+    """Why a call whose argument text stopped before its value ended is invalid."""
+    where = f"{exc.reason} at position {exc.position}"
+    if limit_reason is not None:
+        return (
+            f"arguments were cut off by the token limit (finish reason {limit_reason!r}): {where}"
+        )
+    ended = "stream" if at_finish else "call"
+    return f"arguments were cut off: the {ended} ended before they were complete ({where})"
