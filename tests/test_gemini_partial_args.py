@@ -295,6 +295,13 @@ BAD_ENTRIES = [
     (n("$.x", float("-inf")), "non-finite numberValue at $.x"),
     (n("$.x", "Infinity"), "non-finite numberValue at $.x"),
     (n("$.x", "1e999"), "non-finite numberValue at $.x"),
+    # a value of the wrong type is an error, never read as null or as another value
+    (n("$.x", True), "numberValue at $.x is not a number: true"),
+    (n("$.x", [1]), "numberValue at $.x is not a number: [1]"),
+    ({"jsonPath": "$.x", "stringValue": 5}, "stringValue at $.x is not a string: 5"),
+    ({"jsonPath": "$.x", "stringValue": {"a": 1}}, 'stringValue at $.x is not a string: {"a": 1}'),
+    ({"jsonPath": "$.x", "boolValue": "yes"}, 'boolValue at $.x is not a bool: "yes"'),
+    ({"jsonPath": "$.x", "boolValue": 1}, "boolValue at $.x is not a bool: 1"),
 ]
 
 

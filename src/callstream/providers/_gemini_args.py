@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from callstream.providers._base import alternate_key, get, get_str, scalar_value
+from callstream.providers._base import alternate_key, describe, get, get_str, scalar_value
 
 __all__ = (
     "MAX_INDEX_GAP",
@@ -325,12 +325,15 @@ def _read_leaf(entry: Any) -> _Leaf:
     if len(path) > MAX_PATH_DEPTH:
         raise _BadLeaves(f"jsonPath deeper than {MAX_PATH_DEPTH} levels")
     more = get(entry, "willContinue") is True
-    string = scalar_value(get(entry, "stringValue"))
+    raw_string = get(entry, "stringValue")
+    string = scalar_value(raw_string)
     if type(string) is str:
         return path, "string", string, more
+    if raw_string is not None:
+        raise _BadLeaves(f"stringValue at {raw_path} is not a string: {describe(raw_string)}")
     scalar = _number_text(entry, raw_path)
     if scalar is None:
-        scalar = _bool_or_null_text(entry)
+        scalar = _bool_or_null_text(entry, raw_path)
     if scalar is None:  # no value at all: an empty continuation of an open string, else null
         return path, "empty", "null", more
     return path, "scalar", scalar, False
@@ -339,14 +342,17 @@ def _read_leaf(entry: Any) -> _Leaf:
 def _number_text(entry: Any, raw_path: str) -> str | None:
     """The JSON text of the entry's ``numberValue`` (None without one). Raises _BadLeaves
     for a number that cannot be written (unreadable text, NaN / infinity, too long)."""
-    number = scalar_value(get(entry, "numberValue"))
+    raw_number = get(entry, "numberValue")
+    number = scalar_value(raw_number)  # an enum or a subclass: its plain value
     if type(number) is str:
         try:
             number = float(number)
         except ValueError:
             raise _BadLeaves(f"unreadable numberValue {number!r} at {raw_path}") from None
-    if type(number) is not int and type(number) is not float:
+    if raw_number is None:
         return None
+    if type(number) is not int and type(number) is not float:
+        raise _BadLeaves(f"numberValue at {raw_path} is not a number: {describe(raw_number)}")
     if type(number) is float and not math.isfinite(number):
         raise _BadLeaves(f"non-finite numberValue at {raw_path}")
     try:
@@ -355,11 +361,14 @@ def _number_text(entry: Any, raw_path: str) -> str | None:
         raise _BadLeaves(f"unreadable numberValue at {raw_path}") from None
 
 
-def _bool_or_null_text(entry: Any) -> str | None:
-    """``true`` / ``false`` / ``null`` for a ``boolValue`` or ``nullValue`` (None without)."""
+def _bool_or_null_text(entry: Any, raw_path: str) -> str | None:
+    """``true`` / ``false`` / ``null`` for a ``boolValue`` or ``nullValue`` (None without).
+    Raises _BadLeaves for a ``boolValue`` that is not a bool."""
     boolean = get(entry, "boolValue")
     if type(boolean) is bool:
         return "true" if boolean else "false"
+    if boolean is not None:
+        raise _BadLeaves(f"boolValue at {raw_path} is not a bool: {describe(boolean)}")
     if _has_key(entry, "nullValue") or get(entry, "nullValue") is not None:
         return "null"
     return None
