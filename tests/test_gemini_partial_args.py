@@ -35,6 +35,7 @@ from callstream.providers._gemini_args import (
     _BadLeaves,
     parse_json_path,
 )
+from tests.gemini_leaves import path_text, scalars_in_order
 from tests.strategies import json_scalars, json_text
 
 Entry = dict[str, Any]
@@ -372,35 +373,6 @@ def test_parse_json_path() -> None:
 
 
 # --- random values turned into leaves ---------------------------------------------------
-
-_SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def path_text(path: tuple[str | int, ...]) -> str:
-    out = ["$"]
-    for segment in path:
-        if isinstance(segment, int):
-            out.append(f"[{segment}]")
-        elif _SIMPLE_KEY.match(segment):
-            out.append("." + segment)
-        else:
-            out.append("['" + segment.replace("\\", "\\\\").replace("'", "\\'") + "']")
-    return "".join(out)
-
-
-def scalars_in_order(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
-    """(path, scalar) pairs of ``value`` in document order (empty containers have none)."""
-    out: list[tuple[tuple[str | int, ...], Any]] = []
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(((*path, key), child) for key, child in reversed(item.items()))
-        elif isinstance(item, list):
-            stack.extend(((*path, i), child) for i, child in reversed(list(enumerate(item))))
-        else:
-            out.append((path, item))
-    return out
 
 
 @st.composite

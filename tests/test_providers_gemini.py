@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.gemini import GeminiTranslator, detect
+from tests.gemini_leaves import path_text, scalars_in_order
 from tests.provider_helpers import (
     RECORDED,
     assemble,
@@ -459,41 +459,12 @@ def test_unreadable_json_path_fails_the_call_and_ignores_its_rest() -> None:
 
 # --- random re-splits and re-orderings --------------------------------------------------
 
-_SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-def path_text(path: tuple[str | int, ...]) -> str:
-    out = ["$"]
-    for segment in path:
-        if isinstance(segment, int):
-            out.append(f"[{segment}]")
-        elif _SIMPLE_KEY.match(segment):
-            out.append("." + segment)
-        else:
-            out.append("['" + segment.replace("\\", "\\\\").replace("'", "\\'") + "']")
-    return "".join(out)
-
-
-def scalar_groups(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
-    """(path, scalar) in document order; empty containers have no leaves at all."""
-    out: list[tuple[tuple[str | int, ...], Any]] = []
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(((*path, key), child) for key, child in reversed(item.items()))
-        elif isinstance(item, list):
-            stack.extend(((*path, i), child) for i, child in reversed(list(enumerate(item))))
-        else:
-            out.append((path, item))
-    return out
-
 
 @st.composite
 def leaf_groups(draw: st.DrawFn, value: Any) -> list[list[dict[str, Any]]]:
     """The leaves of ``value``, one group per scalar; strings cut into continued pieces."""
     groups = []
-    for path, scalar in scalar_groups(value):
+    for path, scalar in scalars_in_order(value):
         jp = path_text(path)
         if isinstance(scalar, str):
             cuts = sorted(draw(st.lists(st.integers(0, len(scalar)), max_size=4)))

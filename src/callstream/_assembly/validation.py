@@ -24,6 +24,7 @@ __all__ = (
     "check_args",
     "check_index",
     "check_str",
+    "chunk_fields",
     "read_chunk",
 )
 
@@ -133,24 +134,18 @@ def args_text(value: object, where: str = "", max_depth: int = 1000) -> tuple[Ar
         ) from None
 
 
-def read_chunk(
-    chunk: object, where: str = "", max_depth: int = 1000
-) -> tuple[int | None, str | None, str | None, Args, bool]:
-    """Check one tool-call chunk and return ``(index, id, name, args_text, whole)``.
-
-    Missing keys read as None; unknown keys (``type``, ...) are ignored. ``where``
-    prefixes error messages (``"chunk 2: "``).
-
-    Cost: O(1) plus the serialization of an ``args`` mapping (see :func:`args_text`;
-    ``max_depth`` bounds its nesting).
+def chunk_fields(
+    chunk: Mapping[str, object], where: str = ""
+) -> tuple[int | None, str | None, str | None, str | dict[str, object] | None]:
+    """Check the fields of one tool-call chunk mapping and return ``(index, id, name,
+    args)``: an ``index`` of digits as an int, ``str`` subclasses as plain ``str``, an
+    ``args`` mapping as a dict (not serialized). Missing keys read as None; unknown keys
+    (``type``, ...) are ignored. The one place a chunk written by a user is checked:
+    :func:`read_chunk` (the assembler's ``feed``) and the LangChain translator use it.
 
     Raises:
-        ChunkValidationError: ``chunk`` is not a mapping, or a field has a wrong type.
+        ChunkValidationError: a field has a wrong type.
     """
-    if type(chunk) is not dict and not isinstance(chunk, Mapping):
-        raise ChunkValidationError(
-            f"{where}a tool call chunk must be a mapping, got {_show(chunk)}"
-        )
     get = chunk.get
     index = get("index")
     id_ = get("id")
@@ -162,6 +157,30 @@ def read_chunk(
         id_ = check_str("id", id_, where)
     if name is not None and type(name) is not str:
         name = check_str("name", name, where)
+    if args is not None and type(args) is not str:
+        args = check_args(args, where)
+    return index, id_, name, args
+
+
+def read_chunk(
+    chunk: object, where: str = "", max_depth: int = 1000
+) -> tuple[int | None, str | None, str | None, Args, bool]:
+    """Check one tool-call chunk and return ``(index, id, name, args_text, whole)``.
+
+    The fields are checked by :func:`chunk_fields`; ``where`` prefixes error messages
+    (``"chunk 2: "``).
+
+    Cost: O(1) plus the serialization of an ``args`` mapping (see :func:`args_text`;
+    ``max_depth`` bounds its nesting).
+
+    Raises:
+        ChunkValidationError: ``chunk`` is not a mapping, or a field has a wrong type.
+    """
+    if type(chunk) is not dict and not isinstance(chunk, Mapping):
+        raise ChunkValidationError(
+            f"{where}a tool call chunk must be a mapping, got {_show(chunk)}"
+        )
+    index, id_, name, args = chunk_fields(chunk, where)
     if args is None or type(args) is str:
         return index, id_, name, args, False
     text, whole = args_text(args, where, max_depth)

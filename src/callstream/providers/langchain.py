@@ -43,7 +43,7 @@ from callstream._assembly.types import (
     StreamEnd,
     ToolCallChunk,
 )
-from callstream._assembly.validation import check_args, check_index, check_str
+from callstream._assembly.validation import chunk_fields
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
 from callstream.providers._base import (
@@ -86,18 +86,7 @@ def _checked(chunk: Any) -> CallChunk:
                 f"a tool call chunk must be a mapping, got {type(chunk).__name__}"
             )
         chunk = plain
-    index = chunk.get("index")
-    id_ = chunk.get("id")
-    name = chunk.get("name")
-    args = chunk.get("args")
-    if index is not None and type(index) is not int:
-        index = check_index(index, _WHERE)
-    if id_ is not None and type(id_) is not str:
-        id_ = check_str("id", id_, _WHERE)
-    if name is not None and type(name) is not str:
-        name = check_str("name", name, _WHERE)
-    if args is not None and type(args) is not str:
-        args = check_args(args, _WHERE)
+    index, id_, name, args = chunk_fields(chunk, _WHERE)
     return tool_chunk(index, id_, name, args)
 
 
