@@ -81,8 +81,13 @@ class Translator(Protocol):
     One instance serves one stream (it may remember which calls it has seen). ``translate``
     takes one decoded payload and returns the signals it carries, in order: call fragments
     (:class:`~callstream.CallChunk`), ``CallEnd``, ``CallFailure``, ``ServerToolUse`` and
-    ``StreamEnd``. Unknown event
-    types and odd payloads give ``[]``; a translator never raises on provider data.
+    ``StreamEnd``. Unknown event types and odd payloads give ``[]``; a translator never
+    raises on provider data.
+
+    A translator reports every end marker it sees (a stop reason and a later stop event
+    give a ``StreamEnd`` each); the assembler keeps the first and ignores every signal
+    after it (:meth:`~callstream.ToolCallAssembler.apply`), so no translator tracks
+    whether the stream already ended.
     """
 
     name: str

@@ -156,7 +156,9 @@ class AnthropicTranslator:
     (:meth:`~callstream.providers._base.BadIndexCalls.refuse`: ``unusable index <value>:
     ...``); deltas and stops with an unusable index are dropped.
 
-    At most one ``StreamEnd`` is produced per message (``message_start`` begins a new one).
+    Every end marker gives a ``StreamEnd`` (a ``message_delta`` with a stop reason and the
+    ``message_stop`` after it both do); the assembler keeps the first (see
+    :meth:`~callstream.ToolCallAssembler.apply`).
     Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
     O(size of the payload) per call; state is one small record per open tool block.
     """
@@ -166,7 +168,6 @@ class AnthropicTranslator:
     def __init__(self) -> None:
         self._open: dict[int, _Block] = {}
         self._bad = BadIndexCalls()
-        self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
@@ -192,7 +193,6 @@ class AnthropicTranslator:
         if kind == "message_start":
             self._open.clear()
             self._bad.clear()
-            self._ended = False
             return []
         if kind == "error":
             return self._error(get(payload, "error"))
@@ -251,10 +251,8 @@ class AnthropicTranslator:
                 return [CallFailure(error=block.error, index=index)]
         return [CallEnd(index=index)]
 
-    def _end(self, reason: str | None) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
+    @staticmethod
+    def _end(reason: str | None) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
         return [StreamEnd(reason=normalized, provider_reason=reason)]
 
@@ -264,9 +262,7 @@ class AnthropicTranslator:
             CallFailure(error=message, index=index) for index in sorted(self._open)
         ]
         self._open.clear()
-        if not self._ended:
-            self._ended = True
-            out.append(StreamEnd(reason="error"))
+        out.append(StreamEnd(reason="error"))
         return out
 
 

@@ -105,7 +105,6 @@ class BedrockTranslator:
     def __init__(self) -> None:
         self._open: set[int] = set()
         self._bad = BadIndexCalls()
-        self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one ConverseStream event."""
@@ -131,7 +130,6 @@ class BedrockTranslator:
         if get(payload, "messageStart") is not None:
             self._open.clear()
             self._bad.clear()
-            self._ended = False
             return []
         for key in _ERROR_EVENTS:
             event = get(payload, key)
@@ -178,10 +176,8 @@ class BedrockTranslator:
         self._open.discard(index)
         return [CallEnd(index=index)]
 
-    def _end(self, reason: str | None, *, from_provider: bool = True) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
+    @staticmethod
+    def _end(reason: str | None, *, from_provider: bool = True) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
         return [StreamEnd(reason=normalized, provider_reason=reason if from_provider else None)]
 

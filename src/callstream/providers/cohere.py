@@ -93,7 +93,6 @@ class CohereTranslator:
 
     def __init__(self) -> None:
         self._open: set[int | None] = set()
-        self._ended = False
         self._bad = BadIndexCalls()  # calls whose event index was unusable
         self._last: int | None = None  # the index of the last tool-call event
 
@@ -116,7 +115,6 @@ class CohereTranslator:
             return self._message_end(get(payload, "delta"))
         if kind == "message-start":
             self._open.clear()
-            self._ended = False
         return []
 
     def _calls(self, payload: Any, *, start: bool) -> list[Signal]:
@@ -167,9 +165,6 @@ class CohereTranslator:
         return out
 
     def _message_end(self, delta: Any) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
         reason = get_str(delta, "finish_reason")
         error = get_str(delta, "error")
         out: list[Signal] = []

@@ -118,7 +118,6 @@ class GeminiTranslator:
     def __init__(self) -> None:
         self._next_index = 0
         self._call: _StreamedCall | None = None
-        self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one chunk (dict, SDK object, or list of chunks)."""
@@ -293,10 +292,8 @@ class GeminiTranslator:
         out.extend(self._end("error", from_provider=False))
         return out
 
-    def _end(self, reason: str, *, from_provider: bool = True) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
+    @staticmethod
+    def _end(reason: str, *, from_provider: bool = True) -> list[Signal]:
         if not from_provider:
             return [StreamEnd(reason=reason)]
         normalized = "length" if reason in _LENGTH_REASONS else reason

@@ -186,13 +186,13 @@ class LangChainTranslator:
     ``tool_call_chunks``). A tool-call chunk whose ``args`` object nests deeper than
     ``json.dumps`` can write is passed on as JSON text written iteratively.
 
-    State: the end of the stream reported or not, and one small record per server call.
+    Every message chunk that states an end of the stream gives a ``StreamEnd`` (last in
+    its signals); the assembler keeps the first. State: one small record per server call.
     """
 
     name = "langchain"
 
     def __init__(self) -> None:
-        self._ended = False
         self._servers: dict[int, _Server] = {}
         self._by_id: dict[str, int] = {}
         self._keys = BadIndexCalls(max_keys=None)  # for string and unusable block indexes
@@ -218,11 +218,9 @@ class LangChainTranslator:
                     signals.extend(self._block(block, taken))
             for chunk in valid:
                 signals.extend(self._chunk(chunk))
-            if not self._ended:
-                end = self._end_of(payload)
-                if end is not None:
-                    self._ended = True
-                    signals.append(end)
+            end = self._end_of(payload)
+            if end is not None:  # every message stating an end: the assembler keeps the first
+                signals.append(end)
             return signals
         if isinstance(payload, (list, tuple)):
             out: list[Signal] = []
