@@ -15,13 +15,8 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallFailure
 from callstream._sync import collect
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_text,
-    get_block_index,
-    get_index,
-)
+from callstream.providers._arguments import args_text
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_block_index, get_index
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.bedrock import BedrockTranslator
 from callstream.providers.langchain import LangChainTranslator

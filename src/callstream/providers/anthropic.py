@@ -43,16 +43,10 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
-from callstream.providers._base import (
-    BadIndexCalls,
-    args_text,
-    get,
-    get_block_index,
-    get_index,
-    get_str,
-    is_record,
-    tool_chunk,
-)
+from callstream.providers._arguments import args_text
+from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str, is_record
 
 __all__ = ("AnthropicTranslator", "detect")
 
@@ -141,7 +135,7 @@ class AnthropicTranslator:
     - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
       block's ``input`` was a non-empty object, that object (as JSON text) is the
       arguments (``CallEnd(args=...)``), so programmatic calls keep their input; an input
-      that cannot be serialized (see :func:`~callstream.providers._base.args_text`: deeper
+      that cannot be serialized (see :func:`~callstream.providers._arguments.args_text`: deeper
       than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) gives ``CallFailure`` with the
       reason instead;
     - ``message_delta`` with a ``stop_reason`` -> ``StreamEnd`` (``max_tokens`` and
@@ -153,7 +147,7 @@ class AnthropicTranslator:
     An ``index`` that is absent or unusable (not a non-negative integer or a string of
     digits) never routes text into another call: a tool block started with one gets a
     private call key of its own and fails at once
-    (:meth:`~callstream.providers._base.BadIndexCalls.refuse`: ``unusable index <value>:
+    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable index <value>:
     ...``); deltas and stops with an unusable index are dropped.
 
     Every end marker gives a ``StreamEnd`` (a ``message_delta`` with a stop reason and the

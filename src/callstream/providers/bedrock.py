@@ -30,16 +30,10 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
-from callstream.providers._base import (
-    BadIndexCalls,
-    args_text,
-    get,
-    get_block_index,
-    get_index,
-    get_str,
-    is_record,
-    tool_chunk,
-)
+from callstream.providers._arguments import args_text
+from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str, is_record
 
 __all__ = ("BedrockTranslator", "detect")
 
@@ -82,7 +76,7 @@ class BedrockTranslator:
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
       for a block that started as a tool block; text deltas are ignored). An input handed
       over already decoded (an object) is serialized to JSON text, iteratively; one that
-      cannot be (see :func:`~callstream.providers._base.args_text`: deeper than
+      cannot be (see :func:`~callstream.providers._arguments.args_text`: deeper than
       ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) fails the call with the reason;
     - ``contentBlockStop`` of a tool block -> ``CallEnd``;
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
@@ -93,7 +87,7 @@ class BedrockTranslator:
     A ``contentBlockIndex`` that is absent or unusable (not a non-negative integer or a
     string of digits) never routes text into another call: a tool block started with one
     gets a private call key of its own and fails at once
-    (:meth:`~callstream.providers._base.BadIndexCalls.refuse`: ``unusable
+    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable
     contentBlockIndex <value>: ...``); deltas and stops with an unusable index are dropped.
 
     Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:

@@ -30,18 +30,10 @@ from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream._errors import DataError
-from callstream.providers._base import (
-    args_error,
-    get,
-    get_int,
-    get_list,
-    get_str,
-    is_record,
-    is_sequence,
-    scalar_value,
-    tool_chunk,
-)
-from callstream.providers._base import path as field_path
+from callstream.providers._arguments import args_error
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
+from callstream.providers._fields import path as field_path
 from callstream.providers._gemini_args import (  # the limits: still importable from here
     MAX_INDEX_GAP,  # noqa: F401
     MAX_PATH_DEPTH,  # noqa: F401
@@ -50,6 +42,7 @@ from callstream.providers._gemini_args import (  # the limits: still importable 
     PartialArgsWriter,
     parse_json_path,
 )
+from callstream.providers._plain import scalar_value
 from callstream.providers.openai_chat import args_value
 
 __all__ = ("GeminiTranslator", "detect", "parse_json_path")

@@ -46,18 +46,11 @@ from callstream._assembly.types import (
 from callstream._assembly.validation import check_args, check_index, check_str
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_text,
-    describe,
-    get,
-    get_index,
-    get_str,
-    is_record,
-    to_plain,
-    tool_chunk,
-)
+from callstream.providers._arguments import args_text
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str, is_record
+from callstream.providers._plain import describe, to_plain
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
 
@@ -175,7 +168,7 @@ class LangChainTranslator:
     ``index``, which LangChain shares with ``tool_call_chunks``: a usable index (a
     non-negative int or a string of digits) is the key; any other string gets a private
     key of its own (the same string, the same key: a
-    :class:`~callstream.providers._base.BadIndexCalls` without a cap on distinct values,
+    :class:`~callstream.providers._bad_index.BadIndexCalls` without a cap on distinct values,
     since these are real calls); a block without an index continues the
     call with its ``id``, else the last server call. For each new server call the signals
     are: a chunk with its ``name`` and ``id``, ``ServerToolUse``, then its argument text;

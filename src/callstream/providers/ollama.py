@@ -20,7 +20,9 @@ from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream._errors import DataError
-from callstream.providers._base import args_error, get, get_list, get_str, is_record, tool_chunk
+from callstream.providers._arguments import args_error
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_list, get_str, is_record
 from callstream.providers.openai_chat import args_value
 
 __all__ = ("OllamaTranslator", "detect")

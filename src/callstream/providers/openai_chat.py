@@ -42,19 +42,11 @@ from callstream._assembly.types import CallFailure, Signal, StreamEnd
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, dumps_bounded, nesting_depth
 from callstream._json.parser import DEFAULT_MAX_DEPTH
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_error,
-    get,
-    get_index,
-    get_list,
-    get_str,
-    is_record,
-    is_sequence,
-    to_json_data,
-    tool_chunk,
-)
+from callstream.providers._arguments import args_error
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_list, get_str, is_record, is_sequence
+from callstream.providers._plain import to_json_data
 
 __all__ = ("OpenAIChatTranslator", "detect", "failed_generation_calls", "normalize_finish_reason")
 
@@ -88,7 +80,7 @@ def args_value(value: Any) -> str | dict[str, Any] | None:
     Raises:
         DataError: the value is not JSON data (:class:`~callstream.JSONLimitError` when it
             nests deeper than ``DEFAULT_MAX_DEPTH`` or is cyclic); the caller turns this
-            into an invalid call with :func:`~callstream.providers._base.args_error`.
+            into an invalid call with :func:`~callstream.providers._arguments.args_error`.
     """
     if value is None or type(value) is str:
         return value
@@ -152,7 +144,7 @@ class OpenAIChatTranslator:
     An entry (or a choice) whose ``index`` is present but unusable (``true``, ``1.5``,
     ``"abc"``, ``[0]``, a negative number) is never read as "no index": its pieces go to
     a negative key of their own (one per distinct bad value, see
-    :class:`~callstream.providers._base.BadIndexCalls`), and that call is failed with the
+    :class:`~callstream.providers._bad_index.BadIndexCalls`), and that call is failed with the
     reason when the stream ends (an invalid call with its raw text). When the first such
     piece carries neither id nor name (a continuation of some call), the call streamed
     last is failed too, since it may be missing that fragment. Other calls are unaffected.

@@ -35,16 +35,10 @@ from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream._errors import DataError
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_error,
-    get,
-    get_index,
-    get_str,
-    path,
-    tool_chunk,
-)
+from callstream.providers._arguments import args_error
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str, path
 from callstream.providers.openai_chat import args_value
 
 __all__ = ("OpenAIResponsesTranslator", "detect")
