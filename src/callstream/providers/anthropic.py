@@ -43,7 +43,7 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
-from callstream.providers._arguments import args_text
+from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str, is_record
@@ -135,9 +135,9 @@ class AnthropicTranslator:
     - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
       block's ``input`` was a non-empty object, that object (as JSON text) is the
       arguments (``CallEnd(args=...)``), so programmatic calls keep their input; an input
-      that cannot be serialized (see :func:`~callstream.providers._arguments.args_text`: deeper
-      than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) gives ``CallFailure`` with the
-      reason instead;
+      that cannot be read (see :func:`~callstream.providers._arguments.read_arguments`:
+      deeper than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) gives ``CallFailure`` with
+      the reason instead, and one that is not an object makes the call invalid;
     - ``message_delta`` with a ``stop_reason`` -> ``StreamEnd`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
       open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
@@ -205,13 +205,9 @@ class AnthropicTranslator:
         name = get_str(block, "name")
         if not isinstance(index, int):
             return self._bad.refuse(index, "index", id_, name, server=server)
-        start_input: str | None = None
-        error: str | None = None
-        raw_input = get(block, "input")
-        if is_record(raw_input):
-            start_input, error = args_text(raw_input)
-            if start_input == "{}":  # the usual placeholder: the arguments follow as deltas
-                start_input = None
+        start_input, error = read_arguments(get(block, "input"), as_text=True)
+        if start_input == "{}":  # Anthropic's placeholder: the arguments follow as deltas
+            start_input = None
         self._open[index] = _Block(start_input, error)
         chunk = tool_chunk(index, id_, name, None)
         if server:

@@ -30,10 +30,10 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
-from callstream.providers._arguments import args_text
+from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
 from callstream.providers._base import tool_chunk
-from callstream.providers._fields import get, get_str, is_record
+from callstream.providers._fields import get, get_str
 
 __all__ = ("BedrockTranslator", "detect")
 
@@ -75,9 +75,9 @@ class BedrockTranslator:
       reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
       for a block that started as a tool block; text deltas are ignored). An input handed
-      over already decoded (an object) is serialized to JSON text, iteratively; one that
-      cannot be (see :func:`~callstream.providers._arguments.args_text`: deeper than
-      ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) fails the call with the reason;
+      over already decoded is serialized to JSON text, iteratively (see
+      :func:`~callstream.providers._arguments.read_arguments`); one that cannot be (deeper
+      than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) fails the call with the reason;
     - ``contentBlockStop`` of a tool block -> ``CallEnd``;
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``);
@@ -151,13 +151,13 @@ class BedrockTranslator:
         index = get_index(event, "contentBlockIndex")
         if not isinstance(index, int) or index not in self._open:
             return []
-        raw = get(get(get(event, "delta"), "toolUse"), "input")
-        text: str | None = raw if isinstance(raw, str) else None
-        if is_record(raw):  # some clients hand over the input already decoded
-            text, error = args_text(raw)
-            if error is not None:
-                self._open.discard(index)
-                return [CallFailure(error=error, index=index)]
+        # text, or an input some clients hand over already decoded (as its JSON text)
+        text, error = read_arguments(
+            get(get(get(event, "delta"), "toolUse"), "input"), as_text=True
+        )
+        if error is not None:
+            self._open.discard(index)
+            return [CallFailure(error=error, index=index)]
         if not text:
             return []
         chunk = tool_chunk(index, None, None, text)

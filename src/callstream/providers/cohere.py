@@ -19,12 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._errors import DataError
-from callstream.providers._arguments import args_error
+from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
-from callstream.providers._fields import get, get_list, get_str, is_record
-from callstream.providers.openai_chat import args_value
+from callstream.providers._fields import get, get_list, get_str
 
 __all__ = ("CohereTranslator", "detect")
 
@@ -116,11 +114,7 @@ class CohereTranslator:
         out: list[Signal] = []
         for call in get_list(message, "tool_calls"):
             function = get(call, "function")
-            try:
-                args = _arguments(function)
-                failure = None
-            except DataError as exc:
-                args, failure = None, args_error(exc)
+            args, failure = read_arguments(get(function, "arguments"))
             id_ = get_str(call, "id") if start else None
             name = get_str(function, "name") if start else None
             if isinstance(index, BadIndex):
@@ -178,19 +172,3 @@ class CohereTranslator:
             normalized = "error"
         out.append(StreamEnd(reason=normalized, provider_reason=reason))
         return out
-
-
-def _arguments(function: Any) -> str | dict[str, Any] | None:
-    """The ``arguments`` of a tool-call fragment: text, a decoded object, or None if empty.
-
-    Raises:
-        DataError: an object that is not JSON data, cyclic or too deep (see
-            :func:`~callstream.providers.openai_chat.args_value`).
-    """
-    raw = get(function, "arguments")
-    if type(raw) is str:
-        return raw or None
-    if raw is None or not is_record(raw):
-        text = get_str(function, "arguments")  # a str subclass or enum; numbers are ignored
-        return text or None
-    return args_value(raw) or None

@@ -29,8 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._errors import DataError
-from callstream.providers._arguments import args_error
+from callstream.providers._arguments import read_arguments
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
 from callstream.providers._fields import path as field_path
@@ -43,7 +42,6 @@ from callstream.providers._gemini_args import (  # the limits: still importable 
     parse_json_path,
 )
 from callstream.providers._plain import scalar_value
-from callstream.providers.openai_chat import args_value
 
 __all__ = ("GeminiTranslator", "detect", "parse_json_path")
 
@@ -167,13 +165,7 @@ class GeminiTranslator:
             index = self._next_index
             self._next_index += 1
             touched.append(index)
-            try:
-                args = _whole_args(get(call, "args"))
-            except DataError as exc:
-                args = None
-                args_failure: str | None = args_error(exc)
-            else:
-                args_failure = None
+            args, args_failure = read_arguments(get(call, "args"))
             if not more and not leaves:
                 whole = tool_chunk(index, get_str(call, "id"), name, args)
                 out.append(whole)
@@ -233,10 +225,9 @@ class GeminiTranslator:
             out.append(CallFailure(error=f"streamed arguments: {end.reason}", index=call.index))
             return
         if isinstance(end, ArgsValue):
-            try:
-                args = args_value(end.value)
-            except DataError as exc:  # deeper than the assembler's default limit
-                out.append(CallFailure(error=args_error(exc), index=call.index))
+            args, failure = read_arguments(end.value)
+            if failure is not None:  # deeper than the assembler's default limit
+                out.append(CallFailure(error=failure, index=call.index))
                 return
             out.append(CallEnd(index=call.index, args=args))
             return
@@ -298,17 +289,6 @@ def _first_candidate(candidates: list[Any]) -> Any:
         if get_int(candidate, "index") in (None, 0):
             return candidate
     return candidates[0]
-
-
-def _whole_args(raw: Any) -> str | dict[str, Any] | None:
-    """A whole call's ``args``: an object (SDK values made plain); other JSON as text.
-
-    Raises:
-        DataError: not JSON data, cyclic, or nested deeper than ``DEFAULT_MAX_DEPTH``
-            (see :func:`~callstream.providers.openai_chat.args_value`).
-    """
-    value = args_value(raw)
-    return None if value == "" else value
 
 
 def _with_message(reason: str, message: str | None) -> str:

@@ -46,7 +46,7 @@ from callstream._assembly.types import (
 from callstream._assembly.validation import check_args, check_index, check_str
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
-from callstream.providers._arguments import args_text
+from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str, is_record
@@ -237,7 +237,7 @@ class LangChainTranslator:
         args = chunk.args
         out: list[Signal] = [chunk]
         if isinstance(args, dict) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
-            text, error = args_text(args)
+            text, error = read_arguments(args, as_text=True)
             chunk = tool_chunk(chunk.index, chunk.id, chunk.name, text)
             out = [chunk]
             if error is not None:
@@ -296,24 +296,19 @@ class LangChainTranslator:
                 error = error or f"args must be JSON text, got {describe(raw)}"
         elif kind == "server_tool_call":
             raw = get(block, "args")
-            if isinstance(raw, str):
-                complete = raw or "{}"
-            elif raw is None:
-                complete = "{}"
-            elif is_record(raw):
-                complete, why = args_text(raw)
-                error = error or why
-            else:
-                error = error or f"args must be an object, got {describe(raw)}"
+            complete, why = read_arguments(raw, as_text=True)
+            error = error or why
+            if complete is None and why is None:
+                complete = "{}"  # a complete call without arguments
         else:  # Anthropic-native server_tool_use / mcp_tool_use
             partial = get(block, "partial_json")
             raw = get(block, "input")
             if isinstance(partial, str):
                 text = partial  # a gathered block: the text so far
-            elif is_record(raw):
-                complete, why = args_text(raw)
+            elif raw is not None:
+                complete, why = read_arguments(raw, as_text=True)
                 error = error or why
-                if complete == "{}":  # the usual placeholder: deltas follow
+                if complete == "{}":  # Anthropic's placeholder: deltas follow
                     complete = None
         out = self._server_piece(key, id_, name, None if key in taken else text)
         if error is not None:

@@ -40,9 +40,9 @@ from typing import Any
 
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
 from callstream._errors import DataError, JSONLimitError
-from callstream._json.dump import RECURSION_SAFE_DEPTH, dumps_bounded, nesting_depth
+from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
-from callstream.providers._arguments import args_error
+from callstream.providers._arguments import args_error, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_list, get_str, is_record, is_sequence
@@ -67,30 +67,6 @@ def detect(payload: Any) -> bool:
         return True
     error = get(payload, "error")
     return is_record(error) and get(error, "failed_generation") is not None
-
-
-def args_value(value: Any) -> str | dict[str, Any] | None:
-    """An ``arguments`` field as the assembler takes it: text, a whole object, or None.
-
-    Text passes through; a mapping or SDK object becomes a dict (the whole arguments), or
-    its JSON text when it nests deeper than ``json.dumps`` can write without recursing
-    (:data:`~callstream._json.dump.RECURSION_SAFE_DEPTH`); any other JSON value becomes
-    its JSON text, so the assembler can reject it precisely. Cost: O(size of the value).
-
-    Raises:
-        DataError: the value is not JSON data (:class:`~callstream.JSONLimitError` when it
-            nests deeper than ``DEFAULT_MAX_DEPTH`` or is cyclic); the caller turns this
-            into an invalid call with :func:`~callstream.providers._arguments.args_error`.
-    """
-    if value is None or type(value) is str:
-        return value
-    plain = to_json_data(value, max_depth=DEFAULT_MAX_DEPTH)
-    kind = type(plain)
-    if kind is str:
-        return plain  # type: ignore[no-any-return]
-    if kind is dict and nesting_depth(plain, RECURSION_SAFE_DEPTH) is not None:
-        return plain  # type: ignore[no-any-return]
-    return dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH)
 
 
 # Llama-style text a model may emit instead of a structured call:
@@ -187,7 +163,9 @@ class OpenAIChatTranslator:
                 name = get_str(function, "name")
                 arguments = get(function, "arguments")
                 if bad_choice is None and not isinstance(index, BadIndex):
-                    if arguments is None or type(arguments) is str:  # the common case
+                    # the common case: text as sent (a "" fragment, kept as the test of
+                    # this shape expects, is no text to the assembler, as in read_arguments)
+                    if arguments is None or type(arguments) is str:
                         signals.append(tool_chunk(index, id_, name, arguments))
                         if index is not None or id_:
                             self._last_index = index
@@ -234,13 +212,7 @@ class OpenAIChatTranslator:
         signals: list[Signal],
     ) -> None:
         """Add the signals of one tool-call entry (a chunk; a failure when unusable)."""
-        try:
-            args = args_value(arguments)
-        except DataError as exc:
-            args = None
-            failure: str | None = args_error(exc)
-        else:
-            failure = None
+        args, failure = read_arguments(arguments)
         if isinstance(index, BadIndex):
             if id_ is None and name is None and not args and failure is None:
                 return  # an empty chunk: nothing to route

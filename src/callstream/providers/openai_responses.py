@@ -34,12 +34,10 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._errors import DataError
-from callstream.providers._arguments import args_error
+from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str, path
-from callstream.providers.openai_chat import args_value
 
 __all__ = ("OpenAIResponsesTranslator", "detect")
 
@@ -84,11 +82,7 @@ class OpenAIResponsesTranslator:
             item, index = self._call_item(payload)
             if index is None:
                 return []
-            try:
-                args = args_value(get(item, "arguments")) or None
-                failure = None
-            except DataError as exc:
-                args, failure = None, args_error(exc)
+            args, failure = read_arguments(get(item, "arguments"))
             id_, name = get_str(item, "call_id"), get_str(item, "name")
             if isinstance(index, BadIndex):
                 out: list[Signal] = [self._bad.chunk(index, _WHERE, id_, name, args)]
@@ -174,11 +168,7 @@ class OpenAIResponsesTranslator:
         self, index: int | BadIndex, name: str | None, id_: str | None, arguments: Any
     ) -> list[Signal]:
         """End call ``index`` once, with the complete arguments when given."""
-        try:
-            args = args_value(arguments)
-            failure = None
-        except DataError as exc:
-            args, failure = None, args_error(exc)
+        args, failure = read_arguments(arguments)
         if isinstance(index, BadIndex):  # its own call, failed now
             signals: list[Signal] = []
             if not self._bad.is_open(index):
