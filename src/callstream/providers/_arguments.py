@@ -64,10 +64,8 @@ def read_arguments(value: Any, *, as_text: bool = False) -> tuple[Arguments, str
     Never raises; iterative throughout. Cost: O(1) for text; O(size of the value) for
     anything else.
     """
-    if type(value) is str:  # the common case
+    if value is None or type(value) is str:  # the common case
         return value or None, None
-    if value is None:
-        return None, None
     try:
         plain = to_json_data(value, max_depth=DEFAULT_MAX_DEPTH)
         kind = type(plain)
@@ -75,8 +73,9 @@ def read_arguments(value: Any, *, as_text: bool = False) -> tuple[Arguments, str
             return plain or None, None
         if kind is dict and not as_text and nesting_depth(plain, RECURSION_SAFE_DEPTH) is not None:
             return plain, None
-        return dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH), None
+        text = dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH)
     except DataError as exc:
         return None, args_error(exc)
     except (TypeError, ValueError) as exc:  # defensive: JSON data always serializes
         return None, f"arguments are not JSON data: {exc}"
+    return text, None

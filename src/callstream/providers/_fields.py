@@ -66,6 +66,7 @@ _NONE_ATTRIBUTE: Any = object()
 
 
 def _lookup(obj: Any, key: str) -> Any:
+    """Field ``key`` of ``obj`` as written: its value, ``_MISSING``, or ``_NONE_ATTRIBUTE``."""
     if type(obj) is dict:  # the common case, without the ABC check below
         return obj.get(key, _MISSING)
     try:  # anything below may meet a hostile object (a raising __class__, property, get)
@@ -74,13 +75,22 @@ def _lookup(obj: Any, key: str) -> Any:
         if obj is None or isinstance(obj, (str, bytes, bytearray, int, float, list, tuple)):
             return _MISSING
         value = getattr(obj, key, _MISSING)
-        if value is None:
-            return _NONE_ATTRIBUTE
-        if value is not _MISSING and callable(value) and inspect.isroutine(value):
-            return _MISSING  # a method, not a field
-        return value
     except Exception:  # an exotic object whose field cannot be read lacks it
         return _MISSING
+    return _attribute(value)
+
+
+def _attribute(value: Any) -> Any:
+    """An attribute's value as :func:`_lookup` gives it: ``_NONE_ATTRIBUTE`` for None,
+    ``_MISSING`` for a method (not a field) or a value that cannot be inspected."""
+    if value is None:
+        return _NONE_ATTRIBUTE
+    try:
+        if value is not _MISSING and callable(value) and inspect.isroutine(value):
+            return _MISSING  # a method, not a field
+    except Exception:  # a hostile value: not a field we can read
+        return _MISSING
+    return value
 
 
 def get(obj: Any, key: str, default: Any = None) -> Any:
@@ -212,21 +222,23 @@ def get_list(obj: Any, key: str) -> list[Any]:
         if type(value) is list:
             return value
     value = get(obj, key)
-    kind = type(value)
-    if kind is list:
-        return value  # type: ignore[no-any-return]
+    if type(value) is list:
+        return value
     if value is None:
         return []
+    items = sequence_items(value)  # a tuple, or a list or tuple subclass
+    if items is not None:
+        return items
+    return [] if _is_scalar(value) else [value]
+
+
+def _is_scalar(value: Any) -> bool:
+    """True for text, bytes and numbers (by the real type), and for a value whose type
+    cannot be checked."""
     try:
-        if issubclass(kind, list):
-            return list.copy(value)  # the items, not a custom __iter__
-        if issubclass(kind, tuple):
-            return list(tuple.__getitem__(value, slice(None)))
-        if issubclass(kind, (str, bytes, bytearray, int, float)):
-            return []
+        return issubclass(type(value), (str, bytes, bytearray, int, float))
     except Exception:
-        return []
-    return [value]
+        return True
 
 
 def is_record(obj: Any) -> bool:

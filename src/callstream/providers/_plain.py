@@ -139,15 +139,22 @@ def _key_text(key: Any) -> str:
 _EXIT: Any = object()  # stack marker: leave a container (drop it from the ancestors)
 
 
+#: One step of the walk: (parent, slot, item, depth of item, shallow), or
+#: (_EXIT, id, item, 0, False) to leave a container.
+_Step = tuple[Any, Any, Any, int, bool]
+
+
 def _walk(value: Any, max_depth: int, strict: bool) -> Any:
     """Convert ``value`` to plain JSON data with an explicit stack (see :func:`to_plain`).
 
     Strict mode raises ``_NotPlain`` / :class:`JSONLimitError`; lenient mode keeps what
     it cannot convert as it is (a cyclic or too deep container, an unknown object).
+    Steps: scalars are written inline; any other value is opened (:func:`_open`), and a
+    container within the depth limit and not inside itself has its children pushed
+    (:func:`_push_children`).
     """
     root: list[Any] = [None]
-    # (parent, slot, item, depth of item, shallow) or (_EXIT, id, item, 0, False)
-    stack: list[tuple[Any, Any, Any, int, bool]] = [(root, 0, value, 1, False)]
+    stack: list[_Step] = [(root, 0, value, 1, False)]
     ancestors: set[int] = set()
     while stack:
         parent, slot, item, depth, shallow = stack.pop()
@@ -158,53 +165,80 @@ def _walk(value: Any, max_depth: int, strict: bool) -> Any:
         if item is None or kind is str or kind is int or kind is float or kind is bool:
             parent[slot] = item
             continue
-        if kind is dict:
-            members: dict[Any, Any] | None = item
-        elif kind is list or kind is tuple:
-            members = None
-        else:
-            plain = _scalar(item)
-            if plain is not _MISSING:
-                parent[slot] = plain
-                continue
-            items = sequence_items(item)
-            if items is not None:
-                item = items
-                members = None
-            else:
-                members, shallow = _fields(item, shallow)
-                if members is None:
-                    if strict:
-                        raise _NotPlain(f"a {type(item).__name__} value is not JSON")
-                    parent[slot] = item
-                    continue
+        item, members, shallow, nested = _open(item, kind, shallow, strict)
         marker = id(item)
-        if depth > max_depth or marker in ancestors:
-            if strict:
+        if not nested or depth > max_depth or marker in ancestors:
+            if nested and strict:
                 cycle = " (a container holds itself: a cycle)" if marker in ancestors else ""
                 raise JSONLimitError(f"nesting deeper than max_depth={max_depth}{cycle}", 0)
-            parent[slot] = item
+            parent[slot] = item  # a scalar, or (lenient) what cannot be converted
             continue
         ancestors.add(marker)
         stack.append((_EXIT, marker, item, 0, False))  # keeps item alive, so its id too
-        if members is not None:
-            out: dict[str, Any] = {}
-            parent[slot] = out
-            for key, child in members.items():
-                try:
-                    name = _key_text(key)
-                except _NotPlain:
-                    if strict:
-                        raise
-                    continue
-                out[name] = None
-                stack.append((out, name, child, depth + 1, shallow))
-        else:
-            seq: list[Any] = [None] * len(item)
-            parent[slot] = seq
-            for position, child in enumerate(item):
-                stack.append((seq, position, child, depth + 1, shallow))
+        parent[slot] = _push_children(
+            stack, item, members, depth + 1, shallow=shallow, strict=strict
+        )
     return root[0]
+
+
+def _open(
+    item: Any, kind: type, shallow: bool, strict: bool
+) -> tuple[Any, dict[Any, Any] | None, bool, bool]:
+    """One non-scalar value of the walk: ``(value, members, shallow, nested)``.
+
+    ``nested``: ``value`` is a container to walk, a dict's ``members`` (fields) or a
+    sequence (``members`` None); otherwise ``value`` is what to write (a plain scalar for
+    a subclass instance, or the item itself in lenient mode).
+
+    Raises:
+        _NotPlain: (strict mode) a value that is no JSON data.
+    """
+    if kind is dict:
+        return item, item, shallow, True
+    if kind is list or kind is tuple:
+        return item, None, shallow, True
+    plain = _scalar(item)
+    if plain is not _MISSING:
+        return plain, None, shallow, False
+    items = sequence_items(item)
+    if items is not None:
+        return items, None, shallow, True
+    members, shallow = _fields(item, shallow)
+    if members is None and strict:
+        raise _NotPlain(f"a {type(item).__name__} value is not JSON")
+    return item, members, shallow, members is not None
+
+
+def _push_children(
+    stack: list[_Step],
+    item: Any,
+    members: dict[Any, Any] | None,
+    depth: int,
+    *,
+    shallow: bool,
+    strict: bool,
+) -> dict[str, Any] | list[Any]:
+    """The empty plain container for ``item``; its children are pushed to fill it in.
+
+    Raises:
+        _NotPlain: (strict mode) a mapping key that is not a string or number.
+    """
+    if members is None:
+        seq: list[Any] = [None] * len(item)
+        for position, child in enumerate(item):
+            stack.append((seq, position, child, depth, shallow))
+        return seq
+    out: dict[str, Any] = {}
+    for key, child in members.items():
+        try:
+            name = _key_text(key)
+        except _NotPlain:
+            if strict:
+                raise
+            continue
+        out[name] = None
+        stack.append((out, name, child, depth, shallow))
+    return out
 
 
 def to_plain(value: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:

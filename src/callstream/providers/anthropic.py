@@ -34,6 +34,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from typing import Any
 
 from callstream._assembly.types import (
@@ -172,25 +173,8 @@ class AnthropicTranslator:
 
     def _translate(self, payload: Any) -> list[Signal]:
         payload = _unwrap(payload)
-        kind = get_str(payload, "type")
-        if kind == "content_block_start":
-            return self._block_start(payload)
-        if kind == "content_block_delta":
-            return self._block_delta(payload)
-        if kind == "content_block_stop":
-            return self._block_stop(payload)
-        if kind == "message_delta":
-            reason = get_str(get(payload, "delta"), "stop_reason")
-            return self._end(reason) if reason is not None else []
-        if kind == "message_stop":
-            return self._end(None)
-        if kind == "message_start":
-            self._open.clear()
-            self._bad.clear()
-            return []
-        if kind == "error":
-            return self._error(get(payload, "error"))
-        return []
+        handler = _HANDLERS.get(get_str(payload, "type"))
+        return [] if handler is None else handler(self, payload)
 
     # --- events ------------------------------------------------------------------------
 
@@ -241,6 +225,21 @@ class AnthropicTranslator:
                 return [CallFailure(error=block.error, index=index)]
         return [CallEnd(index=index)]
 
+    def _message_delta(self, payload: Any) -> list[Signal]:
+        reason = get_str(get(payload, "delta"), "stop_reason")
+        return self._end(reason) if reason is not None else []
+
+    def _message_stop(self, payload: Any) -> list[Signal]:
+        return self._end(None)
+
+    def _message_start(self, payload: Any) -> list[Signal]:
+        self._open.clear()
+        self._bad.clear()
+        return []
+
+    def _error_event(self, payload: Any) -> list[Signal]:
+        return self._error(get(payload, "error"))
+
     @staticmethod
     def _end(reason: str | None) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
@@ -254,6 +253,18 @@ class AnthropicTranslator:
         self._open.clear()
         out.append(StreamEnd(reason="error"))
         return out
+
+
+#: Event type -> its handler (any other type carries nothing for us).
+_HANDLERS: dict[str | None, Callable[[AnthropicTranslator, Any], list[Signal]]] = {
+    "content_block_start": AnthropicTranslator._block_start,
+    "content_block_delta": AnthropicTranslator._block_delta,
+    "content_block_stop": AnthropicTranslator._block_stop,
+    "message_delta": AnthropicTranslator._message_delta,
+    "message_stop": AnthropicTranslator._message_stop,
+    "message_start": AnthropicTranslator._message_start,
+    "error": AnthropicTranslator._error_event,
+}
 
 
 def _error_text(error: Any) -> str:

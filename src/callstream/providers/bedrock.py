@@ -21,6 +21,7 @@ single-key dict per event, ``{"<event type>": {...}}``):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from callstream._assembly.types import (
@@ -108,28 +109,23 @@ class BedrockTranslator:
             return []
 
     def _translate(self, payload: Any) -> list[Signal]:
-        event = get(payload, "contentBlockDelta")
-        if event is not None:
-            return self._delta(event)
-        event = get(payload, "contentBlockStart")
-        if event is not None:
-            return self._start(event)
-        event = get(payload, "contentBlockStop")
-        if event is not None:
-            return self._stop(event)
-        event = get(payload, "messageStop")
-        if event is not None:
-            reason = get_str(event, "stopReason")
-            return self._end(reason)
-        if get(payload, "messageStart") is not None:
-            self._open.clear()
-            self._bad.clear()
-            return []
+        for key, handler in _HANDLERS:  # the first key present names the event
+            event = get(payload, key)
+            if event is not None:
+                return handler(self, event)
         for key in _ERROR_EVENTS:
             event = get(payload, key)
             if event is not None:
                 return self._error(key, event)
         return []
+
+    def _message_start(self, event: Any) -> list[Signal]:
+        self._open.clear()
+        self._bad.clear()
+        return []
+
+    def _message_stop(self, event: Any) -> list[Signal]:
+        return self._end(get_str(event, "stopReason"))
 
     def _start(self, event: Any) -> list[Signal]:
         tool = get(get(event, "start"), "toolUse")
@@ -182,3 +178,13 @@ class BedrockTranslator:
         self._open.clear()
         out.extend(self._end("error", from_provider=False))
         return out
+
+
+#: (event key, its handler), in the order they are looked for.
+_HANDLERS: tuple[tuple[str, Callable[[BedrockTranslator, Any], list[Signal]]], ...] = (
+    ("contentBlockDelta", BedrockTranslator._delta),
+    ("contentBlockStart", BedrockTranslator._start),
+    ("contentBlockStop", BedrockTranslator._stop),
+    ("messageStop", BedrockTranslator._message_stop),
+    ("messageStart", BedrockTranslator._message_start),
+)

@@ -95,18 +95,20 @@ class CohereTranslator:
         if kind == "tool-call-start":
             return self._calls(payload, start=True)
         if kind == "tool-call-end":
-            index = get_index(payload, "index")
-            if isinstance(index, BadIndex):
-                return self._bad.fail(index)
-            if index is None and None not in self._open:
-                return []
-            self._open.discard(index)
-            return [CallEnd(index=index)]
+            return self._call_end(get_index(payload, "index"))
         if kind == "message-end":
             return self._message_end(get(payload, "delta"))
         if kind == "message-start":
             self._open.clear()
         return []
+
+    def _call_end(self, index: int | BadIndex | None) -> list[Signal]:
+        if isinstance(index, BadIndex):
+            return self._bad.fail(index)
+        if index is None and None not in self._open:
+            return []
+        self._open.discard(index)
+        return [CallEnd(index=index)]
 
     def _calls(self, payload: Any, *, start: bool) -> list[Signal]:
         index = get_index(payload, "index")
