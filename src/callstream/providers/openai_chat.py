@@ -146,60 +146,69 @@ class OpenAIChatTranslator:
         signals: list[Signal] = []
         for choice in choices:
             number = get_index(choice, "index")
-            bad_choice = number if isinstance(number, BadIndex) else None
-            if bad_choice is None and (number or 0) != self._choice:
-                continue
-            delta = get(choice, "delta")
-            if delta is None:
-                delta = get(choice, "message")  # a non-streamed ChatCompletion
-            for entry in get_list(delta, "tool_calls"):
-                if not is_record(entry):
-                    continue
-                function = get(entry, "function")
-                if function is None and get(entry, "custom") is not None:
-                    continue  # custom (free-form text) tools have no JSON arguments
-                index = get_index(entry, "index")
-                id_ = get_str(entry, "id")
-                name = get_str(function, "name")
-                arguments = get(function, "arguments")
-                if bad_choice is None and not isinstance(index, BadIndex):
-                    # the common case: text as sent (a "" fragment, kept as the test of
-                    # this shape expects, is no text to the assembler, as in read_arguments)
-                    if arguments is None or type(arguments) is str:
-                        signals.append(tool_chunk(index, id_, name, arguments))
-                        if index is not None or id_:
-                            self._last_index = index
-                            self._last_id = id_ or None
-                        continue
-                elif bad_choice is not None:
-                    index = bad_choice
-                self._entry(
-                    index,
-                    "index" if bad_choice is None else "choice index",
-                    id_=id_,
-                    name=name,
-                    arguments=arguments,
-                    signals=signals,
-                )
-            legacy = get(delta, "function_call")
-            if is_record(legacy):
-                self._entry(
-                    0 if bad_choice is None else bad_choice,
-                    "choice index",
-                    id_=None,
-                    name=get_str(legacy, "name"),
-                    arguments=get(legacy, "arguments"),
-                    signals=signals,
-                )
-            if bad_choice is not None:
-                continue  # a finish of an unknown choice is not ours to report
-            reason = get_str(choice, "finish_reason")
-            if reason:
-                signals.extend(self._bad.fail_all())
-                signals.append(
-                    StreamEnd(reason=normalize_finish_reason(reason), provider_reason=reason)
-                )
+            if isinstance(number, BadIndex):
+                self._read_choice(choice, number, signals)
+            elif (number or 0) == self._choice:
+                self._read_choice(choice, None, signals)
         return signals
+
+    def _read_choice(self, choice: Any, bad_choice: BadIndex | None, signals: list[Signal]) -> None:
+        """Add the signals of one choice: its tool-call entries, a legacy ``function_call``
+        and its finish (``bad_choice``: the choice's unusable index, if so)."""
+        delta = get(choice, "delta")
+        if delta is None:
+            delta = get(choice, "message")  # a non-streamed ChatCompletion
+        for entry in get_list(delta, "tool_calls"):
+            self._tool_call(entry, bad_choice, signals)
+        legacy = get(delta, "function_call")
+        if is_record(legacy):
+            self._entry(
+                0 if bad_choice is None else bad_choice,
+                "choice index",
+                id_=None,
+                name=get_str(legacy, "name"),
+                arguments=get(legacy, "arguments"),
+                signals=signals,
+            )
+        if bad_choice is not None:
+            return  # a finish of an unknown choice is not ours to report
+        reason = get_str(choice, "finish_reason")
+        if reason:
+            signals.extend(self._bad.fail_all())
+            signals.append(
+                StreamEnd(reason=normalize_finish_reason(reason), provider_reason=reason)
+            )
+
+    def _tool_call(self, entry: Any, bad_choice: BadIndex | None, signals: list[Signal]) -> None:
+        """Add the signals of one ``tool_calls`` entry (the hot path: text as sent)."""
+        if not is_record(entry):
+            return
+        function = get(entry, "function")
+        if function is None and get(entry, "custom") is not None:
+            return  # custom (free-form text) tools have no JSON arguments
+        index = get_index(entry, "index")
+        id_ = get_str(entry, "id")
+        name = get_str(function, "name")
+        arguments = get(function, "arguments")
+        if bad_choice is None and not isinstance(index, BadIndex):
+            # the common case: text as sent (a "" fragment, kept as the test of this
+            # shape expects, is no text to the assembler, as in read_arguments)
+            if arguments is None or type(arguments) is str:
+                signals.append(tool_chunk(index, id_, name, arguments))
+                if index is not None or id_:
+                    self._last_index = index
+                    self._last_id = id_ or None
+                return
+        elif bad_choice is not None:
+            index = bad_choice
+        self._entry(
+            index,
+            "index" if bad_choice is None else "choice index",
+            id_=id_,
+            name=name,
+            arguments=arguments,
+            signals=signals,
+        )
 
     def _entry(
         self,
