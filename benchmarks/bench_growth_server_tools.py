@@ -20,7 +20,7 @@ from typing import Any
 from _growth import Check, main, scaled
 from callstream import ToolCallAssembler
 from callstream._json.dump import dumps_bounded
-from callstream.providers._base import to_json_data
+from callstream.providers._plain import to_json_data
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.langchain import LangChainTranslator
 

@@ -64,9 +64,10 @@ def check_recorded_split(
     detect: Callable[[Any], bool],
     run: Callable[[list[Any]], list[Signal]],
 ) -> None:
-    """A recorded stream: its first payload is detected, it ends once, and it assembles to
-    exactly the expected client calls and server-side calls."""
+    """A recorded stream: its first payload is detected, it ends (a translator reports
+    every end marker; the assembler keeps the first), and it assembles to exactly the
+    expected client calls and server-side calls."""
     assert detect(events[0])
     signals = run(events)
-    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
+    assert any(isinstance(s, StreamEnd) for s in signals)
     check_split(stream, assemble(signals), calls)

@@ -18,6 +18,7 @@ from callstream import (
     collect,
 )
 from callstream._assembly import assembler as assembler_module
+from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, StreamEnd
 from callstream.providers import langchain as langchain_module
 from callstream.providers._base import tool_chunk
 
@@ -116,11 +117,28 @@ def test_an_arguments_object_too_deep_is_an_invalid_call_not_an_error() -> None:
     assert "limit" in (invalid["error"] or "")
 
 
-def test_apply_after_finish_raises() -> None:
+def test_apply_after_finish_ignores_late_signals() -> None:
+    """The assembler owns "at most one end of stream": apply() ignores every signal after
+    the finish (late provider data), while the direct methods keep raising (issue 12)."""
     assembler = ToolCallAssembler()
-    assembler.finish()
-    with pytest.raises(AssemblerStateError, match=r"apply\(\) after finish"):
-        assembler.apply(CallChunk(index=0, args="{}"))
+    assembler.finish("stop")
+    late: list[Any] = [
+        CallChunk(index=0, name="f", args="{}"),
+        {"index": 1, "name": "g", "args": "{}"},
+        CallEnd(index=0),
+        CallFailure(error="late", index=0),
+        ServerToolUse(index=0),
+        StreamEnd(reason="length"),
+        [CallChunk(index=2, name="h"), StreamEnd(reason="stop")],
+    ]
+    for signal in late:
+        assert assembler.apply(signal) == []
+    assert assembler.finish_reason == "stop"
+    assert assembler.tool_calls == [] and assembler.invalid_tool_calls == []
+    with pytest.raises(AssemblerStateError):
+        assembler.feed({"index": 0, "name": "f"})
+    with pytest.raises(ChunkValidationError):
+        assembler.apply(42)  # type: ignore[arg-type]  # no signal: misuse, even now
 
 
 def test_user_chunk_dicts_are_checked_exactly_once(monkeypatch: pytest.MonkeyPatch) -> None:

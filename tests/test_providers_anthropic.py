@@ -121,6 +121,7 @@ def test_text_block_then_tool_block_keyed_by_block_index() -> None:
         chunk(1, args='ris"}'),
         CallEnd(index=1),
         StreamEnd(reason="tool_use", provider_reason="tool_use"),
+        StreamEnd(reason=None),  # message_stop: every end marker is reported
     ]
 
 
@@ -194,9 +195,13 @@ def test_max_tokens_with_an_open_tool_block_is_length() -> None:
         MESSAGE_STOP,
     ]
     signals = run(events)
-    assert signals[-1] == StreamEnd(reason="length", provider_reason="max_tokens")
+    # every end marker is reported; the assembler keeps the first (the stop reason)
+    assert [s for s in signals if isinstance(s, StreamEnd)] == [
+        StreamEnd(reason="length", provider_reason="max_tokens"),
+        StreamEnd(reason=None),
+    ]
     assert not any(isinstance(s, CallEnd) for s in signals)
-    assert sum(isinstance(s, StreamEnd) for s in signals) == 1
+    assert assemble(signals).finish_reason == "length"
 
 
 def test_context_window_stop_is_length_too() -> None:
@@ -224,9 +229,10 @@ def test_error_event_fails_open_blocks_and_ends_the_stream() -> None:
         MESSAGE_STOP,
     ]
     signals = run(events)
-    assert signals[-2:] == [
+    assert signals[-3:] == [
         CallFailure(error="Anthropic stream error (overloaded_error): Overloaded", index=1),
         StreamEnd(reason="error"),
+        StreamEnd(reason=None),  # message_stop: reported too, the assembler keeps the first
     ]
     assert signals.count(CallEnd(index=0)) == 1
 
@@ -294,7 +300,8 @@ def test_message_start_begins_a_new_message() -> None:
     assert translator.translate(message_delta("end_turn")) == [
         StreamEnd(reason="end_turn", provider_reason="end_turn")
     ]
-    assert translator.translate(MESSAGE_STOP) == []
+    # every end marker is reported; the assembler keeps the first
+    assert translator.translate(MESSAGE_STOP) == [StreamEnd(reason=None)]
     translator.translate(message_start())
     assert translator.translate(MESSAGE_STOP) == [StreamEnd(reason=None)]
 
@@ -499,6 +506,7 @@ def test_real_sdk_event_types() -> None:
         chunk(1, args='{"k": "v"}'),
         CallEnd(index=1),
         StreamEnd(reason="length", provider_reason="max_tokens"),
+        StreamEnd(reason=None),  # message_stop: reported too, the assembler keeps the first
     ]
     programmatic = types.RawContentBlockStartEvent(
         type="content_block_start",

@@ -132,12 +132,16 @@ def test_max_tokens_is_length_with_the_block_left_open() -> None:
     assert not any(isinstance(s, CallEnd) for s in run(events))
 
 
-def test_other_stop_reasons_pass_through_once() -> None:
+def test_other_stop_reasons_pass_through_and_the_assembler_keeps_the_first() -> None:
     translator = BedrockTranslator()
-    assert translator.translate(message_stop("guardrail_intervened")) == [
+    first = translator.translate(message_stop("guardrail_intervened"))
+    assert first == [
         StreamEnd(reason="guardrail_intervened", provider_reason="guardrail_intervened")
     ]
-    assert translator.translate(message_stop("end_turn")) == []
+    # every end marker is reported (issue 12: the assembler owns "one end of stream")
+    second = translator.translate(message_stop("end_turn"))
+    assert second == [StreamEnd(reason="end_turn", provider_reason="end_turn")]
+    assert assemble(first + second).finish_reason == "guardrail_intervened"
 
 
 def test_exception_event_fails_open_blocks() -> None:

@@ -147,12 +147,16 @@ def test_content_and_citation_events_are_ignored() -> None:
     assert run(events) == []
 
 
-def test_only_one_stream_end_per_message() -> None:
+def test_every_message_end_is_reported_and_the_assembler_keeps_the_first() -> None:
     translator = CohereTranslator()
     assert translator.translate(message_end("COMPLETE")) == [
         StreamEnd(reason="COMPLETE", provider_reason="COMPLETE")
     ]
-    assert translator.translate(message_end("COMPLETE")) == []
+    # a second end marker is reported too (issue 12: the assembler owns "one end")
+    second = translator.translate(message_end("MAX_TOKENS"))
+    assert second == [StreamEnd(reason="length", provider_reason="MAX_TOKENS")]
+    both = [StreamEnd(reason="COMPLETE", provider_reason="COMPLETE"), *second]
+    assert assemble(both).finish_reason == "COMPLETE"
     translator.translate(MESSAGE_START)
     assert translator.translate(message_end("COMPLETE")) == [
         StreamEnd(reason="COMPLETE", provider_reason="COMPLETE")

@@ -221,10 +221,14 @@ def test_other_stop_reasons_fail_an_open_streamed_call() -> None:
     ]
 
 
-def test_only_one_stream_end() -> None:
-    assert run([response(finish="STOP"), response(finish="STOP")]) == [
-        StreamEnd(reason="STOP", provider_reason="STOP")
+def test_every_finish_is_reported_and_the_assembler_keeps_the_first() -> None:
+    signals = run([response(finish="STOP"), response(finish="MAX_TOKENS")])
+    # every end marker is reported (issue 12: the assembler owns "one end of stream")
+    assert signals == [
+        StreamEnd(reason="STOP", provider_reason="STOP"),
+        StreamEnd(reason="length", provider_reason="MAX_TOKENS"),
     ]
+    assert assemble(signals).finish_reason == "STOP"
 
 
 def test_blocked_prompt_and_error_payloads_end_the_stream() -> None:

@@ -23,18 +23,9 @@ from hypothesis import strategies as st
 
 import callstream
 from callstream._errors import DataError, JSONLimitError
-from callstream.providers._base import (
-    BadIndex,
-    get,
-    get_index,
-    get_int,
-    get_list,
-    get_str,
-    is_record,
-    path,
-    to_json_data,
-    to_plain,
-)
+from callstream.providers._bad_index import BadIndex, get_index
+from callstream.providers._fields import get, get_int, get_list, get_str, is_record, path
+from callstream.providers._plain import to_json_data, to_plain
 from callstream.providers.cohere import CohereTranslator
 from callstream.providers.gemini import GeminiTranslator
 from callstream.providers.ollama import OllamaTranslator

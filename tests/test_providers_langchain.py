@@ -60,7 +60,8 @@ def test_signals_and_end_from_metadata_once() -> None:
     ]
     last = message([], response_metadata={"finish_reason": "tool_calls"})
     assert t.translate(last) == [StreamEnd(reason="tool_calls", provider_reason="tool_calls")]
-    assert t.translate(message([], chunk_position="last")) == []
+    # every end a message states is reported; the assembler keeps the first (issue 12)
+    assert t.translate(message([], chunk_position="last")) == [StreamEnd(reason=None)]
 
 
 def test_chunk_position_last_ends_without_reason() -> None:

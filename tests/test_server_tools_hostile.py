@@ -15,13 +15,8 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallFailure
 from callstream._sync import collect
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_text,
-    get_block_index,
-    get_index,
-)
+from callstream.providers._arguments import read_arguments
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_block_index, get_index
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.bedrock import BedrockTranslator
 from callstream.providers.langchain import LangChainTranslator
@@ -172,7 +167,7 @@ def test_cyclic_input_fails_with_a_reason_and_does_not_hang() -> None:
     events = [a_start(0, "toolu_cycle", input=cyclic), a_stop(0), END]
     (call,) = collect(events).invalid_tool_calls
     assert "cycle" in (call["error"] or "")
-    text, error = args_text(cyclic)
+    text, error = read_arguments(cyclic, as_text=True)
     assert text is None and error is not None
 
 

@@ -574,9 +574,7 @@ class Pipeline:
                 self._misses = 0
             else:
                 self._mismatch(payload)
-        for signal in signals:
-            if assembler.finished:
-                break
+        for signal in signals:  # the assembler ignores signals after the stream's end
             events += assembler.apply(signal)
         return self._update(tuple(events), payload)
 

@@ -385,13 +385,23 @@ class ToolCallAssembler:
         A :class:`CallChunk` is merged as it is (its fields were checked where it was
         made); a chunk dict is checked as by :meth:`feed`.
 
+        The assembler owns "at most one end of stream": a translator reports every end
+        marker it sees, and the assembler keeps the first. Once the stream finished
+        (a :class:`StreamEnd`, :meth:`finish` or :meth:`interrupt`), every later signal
+        is ignored unread and gives ``[]``: late provider data (a usage chunk after the
+        stop, a second stop event) is not misuse. The direct methods (:meth:`feed`,
+        :meth:`finish`, :meth:`end_call`, :meth:`fail_call`, :meth:`interrupt`) still
+        raise after the finish.
+
         Raises:
-            AssemblerStateError, ChunkValidationError: as the method it dispatches to.
+            AssemblerStateError, ChunkValidationError: as the method it dispatches to
+                (never for a signal after the finish); ChunkValidationError for a value
+                that is no signal.
         """
         given: Any = signal
         if type(given) is CallChunk:  # the hot path: what every translator sends
             if self._finished:
-                raise AssemblerStateError("apply() after finish(): this stream is over")
+                return []  # late provider data: the stream already ended
             events: list[AssemblyEvent] = []
             args = given.args
             if args is None or type(args) is str:
@@ -404,6 +414,10 @@ class ToolCallAssembler:
             events = []
             self._state.merge(*read_chunk(given, "", self._max_depth), events)
             return events
+        if self._finished and isinstance(
+            given, (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
+        ):
+            return []  # late provider data: the stream already ended
         if type(given) is dict or isinstance(given, Mapping):
             return self.feed(given)
         if isinstance(given, CallEnd):

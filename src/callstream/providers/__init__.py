@@ -27,7 +27,8 @@ from typing import Any
 
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, ServerToolUse, StreamEnd
 from callstream._errors import CallstreamError, UsageError
-from callstream.providers._base import Translator, get, get_str
+from callstream.providers._base import Translator
+from callstream.providers._fields import get, get_str
 
 __all__ = (
     "FORMATS",

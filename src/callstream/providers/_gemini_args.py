@@ -34,7 +34,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from callstream.providers._base import alternate_key, describe, get, get_str, scalar_value
+from callstream.providers._fields import alternate_key, get, get_str
+from callstream.providers._plain import describe, scalar_value
 
 __all__ = (
     "MAX_INDEX_GAP",

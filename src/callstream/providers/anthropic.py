@@ -34,6 +34,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from typing import Any
 
 from callstream._assembly.types import (
@@ -43,16 +44,10 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
-from callstream.providers._base import (
-    BadIndexCalls,
-    args_text,
-    get,
-    get_block_index,
-    get_index,
-    get_str,
-    is_record,
-    tool_chunk,
-)
+from callstream.providers._arguments import read_arguments
+from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str, is_record
 
 __all__ = ("AnthropicTranslator", "detect")
 
@@ -141,9 +136,9 @@ class AnthropicTranslator:
     - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
       block's ``input`` was a non-empty object, that object (as JSON text) is the
       arguments (``CallEnd(args=...)``), so programmatic calls keep their input; an input
-      that cannot be serialized (see :func:`~callstream.providers._base.args_text`: deeper
-      than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) gives ``CallFailure`` with the
-      reason instead;
+      that cannot be read (see :func:`~callstream.providers._arguments.read_arguments`:
+      deeper than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) gives ``CallFailure`` with
+      the reason instead, and one that is not an object makes the call invalid;
     - ``message_delta`` with a ``stop_reason`` -> ``StreamEnd`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
       open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
@@ -153,10 +148,12 @@ class AnthropicTranslator:
     An ``index`` that is absent or unusable (not a non-negative integer or a string of
     digits) never routes text into another call: a tool block started with one gets a
     private call key of its own and fails at once
-    (:meth:`~callstream.providers._base.BadIndexCalls.refuse`: ``unusable index <value>:
+    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable index <value>:
     ...``); deltas and stops with an unusable index are dropped.
 
-    At most one ``StreamEnd`` is produced per message (``message_start`` begins a new one).
+    Every end marker gives a ``StreamEnd`` (a ``message_delta`` with a stop reason and the
+    ``message_stop`` after it both do); the assembler keeps the first (see
+    :meth:`~callstream.ToolCallAssembler.apply`).
     Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
     O(size of the payload) per call; state is one small record per open tool block.
     """
@@ -166,7 +163,6 @@ class AnthropicTranslator:
     def __init__(self) -> None:
         self._open: dict[int, _Block] = {}
         self._bad = BadIndexCalls()
-        self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
@@ -177,26 +173,8 @@ class AnthropicTranslator:
 
     def _translate(self, payload: Any) -> list[Signal]:
         payload = _unwrap(payload)
-        kind = get_str(payload, "type")
-        if kind == "content_block_start":
-            return self._block_start(payload)
-        if kind == "content_block_delta":
-            return self._block_delta(payload)
-        if kind == "content_block_stop":
-            return self._block_stop(payload)
-        if kind == "message_delta":
-            reason = get_str(get(payload, "delta"), "stop_reason")
-            return self._end(reason) if reason is not None else []
-        if kind == "message_stop":
-            return self._end(None)
-        if kind == "message_start":
-            self._open.clear()
-            self._bad.clear()
-            self._ended = False
-            return []
-        if kind == "error":
-            return self._error(get(payload, "error"))
-        return []
+        handler = _HANDLERS.get(get_str(payload, "type"))
+        return [] if handler is None else handler(self, payload)
 
     # --- events ------------------------------------------------------------------------
 
@@ -211,13 +189,9 @@ class AnthropicTranslator:
         name = get_str(block, "name")
         if not isinstance(index, int):
             return self._bad.refuse(index, "index", id_, name, server=server)
-        start_input: str | None = None
-        error: str | None = None
-        raw_input = get(block, "input")
-        if is_record(raw_input):
-            start_input, error = args_text(raw_input)
-            if start_input == "{}":  # the usual placeholder: the arguments follow as deltas
-                start_input = None
+        start_input, error = read_arguments(get(block, "input"), as_text=True)
+        if start_input == "{}":  # Anthropic's placeholder: the arguments follow as deltas
+            start_input = None
         self._open[index] = _Block(start_input, error)
         chunk = tool_chunk(index, id_, name, None)
         if server:
@@ -251,10 +225,23 @@ class AnthropicTranslator:
                 return [CallFailure(error=block.error, index=index)]
         return [CallEnd(index=index)]
 
-    def _end(self, reason: str | None) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
+    def _message_delta(self, payload: Any) -> list[Signal]:
+        reason = get_str(get(payload, "delta"), "stop_reason")
+        return self._end(reason) if reason is not None else []
+
+    def _message_stop(self, payload: Any) -> list[Signal]:
+        return self._end(None)
+
+    def _message_start(self, payload: Any) -> list[Signal]:
+        self._open.clear()
+        self._bad.clear()
+        return []
+
+    def _error_event(self, payload: Any) -> list[Signal]:
+        return self._error(get(payload, "error"))
+
+    @staticmethod
+    def _end(reason: str | None) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
         return [StreamEnd(reason=normalized, provider_reason=reason)]
 
@@ -264,10 +251,20 @@ class AnthropicTranslator:
             CallFailure(error=message, index=index) for index in sorted(self._open)
         ]
         self._open.clear()
-        if not self._ended:
-            self._ended = True
-            out.append(StreamEnd(reason="error"))
+        out.append(StreamEnd(reason="error"))
         return out
+
+
+#: Event type -> its handler (any other type carries nothing for us).
+_HANDLERS: dict[str | None, Callable[[AnthropicTranslator, Any], list[Signal]]] = {
+    "content_block_start": AnthropicTranslator._block_start,
+    "content_block_delta": AnthropicTranslator._block_delta,
+    "content_block_stop": AnthropicTranslator._block_stop,
+    "message_delta": AnthropicTranslator._message_delta,
+    "message_stop": AnthropicTranslator._message_stop,
+    "message_start": AnthropicTranslator._message_start,
+    "error": AnthropicTranslator._error_event,
+}
 
 
 def _error_text(error: Any) -> str:

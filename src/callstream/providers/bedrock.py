@@ -21,6 +21,7 @@ single-key dict per event, ``{"<event type>": {...}}``):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from callstream._assembly.types import (
@@ -30,16 +31,10 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
-from callstream.providers._base import (
-    BadIndexCalls,
-    args_text,
-    get,
-    get_block_index,
-    get_index,
-    get_str,
-    is_record,
-    tool_chunk,
-)
+from callstream.providers._arguments import read_arguments
+from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str
 
 __all__ = ("BedrockTranslator", "detect")
 
@@ -81,9 +76,9 @@ class BedrockTranslator:
       reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
       for a block that started as a tool block; text deltas are ignored). An input handed
-      over already decoded (an object) is serialized to JSON text, iteratively; one that
-      cannot be (see :func:`~callstream.providers._base.args_text`: deeper than
-      ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) fails the call with the reason;
+      over already decoded is serialized to JSON text, iteratively (see
+      :func:`~callstream.providers._arguments.read_arguments`); one that cannot be (deeper
+      than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) fails the call with the reason;
     - ``contentBlockStop`` of a tool block -> ``CallEnd``;
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``);
@@ -93,7 +88,7 @@ class BedrockTranslator:
     A ``contentBlockIndex`` that is absent or unusable (not a non-negative integer or a
     string of digits) never routes text into another call: a tool block started with one
     gets a private call key of its own and fails at once
-    (:meth:`~callstream.providers._base.BadIndexCalls.refuse`: ``unusable
+    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable
     contentBlockIndex <value>: ...``); deltas and stops with an unusable index are dropped.
 
     Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
@@ -105,7 +100,6 @@ class BedrockTranslator:
     def __init__(self) -> None:
         self._open: set[int] = set()
         self._bad = BadIndexCalls()
-        self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one ConverseStream event."""
@@ -115,29 +109,23 @@ class BedrockTranslator:
             return []
 
     def _translate(self, payload: Any) -> list[Signal]:
-        event = get(payload, "contentBlockDelta")
-        if event is not None:
-            return self._delta(event)
-        event = get(payload, "contentBlockStart")
-        if event is not None:
-            return self._start(event)
-        event = get(payload, "contentBlockStop")
-        if event is not None:
-            return self._stop(event)
-        event = get(payload, "messageStop")
-        if event is not None:
-            reason = get_str(event, "stopReason")
-            return self._end(reason)
-        if get(payload, "messageStart") is not None:
-            self._open.clear()
-            self._bad.clear()
-            self._ended = False
-            return []
+        for key, handler in _HANDLERS:  # the first key present names the event
+            event = get(payload, key)
+            if event is not None:
+                return handler(self, event)
         for key in _ERROR_EVENTS:
             event = get(payload, key)
             if event is not None:
                 return self._error(key, event)
         return []
+
+    def _message_start(self, event: Any) -> list[Signal]:
+        self._open.clear()
+        self._bad.clear()
+        return []
+
+    def _message_stop(self, event: Any) -> list[Signal]:
+        return self._end(get_str(event, "stopReason"))
 
     def _start(self, event: Any) -> list[Signal]:
         tool = get(get(event, "start"), "toolUse")
@@ -159,13 +147,13 @@ class BedrockTranslator:
         index = get_index(event, "contentBlockIndex")
         if not isinstance(index, int) or index not in self._open:
             return []
-        raw = get(get(get(event, "delta"), "toolUse"), "input")
-        text: str | None = raw if isinstance(raw, str) else None
-        if is_record(raw):  # some clients hand over the input already decoded
-            text, error = args_text(raw)
-            if error is not None:
-                self._open.discard(index)
-                return [CallFailure(error=error, index=index)]
+        # text, or an input some clients hand over already decoded (as its JSON text)
+        text, error = read_arguments(
+            get(get(get(event, "delta"), "toolUse"), "input"), as_text=True
+        )
+        if error is not None:
+            self._open.discard(index)
+            return [CallFailure(error=error, index=index)]
         if not text:
             return []
         chunk = tool_chunk(index, None, None, text)
@@ -178,10 +166,8 @@ class BedrockTranslator:
         self._open.discard(index)
         return [CallEnd(index=index)]
 
-    def _end(self, reason: str | None, *, from_provider: bool = True) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
+    @staticmethod
+    def _end(reason: str | None, *, from_provider: bool = True) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
         return [StreamEnd(reason=normalized, provider_reason=reason if from_provider else None)]
 
@@ -192,3 +178,13 @@ class BedrockTranslator:
         self._open.clear()
         out.extend(self._end("error", from_provider=False))
         return out
+
+
+#: (event key, its handler), in the order they are looked for.
+_HANDLERS: tuple[tuple[str, Callable[[BedrockTranslator, Any], list[Signal]]], ...] = (
+    ("contentBlockDelta", BedrockTranslator._delta),
+    ("contentBlockStart", BedrockTranslator._start),
+    ("contentBlockStop", BedrockTranslator._stop),
+    ("messageStop", BedrockTranslator._message_stop),
+    ("messageStart", BedrockTranslator._message_start),
+)

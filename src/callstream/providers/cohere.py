@@ -19,19 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._errors import DataError
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_error,
-    get,
-    get_index,
-    get_list,
-    get_str,
-    is_record,
-    tool_chunk,
-)
-from callstream.providers.openai_chat import args_value
+from callstream.providers._arguments import read_arguments
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_list, get_str
 
 __all__ = ("CohereTranslator", "detect")
 
@@ -93,7 +84,6 @@ class CohereTranslator:
 
     def __init__(self) -> None:
         self._open: set[int | None] = set()
-        self._ended = False
         self._bad = BadIndexCalls()  # calls whose event index was unusable
         self._last: int | None = None  # the index of the last tool-call event
 
@@ -105,19 +95,20 @@ class CohereTranslator:
         if kind == "tool-call-start":
             return self._calls(payload, start=True)
         if kind == "tool-call-end":
-            index = get_index(payload, "index")
-            if isinstance(index, BadIndex):
-                return self._bad.fail(index)
-            if index is None and None not in self._open:
-                return []
-            self._open.discard(index)
-            return [CallEnd(index=index)]
+            return self._call_end(get_index(payload, "index"))
         if kind == "message-end":
             return self._message_end(get(payload, "delta"))
         if kind == "message-start":
             self._open.clear()
-            self._ended = False
         return []
+
+    def _call_end(self, index: int | BadIndex | None) -> list[Signal]:
+        if isinstance(index, BadIndex):
+            return self._bad.fail(index)
+        if index is None and None not in self._open:
+            return []
+        self._open.discard(index)
+        return [CallEnd(index=index)]
 
     def _calls(self, payload: Any, *, start: bool) -> list[Signal]:
         index = get_index(payload, "index")
@@ -125,11 +116,7 @@ class CohereTranslator:
         out: list[Signal] = []
         for call in get_list(message, "tool_calls"):
             function = get(call, "function")
-            try:
-                args = _arguments(function)
-                failure = None
-            except DataError as exc:
-                args, failure = None, args_error(exc)
+            args, failure = read_arguments(get(function, "arguments"))
             id_ = get_str(call, "id") if start else None
             name = get_str(function, "name") if start else None
             if isinstance(index, BadIndex):
@@ -167,9 +154,6 @@ class CohereTranslator:
         return out
 
     def _message_end(self, delta: Any) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
         reason = get_str(delta, "finish_reason")
         error = get_str(delta, "error")
         out: list[Signal] = []
@@ -190,19 +174,3 @@ class CohereTranslator:
             normalized = "error"
         out.append(StreamEnd(reason=normalized, provider_reason=reason))
         return out
-
-
-def _arguments(function: Any) -> str | dict[str, Any] | None:
-    """The ``arguments`` of a tool-call fragment: text, a decoded object, or None if empty.
-
-    Raises:
-        DataError: an object that is not JSON data, cyclic or too deep (see
-            :func:`~callstream.providers.openai_chat.args_value`).
-    """
-    raw = get(function, "arguments")
-    if type(raw) is str:
-        return raw or None
-    if raw is None or not is_record(raw):
-        text = get_str(function, "arguments")  # a str subclass or enum; numbers are ignored
-        return text or None
-    return args_value(raw) or None

@@ -29,19 +29,10 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._errors import DataError
-from callstream.providers._base import (
-    args_error,
-    get,
-    get_int,
-    get_list,
-    get_str,
-    is_record,
-    is_sequence,
-    scalar_value,
-    tool_chunk,
-)
-from callstream.providers._base import path as field_path
+from callstream.providers._arguments import read_arguments
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
+from callstream.providers._fields import path as field_path
 from callstream.providers._gemini_args import (  # the limits: still importable from here
     MAX_INDEX_GAP,  # noqa: F401
     MAX_PATH_DEPTH,  # noqa: F401
@@ -50,7 +41,7 @@ from callstream.providers._gemini_args import (  # the limits: still importable 
     PartialArgsWriter,
     parse_json_path,
 )
-from callstream.providers.openai_chat import args_value
+from callstream.providers._plain import scalar_value
 
 __all__ = ("GeminiTranslator", "detect", "parse_json_path")
 
@@ -118,7 +109,6 @@ class GeminiTranslator:
     def __init__(self) -> None:
         self._next_index = 0
         self._call: _StreamedCall | None = None
-        self._ended = False
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one chunk (dict, SDK object, or list of chunks)."""
@@ -175,13 +165,7 @@ class GeminiTranslator:
             index = self._next_index
             self._next_index += 1
             touched.append(index)
-            try:
-                args = _whole_args(get(call, "args"))
-            except DataError as exc:
-                args = None
-                args_failure: str | None = args_error(exc)
-            else:
-                args_failure = None
+            args, args_failure = read_arguments(get(call, "args"))
             if not more and not leaves:
                 whole = tool_chunk(index, get_str(call, "id"), name, args)
                 out.append(whole)
@@ -241,10 +225,9 @@ class GeminiTranslator:
             out.append(CallFailure(error=f"streamed arguments: {end.reason}", index=call.index))
             return
         if isinstance(end, ArgsValue):
-            try:
-                args = args_value(end.value)
-            except DataError as exc:  # deeper than the assembler's default limit
-                out.append(CallFailure(error=args_error(exc), index=call.index))
+            args, failure = read_arguments(end.value)
+            if failure is not None:  # deeper than the assembler's default limit
+                out.append(CallFailure(error=failure, index=call.index))
                 return
             out.append(CallEnd(index=call.index, args=args))
             return
@@ -293,10 +276,8 @@ class GeminiTranslator:
         out.extend(self._end("error", from_provider=False))
         return out
 
-    def _end(self, reason: str, *, from_provider: bool = True) -> list[Signal]:
-        if self._ended:
-            return []
-        self._ended = True
+    @staticmethod
+    def _end(reason: str, *, from_provider: bool = True) -> list[Signal]:
         if not from_provider:
             return [StreamEnd(reason=reason)]
         normalized = "length" if reason in _LENGTH_REASONS else reason
@@ -308,17 +289,6 @@ def _first_candidate(candidates: list[Any]) -> Any:
         if get_int(candidate, "index") in (None, 0):
             return candidate
     return candidates[0]
-
-
-def _whole_args(raw: Any) -> str | dict[str, Any] | None:
-    """A whole call's ``args``: an object (SDK values made plain); other JSON as text.
-
-    Raises:
-        DataError: not JSON data, cyclic, or nested deeper than ``DEFAULT_MAX_DEPTH``
-            (see :func:`~callstream.providers.openai_chat.args_value`).
-    """
-    value = args_value(raw)
-    return None if value == "" else value
 
 
 def _with_message(reason: str, message: str | None) -> str:

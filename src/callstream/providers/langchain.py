@@ -46,18 +46,11 @@ from callstream._assembly.types import (
 from callstream._assembly.validation import chunk_fields
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_text,
-    describe,
-    get,
-    get_index,
-    get_str,
-    is_record,
-    to_plain,
-    tool_chunk,
-)
+from callstream.providers._arguments import read_arguments
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str, is_record
+from callstream.providers._plain import describe, to_plain
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
 
@@ -164,7 +157,7 @@ class LangChainTranslator:
     ``index``, which LangChain shares with ``tool_call_chunks``: a usable index (a
     non-negative int or a string of digits) is the key; any other string gets a private
     key of its own (the same string, the same key: a
-    :class:`~callstream.providers._base.BadIndexCalls` without a cap on distinct values,
+    :class:`~callstream.providers._bad_index.BadIndexCalls` without a cap on distinct values,
     since these are real calls); a block without an index continues the
     call with its ``id``, else the last server call. For each new server call the signals
     are: a chunk with its ``name`` and ``id``, ``ServerToolUse``, then its argument text;
@@ -175,13 +168,13 @@ class LangChainTranslator:
     ``tool_call_chunks``). A tool-call chunk whose ``args`` object nests deeper than
     ``json.dumps`` can write is passed on as JSON text written iteratively.
 
-    State: the end of the stream reported or not, and one small record per server call.
+    Every message chunk that states an end of the stream gives a ``StreamEnd`` (last in
+    its signals); the assembler keeps the first. State: one small record per server call.
     """
 
     name = "langchain"
 
     def __init__(self) -> None:
-        self._ended = False
         self._servers: dict[int, _Server] = {}
         self._by_id: dict[str, int] = {}
         self._keys = BadIndexCalls(max_keys=None)  # for string and unusable block indexes
@@ -207,11 +200,9 @@ class LangChainTranslator:
                     signals.extend(self._block(block, taken))
             for chunk in valid:
                 signals.extend(self._chunk(chunk))
-            if not self._ended:
-                end = self._end_of(payload)
-                if end is not None:
-                    self._ended = True
-                    signals.append(end)
+            end = self._end_of(payload)
+            if end is not None:  # every message stating an end: the assembler keeps the first
+                signals.append(end)
             return signals
         if isinstance(payload, (list, tuple)):
             out: list[Signal] = []
@@ -235,7 +226,7 @@ class LangChainTranslator:
         args = chunk.args
         out: list[Signal] = [chunk]
         if isinstance(args, dict) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
-            text, error = args_text(args)
+            text, error = read_arguments(args, as_text=True)
             chunk = tool_chunk(chunk.index, chunk.id, chunk.name, text)
             out = [chunk]
             if error is not None:
@@ -294,24 +285,19 @@ class LangChainTranslator:
                 error = error or f"args must be JSON text, got {describe(raw)}"
         elif kind == "server_tool_call":
             raw = get(block, "args")
-            if isinstance(raw, str):
-                complete = raw or "{}"
-            elif raw is None:
-                complete = "{}"
-            elif is_record(raw):
-                complete, why = args_text(raw)
-                error = error or why
-            else:
-                error = error or f"args must be an object, got {describe(raw)}"
+            complete, why = read_arguments(raw, as_text=True)
+            error = error or why
+            if complete is None and why is None:
+                complete = "{}"  # a complete call without arguments
         else:  # Anthropic-native server_tool_use / mcp_tool_use
             partial = get(block, "partial_json")
             raw = get(block, "input")
             if isinstance(partial, str):
                 text = partial  # a gathered block: the text so far
-            elif is_record(raw):
-                complete, why = args_text(raw)
+            elif raw is not None:
+                complete, why = read_arguments(raw, as_text=True)
                 error = error or why
-                if complete == "{}":  # the usual placeholder: deltas follow
+                if complete == "{}":  # Anthropic's placeholder: deltas follow
                     complete = None
         out = self._server_piece(key, id_, name, None if key in taken else text)
         if error is not None:

@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._errors import DataError
-from callstream.providers._base import args_error, get, get_list, get_str, is_record, tool_chunk
-from callstream.providers.openai_chat import args_value
+from callstream.providers._arguments import read_arguments
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_list, get_str, is_record
 
 __all__ = ("OllamaTranslator", "detect")
 
@@ -48,11 +48,7 @@ class OllamaTranslator:
             function = get(call, "function")
             key = self._count
             self._count += 1
-            try:
-                args = args_value(get(function, "arguments"))
-                failure = None
-            except DataError as exc:  # not JSON data, cyclic, or too deep
-                args, failure = None, args_error(exc)
+            args, failure = read_arguments(get(function, "arguments"))
             chunk = tool_chunk(key, get_str(call, "id"), get_str(function, "name"), args)
             signals.append(chunk)
             if failure is not None:

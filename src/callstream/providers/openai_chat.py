@@ -40,21 +40,13 @@ from typing import Any
 
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
 from callstream._errors import DataError, JSONLimitError
-from callstream._json.dump import RECURSION_SAFE_DEPTH, dumps_bounded, nesting_depth
+from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_error,
-    get,
-    get_index,
-    get_list,
-    get_str,
-    is_record,
-    is_sequence,
-    to_json_data,
-    tool_chunk,
-)
+from callstream.providers._arguments import args_error, read_arguments
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_list, get_str, is_record, is_sequence
+from callstream.providers._plain import to_json_data
 
 __all__ = ("OpenAIChatTranslator", "detect", "failed_generation_calls", "normalize_finish_reason")
 
@@ -75,30 +67,6 @@ def detect(payload: Any) -> bool:
         return True
     error = get(payload, "error")
     return is_record(error) and get(error, "failed_generation") is not None
-
-
-def args_value(value: Any) -> str | dict[str, Any] | None:
-    """An ``arguments`` field as the assembler takes it: text, a whole object, or None.
-
-    Text passes through; a mapping or SDK object becomes a dict (the whole arguments), or
-    its JSON text when it nests deeper than ``json.dumps`` can write without recursing
-    (:data:`~callstream._json.dump.RECURSION_SAFE_DEPTH`); any other JSON value becomes
-    its JSON text, so the assembler can reject it precisely. Cost: O(size of the value).
-
-    Raises:
-        DataError: the value is not JSON data (:class:`~callstream.JSONLimitError` when it
-            nests deeper than ``DEFAULT_MAX_DEPTH`` or is cyclic); the caller turns this
-            into an invalid call with :func:`~callstream.providers._base.args_error`.
-    """
-    if value is None or type(value) is str:
-        return value
-    plain = to_json_data(value, max_depth=DEFAULT_MAX_DEPTH)
-    kind = type(plain)
-    if kind is str:
-        return plain  # type: ignore[no-any-return]
-    if kind is dict and nesting_depth(plain, RECURSION_SAFE_DEPTH) is not None:
-        return plain  # type: ignore[no-any-return]
-    return dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH)
 
 
 # Llama-style text a model may emit instead of a structured call:
@@ -152,7 +120,7 @@ class OpenAIChatTranslator:
     An entry (or a choice) whose ``index`` is present but unusable (``true``, ``1.5``,
     ``"abc"``, ``[0]``, a negative number) is never read as "no index": its pieces go to
     a negative key of their own (one per distinct bad value, see
-    :class:`~callstream.providers._base.BadIndexCalls`), and that call is failed with the
+    :class:`~callstream.providers._bad_index.BadIndexCalls`), and that call is failed with the
     reason when the stream ends (an invalid call with its raw text). When the first such
     piece carries neither id nor name (a continuation of some call), the call streamed
     last is failed too, since it may be missing that fragment. Other calls are unaffected.
@@ -178,58 +146,69 @@ class OpenAIChatTranslator:
         signals: list[Signal] = []
         for choice in choices:
             number = get_index(choice, "index")
-            bad_choice = number if isinstance(number, BadIndex) else None
-            if bad_choice is None and (number or 0) != self._choice:
-                continue
-            delta = get(choice, "delta")
-            if delta is None:
-                delta = get(choice, "message")  # a non-streamed ChatCompletion
-            for entry in get_list(delta, "tool_calls"):
-                if not is_record(entry):
-                    continue
-                function = get(entry, "function")
-                if function is None and get(entry, "custom") is not None:
-                    continue  # custom (free-form text) tools have no JSON arguments
-                index = get_index(entry, "index")
-                id_ = get_str(entry, "id")
-                name = get_str(function, "name")
-                arguments = get(function, "arguments")
-                if bad_choice is None and not isinstance(index, BadIndex):
-                    if arguments is None or type(arguments) is str:  # the common case
-                        signals.append(tool_chunk(index, id_, name, arguments))
-                        if index is not None or id_:
-                            self._last_index = index
-                            self._last_id = id_ or None
-                        continue
-                elif bad_choice is not None:
-                    index = bad_choice
-                self._entry(
-                    index,
-                    "index" if bad_choice is None else "choice index",
-                    id_=id_,
-                    name=name,
-                    arguments=arguments,
-                    signals=signals,
-                )
-            legacy = get(delta, "function_call")
-            if is_record(legacy):
-                self._entry(
-                    0 if bad_choice is None else bad_choice,
-                    "choice index",
-                    id_=None,
-                    name=get_str(legacy, "name"),
-                    arguments=get(legacy, "arguments"),
-                    signals=signals,
-                )
-            if bad_choice is not None:
-                continue  # a finish of an unknown choice is not ours to report
-            reason = get_str(choice, "finish_reason")
-            if reason:
-                signals.extend(self._bad.fail_all())
-                signals.append(
-                    StreamEnd(reason=normalize_finish_reason(reason), provider_reason=reason)
-                )
+            if isinstance(number, BadIndex):
+                self._read_choice(choice, number, signals)
+            elif (number or 0) == self._choice:
+                self._read_choice(choice, None, signals)
         return signals
+
+    def _read_choice(self, choice: Any, bad_choice: BadIndex | None, signals: list[Signal]) -> None:
+        """Add the signals of one choice: its tool-call entries, a legacy ``function_call``
+        and its finish (``bad_choice``: the choice's unusable index, if so)."""
+        delta = get(choice, "delta")
+        if delta is None:
+            delta = get(choice, "message")  # a non-streamed ChatCompletion
+        for entry in get_list(delta, "tool_calls"):
+            self._tool_call(entry, bad_choice, signals)
+        legacy = get(delta, "function_call")
+        if is_record(legacy):
+            self._entry(
+                0 if bad_choice is None else bad_choice,
+                "choice index",
+                id_=None,
+                name=get_str(legacy, "name"),
+                arguments=get(legacy, "arguments"),
+                signals=signals,
+            )
+        if bad_choice is not None:
+            return  # a finish of an unknown choice is not ours to report
+        reason = get_str(choice, "finish_reason")
+        if reason:
+            signals.extend(self._bad.fail_all())
+            signals.append(
+                StreamEnd(reason=normalize_finish_reason(reason), provider_reason=reason)
+            )
+
+    def _tool_call(self, entry: Any, bad_choice: BadIndex | None, signals: list[Signal]) -> None:
+        """Add the signals of one ``tool_calls`` entry (the hot path: text as sent)."""
+        if not is_record(entry):
+            return
+        function = get(entry, "function")
+        if function is None and get(entry, "custom") is not None:
+            return  # custom (free-form text) tools have no JSON arguments
+        index = get_index(entry, "index")
+        id_ = get_str(entry, "id")
+        name = get_str(function, "name")
+        arguments = get(function, "arguments")
+        if bad_choice is None and not isinstance(index, BadIndex):
+            # the common case: text as sent (a "" fragment, kept as the test of this
+            # shape expects, is no text to the assembler, as in read_arguments)
+            if arguments is None or type(arguments) is str:
+                signals.append(tool_chunk(index, id_, name, arguments))
+                if index is not None or id_:
+                    self._last_index = index
+                    self._last_id = id_ or None
+                return
+        elif bad_choice is not None:
+            index = bad_choice
+        self._entry(
+            index,
+            "index" if bad_choice is None else "choice index",
+            id_=id_,
+            name=name,
+            arguments=arguments,
+            signals=signals,
+        )
 
     def _entry(
         self,
@@ -242,13 +221,7 @@ class OpenAIChatTranslator:
         signals: list[Signal],
     ) -> None:
         """Add the signals of one tool-call entry (a chunk; a failure when unusable)."""
-        try:
-            args = args_value(arguments)
-        except DataError as exc:
-            args = None
-            failure: str | None = args_error(exc)
-        else:
-            failure = None
+        args, failure = read_arguments(arguments)
         if isinstance(index, BadIndex):
             if id_ is None and name is None and not args and failure is None:
                 return  # an empty chunk: nothing to route

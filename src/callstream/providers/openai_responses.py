@@ -31,21 +31,14 @@ Other events (text, reasoning, built-in tools) are ignored. Cost: O(size of the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._errors import DataError
-from callstream.providers._base import (
-    BadIndex,
-    BadIndexCalls,
-    args_error,
-    get,
-    get_index,
-    get_str,
-    path,
-    tool_chunk,
-)
-from callstream.providers.openai_chat import args_value
+from callstream.providers._arguments import read_arguments
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import tool_chunk
+from callstream.providers._fields import get, get_str, path
 
 __all__ = ("OpenAIResponsesTranslator", "detect")
 
@@ -76,77 +69,83 @@ class OpenAIResponsesTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one stream event."""
-        kind = get_str(payload, "type")
-        if kind == "response.function_call_arguments.delta":
-            index = self._index(payload)
-            delta = get_str(payload, "delta")
-            if isinstance(index, BadIndex):
-                return [self._bad.chunk(index, _WHERE, None, None, delta)] if delta else []
-            if index is None or self._calls.get(index):
-                return []
-            self._calls.setdefault(index, False)
-            return [tool_chunk(index, None, None, delta)] if delta else []
-        if kind == "response.output_item.added":
-            item, index = self._call_item(payload)
-            if index is None:
-                return []
-            try:
-                args = args_value(get(item, "arguments")) or None
-                failure = None
-            except DataError as exc:
-                args, failure = None, args_error(exc)
-            id_, name = get_str(item, "call_id"), get_str(item, "name")
-            if isinstance(index, BadIndex):
-                out: list[Signal] = [self._bad.chunk(index, _WHERE, id_, name, args)]
-                if failure is not None:
-                    out.extend(self._bad.fail(index))
-                return out
-            self._calls.setdefault(index, False)
-            added: list[Signal] = [tool_chunk(index, id_, name, args)]
+        handler = _HANDLERS.get(get_str(payload, "type"))
+        return [] if handler is None else handler(self, payload)
+
+    # --- events ------------------------------------------------------------------------
+
+    def _arguments_delta(self, payload: Any) -> list[Signal]:
+        index = self._index(payload)
+        delta = get_str(payload, "delta")
+        if isinstance(index, BadIndex):
+            return [self._bad.chunk(index, _WHERE, None, None, delta)] if delta else []
+        if index is None or self._calls.get(index):
+            return []
+        self._calls.setdefault(index, False)
+        return [tool_chunk(index, None, None, delta)] if delta else []
+
+    def _item_added(self, payload: Any) -> list[Signal]:
+        item, index = self._call_item(payload)
+        if index is None:
+            return []
+        args, failure = read_arguments(get(item, "arguments"))
+        id_, name = get_str(item, "call_id"), get_str(item, "name")
+        if isinstance(index, BadIndex):
+            out: list[Signal] = [self._bad.chunk(index, _WHERE, id_, name, args)]
             if failure is not None:
-                self._calls[index] = True
-                added.append(CallFailure(index=index, error=failure))
-            return added
-        if kind == "response.function_call_arguments.done":
-            index = self._index(payload)
-            if index is None:
-                return []
-            return self._end(index, get_str(payload, "name"), None, get(payload, "arguments"))
-        if kind == "response.output_item.done":
-            item, index = self._call_item(payload)
-            if index is None:
-                return []
-            return self._end(
-                index, get_str(item, "name"), get_str(item, "call_id"), get(item, "arguments")
-            )
-        if kind == "response.completed":
-            ended: list[Signal] = self._bad.fail_all()
-            ended.append(
-                StreamEnd(
-                    reason="tool_calls" if self._calls else "stop", provider_reason="completed"
-                )
-            )
-            return ended
-        if kind == "response.incomplete":
-            word = get_str(path(payload, "response", "incomplete_details"), "reason")
-            reason = "length" if word is None or word == "max_output_tokens" else word
-            cut: list[Signal] = self._bad.fail_all()
-            cut.append(StreamEnd(reason=reason, provider_reason=word))
-            return cut
-        if kind == "response.failed" or kind == "error":
-            error = path(payload, "response", "error") if kind != "error" else payload
-            message = get_str(error, "message") or get_str(error, "code") or "the response failed"
-            signals: list[Signal] = [
-                CallFailure(error=message, index=index)
-                for index, ended_ in self._calls.items()
-                if not ended_
-            ]
-            for index in self._calls:
-                self._calls[index] = True
-            signals.extend(self._bad.fail_all())
-            signals.append(StreamEnd(reason="error"))
-            return signals
-        return []
+                out.extend(self._bad.fail(index))
+            return out
+        self._calls.setdefault(index, False)
+        added: list[Signal] = [tool_chunk(index, id_, name, args)]
+        if failure is not None:
+            self._calls[index] = True
+            added.append(CallFailure(index=index, error=failure))
+        return added
+
+    def _arguments_done(self, payload: Any) -> list[Signal]:
+        index = self._index(payload)
+        if index is None:
+            return []
+        return self._end(index, get_str(payload, "name"), None, get(payload, "arguments"))
+
+    def _item_done(self, payload: Any) -> list[Signal]:
+        item, index = self._call_item(payload)
+        if index is None:
+            return []
+        return self._end(
+            index, get_str(item, "name"), get_str(item, "call_id"), get(item, "arguments")
+        )
+
+    def _completed(self, payload: Any) -> list[Signal]:
+        ended: list[Signal] = self._bad.fail_all()
+        reason = "tool_calls" if self._calls else "stop"
+        ended.append(StreamEnd(reason=reason, provider_reason="completed"))
+        return ended
+
+    def _incomplete(self, payload: Any) -> list[Signal]:
+        word = get_str(path(payload, "response", "incomplete_details"), "reason")
+        reason = "length" if word is None or word == "max_output_tokens" else word
+        cut: list[Signal] = self._bad.fail_all()
+        cut.append(StreamEnd(reason=reason, provider_reason=word))
+        return cut
+
+    def _failed(self, payload: Any) -> list[Signal]:
+        """``response.failed`` or an ``error`` event: the open calls fail, the stream ends."""
+        is_error = get_str(payload, "type") == "error"
+        error = payload if is_error else path(payload, "response", "error")
+        message = get_str(error, "message") or get_str(error, "code") or "the response failed"
+        signals: list[Signal] = [
+            CallFailure(error=message, index=index)
+            for index, ended_ in self._calls.items()
+            if not ended_
+        ]
+        for index in self._calls:
+            self._calls[index] = True
+        signals.extend(self._bad.fail_all())
+        signals.append(StreamEnd(reason="error"))
+        return signals
+
+    # --- call keys and ends ------------------------------------------------------------
 
     def _call_item(self, payload: Any) -> tuple[Any, int | BadIndex | None]:
         """The item of an ``output_item`` event and its call key (None when it is no call)."""
@@ -180,11 +179,7 @@ class OpenAIResponsesTranslator:
         self, index: int | BadIndex, name: str | None, id_: str | None, arguments: Any
     ) -> list[Signal]:
         """End call ``index`` once, with the complete arguments when given."""
-        try:
-            args = args_value(arguments)
-            failure = None
-        except DataError as exc:
-            args, failure = None, args_error(exc)
+        args, failure = read_arguments(arguments)
         if isinstance(index, BadIndex):  # its own call, failed now
             signals: list[Signal] = []
             if not self._bad.is_open(index):
@@ -205,3 +200,16 @@ class OpenAIResponsesTranslator:
         else:
             signals.append(CallEnd(index=index, args=args))
         return signals
+
+
+#: Event type -> its handler (other events carry nothing for us).
+_HANDLERS: dict[str | None, Callable[[OpenAIResponsesTranslator, Any], list[Signal]]] = {
+    "response.function_call_arguments.delta": OpenAIResponsesTranslator._arguments_delta,
+    "response.output_item.added": OpenAIResponsesTranslator._item_added,
+    "response.function_call_arguments.done": OpenAIResponsesTranslator._arguments_done,
+    "response.output_item.done": OpenAIResponsesTranslator._item_done,
+    "response.completed": OpenAIResponsesTranslator._completed,
+    "response.incomplete": OpenAIResponsesTranslator._incomplete,
+    "response.failed": OpenAIResponsesTranslator._failed,
+    "error": OpenAIResponsesTranslator._failed,
+}
