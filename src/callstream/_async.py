@@ -34,13 +34,8 @@ import anyio
 import anyio.lowlevel
 
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import (
-    Pipeline,
-    StreamResult,
-    StreamState,
-    StreamUpdate,
-    attach_result,
-)
+from callstream._pipeline import Pipeline
+from callstream._result import StreamResult, StreamState, StreamUpdate, attach_result
 from callstream.providers import Translator
 
 _Closer = Callable[[], Awaitable[None]]

@@ -16,13 +16,8 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import (
-    Pipeline,
-    StreamResult,
-    StreamState,
-    StreamUpdate,
-    attach_result,
-)
+from callstream._pipeline import Pipeline
+from callstream._result import StreamResult, StreamState, StreamUpdate, attach_result
 from callstream.providers import Translator
 
 __all__ = ("ToolCallStream", "collect", "stream")
