@@ -2,7 +2,8 @@
 
 Theory of operation. A driver hands every item it takes from the source to
 :meth:`Pipeline.feed` and, when the source is exhausted, calls :meth:`Pipeline.close`;
-both return :class:`StreamUpdate` s to yield. An item is either a raw transport chunk
+both return :class:`StreamUpdate` s to yield (none once :meth:`Pipeline.quiet`: the
+``collect()`` path, which reads only the result). An item is either a raw transport chunk
 (``str`` / bytes: decoded incrementally into payloads, SSE or JSON found automatically)
 or a payload (a dict or an SDK object). Each payload goes through the provider's
 translator (signals) and the assembler (events), and becomes exactly one update, so a
@@ -122,6 +123,7 @@ class Pipeline:
         "_max_event_chars",
         "_misses",
         "_pending",
+        "_quiet",
         "_seen",
         "_translator",
         "_transport",
@@ -177,6 +179,20 @@ class Pipeline:
         self._seen = False  # whether any payload arrived
         self._closed = False
         self._interrupted = False
+        self._quiet = False  # build no updates (see quiet())
+
+    def quiet(self) -> Pipeline:
+        """Build no :class:`StreamUpdate` from now on; returns this pipeline.
+
+        For a consumer that reads only :meth:`result` (``collect()``): :meth:`feed`,
+        :meth:`close`, :meth:`recover` and :meth:`interrupt` then return empty lists
+        (``recover`` still None when it recovers nothing), and the assembler's views are
+        not read per payload. Everything else is unchanged: detection, transport
+        decoding and its limits, the errors raised, recovery, the final result. Saves
+        building one update and reading the views per payload; irreversible.
+        """
+        self._quiet = True
+        return self
 
     @property
     def assembler(self) -> ToolCallAssembler:
@@ -224,13 +240,13 @@ class Pipeline:
             return None
         updates: list[StreamUpdate] = []
         if self._translator is None and self._votes:
-            updates = self._commit(self._likeliest())  # held payloads, in their own format
+            self._commit(self._likeliest(), updates)  # held payloads, in their own format
         updates += self.feed(payload)
         if not self._assembler.finished:  # the format has no error events (LangChain chunks)
-            updates.append(self._foreign_error(payload))
+            self._foreign_error(payload, updates)
         return updates + self.close()
 
-    def _foreign_error(self, payload: Mapping[str, Any]) -> StreamUpdate:
+    def _foreign_error(self, payload: Mapping[str, Any], out: list[StreamUpdate]) -> None:
         """Apply a provider error the chosen translator ignored (LangChain message chunks
         carry none): read it with its own provider's translator, so Groq's failed calls
         become invalid calls, and end the stream with reason ``"error"`` (open calls get
@@ -243,7 +259,7 @@ class Pipeline:
             events += self._assembler.apply(signal)
         if not self._assembler.finished:
             events += self._assembler.finish("error")
-        return self._update(tuple(events), payload)
+        self._emit(out, events, payload)
 
     def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:
         """The source failed mid-stream: end the assembler honestly, without its end.
@@ -264,7 +280,9 @@ class Pipeline:
         if self._assembler.finished:
             return []
         cause = exc if isinstance(exc, str) else describe_exception(exc)
-        return [self._update(tuple(self._assembler.interrupt(cause)), None)]
+        updates: list[StreamUpdate] = []
+        self._emit(updates, self._assembler.interrupt(cause), None)
+        return updates
 
     def feed(self, item: Any) -> list[StreamUpdate]:
         """Take one item from the source; return one update per payload it completed.
@@ -275,13 +293,16 @@ class Pipeline:
         """
         if self._closed:
             raise UsageError("feed() after close(): this stream is over")
+        updates: list[StreamUpdate] = []
         if type(item) is not dict and is_transport_chunk(item):
             if self._transport is None:
                 self._transport = TransportDecoder(max_event_chars=self._max_event_chars)
-            return self._payloads([_normalize(m) for m in self._transport.feed(item)])
-        if self._translator is not None:  # the common case: one payload, format known
-            return [self._translate(item)]
-        return self._payloads([item])
+            self._payloads([_normalize(m) for m in self._transport.feed(item)], updates)
+        elif self._translator is not None:  # the common case: one payload, format known
+            self._translate(item, updates)
+        else:
+            self._payloads([item], updates)
+        return updates
 
     def close(self) -> list[StreamUpdate]:
         """End of the source: flush, check the format was found, finish the assembler.
@@ -297,12 +318,12 @@ class Pipeline:
         updates: list[StreamUpdate] = []
         transport = self._transport
         if transport is not None:
-            updates = self._payloads([_normalize(m) for m in transport.close()])
+            self._payloads([_normalize(m) for m in transport.close()], updates)
         self._closed = True
         if self._translator is None and self._pending:
             if not self._votes:
                 raise self._unknown()
-            updates += self._commit(self._likeliest())
+            self._commit(self._likeliest(), updates)
         if self._translator is None and transport is not None and transport.dropped:
             raise UnknownFormatError(
                 "the raw text decoded to no payload: it is neither server-sent events with"
@@ -310,20 +331,19 @@ class Pipeline:
                 " their line ends is read too; see callstream.providers.transport)"
             )
         if not self._assembler.finished:
-            updates.append(self._update(tuple(self._assembler.finish(None)), None))
+            self._emit(updates, self._assembler.finish(None), None)
         return updates
 
-    def _payloads(self, payloads: list[Any]) -> list[StreamUpdate]:
-        updates: list[StreamUpdate] = []
+    def _payloads(self, payloads: list[Any], out: list[StreamUpdate]) -> None:
+        """Take decoded payloads in order; their updates go to ``out``."""
         for payload in payloads:
             self._seen = True
             if self._translator is None:
-                updates += self._detect(payload)
+                self._detect(payload, out)
             else:
-                updates.append(self._translate(payload))
-        return updates
+                self._translate(payload, out)
 
-    def _detect(self, payload: Any) -> list[StreamUpdate]:
+    def _detect(self, payload: Any, out: list[StreamUpdate]) -> None:
         """Hold ``payload`` back; once the evidence names a format, translate all held.
 
         Raises:
@@ -335,7 +355,8 @@ class Pipeline:
         if name is not None:
             votes = self._votes[name] = self._votes.get(name, 0) + 1
             if votes >= MIN_VOTES or has_evidence(name, payload):
-                return self._commit(name)
+                self._commit(name, out)
+                return
         if len(pending) > MAX_UNRECOGNIZED or (
             not self._votes
             and not isinstance(payload, Mapping)
@@ -343,19 +364,20 @@ class Pipeline:
         ):
             if not self._votes:
                 raise self._unknown()
-            return self._commit(self._likeliest())
-        return []
+            self._commit(self._likeliest(), out)
 
     def _likeliest(self) -> str:
         """The format most held payloads looked like (on a tie, the one seen last)."""
         return max(reversed(self._votes.items()), key=lambda item: item[1])[0]
 
-    def _commit(self, name: str) -> list[StreamUpdate]:
+    def _commit(self, name: str, out: list[StreamUpdate]) -> None:
+        """Read the stream as ``name`` from now on; translate the held payloads into ``out``."""
         self._translator = get_translator(name)
         self._format = name
         held, self._pending = self._pending, []
         self._votes = {}
-        return [self._translate(p) for p in held]
+        for payload in held:
+            self._translate(payload, out)
 
     def _mismatch(self, payload: Any) -> None:
         """Count a payload that gave no signal; raise past a run of foreign ones."""
@@ -371,7 +393,8 @@ class Pipeline:
                 " the format was misjudged or the stream changed: pass provider= explicitly"
             )
 
-    def _translate(self, payload: Any) -> StreamUpdate:
+    def _translate(self, payload: Any, out: list[StreamUpdate]) -> None:
+        """Translate one payload and apply its signals; its update goes to ``out``."""
         assert self._translator is not None
         events: list[AssemblyEvent] = []
         assembler = self._assembler
@@ -385,10 +408,17 @@ class Pipeline:
             if assembler.finished:
                 break
             events += assembler.apply(signal)
-        return self._update(tuple(events), payload)
+        if not self._quiet:  # inline _emit: the hot path
+            out.append(self._update(tuple(events), payload))
+
+    def _emit(self, out: list[StreamUpdate], events: list[AssemblyEvent], payload: Any) -> None:
+        """Append the update for ``events`` to ``out``, unless the pipeline is quiet."""
+        if not self._quiet:
+            out.append(self._update(tuple(events), payload))
 
     def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
-        """The update for one payload (built by :data:`_new_update`: the hot path)."""
+        """The update for one payload (built by :data:`_new_update`: the hot path); reads
+        the assembler's views, so a quiet pipeline never calls it."""
         assembler = self._assembler
         return _new_update(
             events,
