@@ -39,7 +39,8 @@ No I/O, no ``async``: the sync and async drivers are thin loops around this clas
 they cannot drift apart. The update and result types are in :mod:`callstream._result`;
 reading an SDK exception's provider error is :mod:`callstream._provider_errors`.
 Cost per payload: the translator's O(payload) plus the assembler's O(fragment), plus
-reading the assembler's views (O(1) when unchanged).
+building the update, which reads the assembler's views (O(1) when unchanged; a quiet
+pipeline does neither).
 """
 
 from __future__ import annotations

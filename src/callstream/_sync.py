@@ -173,7 +173,7 @@ def collect(
     the exception object refuses attributes).
 
     Cost: that of :func:`stream` without building an update or reading the calls per
-    payload: the same driver loop over a quiet pipeline (:meth:`Pipeline.quiet`); the
+    payload: the same driver loop over a quiet pipeline (``Pipeline.quiet()``); the
     result is the one draining :func:`stream` gives.
     """
     with stream(source, provider=provider, **options) as drained:
