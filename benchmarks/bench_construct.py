@@ -40,7 +40,7 @@ from callstream import (
 from callstream._assembly.state import _delta
 from callstream._json import changes
 from callstream._json.changes import PathNode
-from callstream._pipeline import _new_update
+from callstream._result import _new_update
 
 # --- the hand-written factories as they were (baseline) ---------------------------------
 

@@ -26,7 +26,7 @@ from callstream import (
 from callstream._assembly.state import _delta
 from callstream._json import changes
 from callstream._json.changes import EAGER_DEPTH, PathNode
-from callstream._pipeline import _new_update
+from callstream._result import _new_update
 from callstream._types import fast_constructor
 
 _CALL = {"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}

@@ -6,6 +6,7 @@ layers only) and the third-party packages each layer may import at module level:
     L5  callstream/__init__.py          re-exports; partial_json_parser (for Allow)
     L4  _pipeline < _sync, _async < cli drivers over the shared pipeline, then the shell;
                                         anyio only in _async
+        (_pipeline includes _result and _provider_errors, split out of _pipeline.py)
     L3  providers, tools, feed < parsers pydantic; SDKs / LangChain / rich only lazily
         (tools includes _tool_docstrings and _tool_schema, split out of tools.py)
     L2  _assembly                       standard library (+ typing_extensions)
@@ -43,6 +44,8 @@ def layer_of(module: str) -> tuple[float, str]:
         "feed": (3, "feed"),
         "examples": (3, "examples"),
         "_pipeline": (4, "_pipeline"),
+        "_result": (4, "_pipeline"),
+        "_provider_errors": (4, "_pipeline"),
         "_sync": (4.5, "_sync"),
         "_async": (4.5, "_async"),
         "cli": (4.8, "cli"),

@@ -34,7 +34,7 @@ from langchain_core.messages import AIMessageChunk
 from langchain_openai import ChatOpenAI
 
 import callstream
-from callstream._pipeline import provider_error_payload
+from callstream._provider_errors import provider_error_payload
 from callstream.parsers.langchain import ToolCallsOutputParser
 from tests.real_clients import (
     Body,

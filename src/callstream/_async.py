@@ -34,13 +34,8 @@ import anyio
 import anyio.lowlevel
 
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import (
-    Pipeline,
-    StreamResult,
-    StreamState,
-    StreamUpdate,
-    attach_result,
-)
+from callstream._pipeline import Pipeline
+from callstream._result import StreamResult, StreamState, StreamUpdate, attach_result
 from callstream.providers import Translator
 
 _Closer = Callable[[], Awaitable[None]]
@@ -281,14 +276,16 @@ async def acollect(
     """Read a whole stream and return its :class:`StreamResult` (see :func:`astream`).
 
     A source error propagates as in :func:`~callstream.collect`, carrying the partial
-    result as ``exc.callstream_result``.
+    result as ``exc.callstream_result``. Cost: as :func:`~callstream.collect`, no update
+    is built (the same driver loop over a quiet pipeline).
     """
-    async with astream(source, provider=provider, **options) as updates:
+    async with astream(source, provider=provider, **options) as drained:
+        drained._pipeline.quiet()  # nobody reads the updates: build none (see Pipeline.quiet)
         try:
-            async for _ in updates:
+            async for _ in drained:  # the same driver loop as astream(); it yields nothing
                 pass
         except Exception as exc:
-            if updates.result.interrupted:
-                attach_result(exc, updates.result)
+            if drained.result.interrupted:
+                attach_result(exc, drained.result)
             raise
-        return updates.result
+        return drained.result

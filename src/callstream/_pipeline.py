@@ -2,7 +2,8 @@
 
 Theory of operation. A driver hands every item it takes from the source to
 :meth:`Pipeline.feed` and, when the source is exhausted, calls :meth:`Pipeline.close`;
-both return :class:`StreamUpdate` s to yield. An item is either a raw transport chunk
+both return :class:`StreamUpdate` s to yield (none once :meth:`Pipeline.quiet`: the
+``collect()`` path, which reads only the result). An item is either a raw transport chunk
 (``str`` / bytes: decoded incrementally into payloads, SSE or JSON found automatically)
 or a payload (a dict or an SDK object). Each payload goes through the provider's
 translator (signals) and the assembler (events), and becomes exactly one update, so a
@@ -35,28 +36,24 @@ assembler honestly (calls that had not completed become invalid) before the driv
 re-raises it unchanged.
 
 No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
-they cannot drift apart. Cost per payload: the translator's O(payload) plus the
-assembler's O(fragment), plus reading the assembler's views (O(1) when unchanged).
+they cannot drift apart. The update and result types are in :mod:`callstream._result`;
+reading an SDK exception's provider error is :mod:`callstream._provider_errors`.
+Cost per payload: the translator's O(payload) plus the assembler's O(fragment), plus
+building the update, which reads the assembler's views (O(1) when unchanged; a quiet
+pipeline does neither).
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 from callstream._assembly.assembler import ToolCallAssembler
-from callstream._assembly.types import (
-    AssemblyEvent,
-    InvalidToolCall,
-    ServerToolCall,
-    Signal,
-    ToolCall,
-)
+from callstream._assembly.types import AssemblyEvent, Signal
 from callstream._errors import OptionTypeError, UnknownFormatError, UsageError
-from callstream._types import fast_constructor
+from callstream._provider_errors import describe_exception, provider_error_payload
+from callstream._result import StreamResult, StreamUpdate, _new_update
 from callstream.providers import (
     Translator,
     detect_format,
@@ -79,10 +76,7 @@ __all__ = (
     "MIN_VOTES",
     "Pipeline",
     "StreamResult",
-    "StreamState",
     "StreamUpdate",
-    "attach_result",
-    "provider_error_payload",
 )
 
 MAX_UNRECOGNIZED = 64
@@ -99,134 +93,6 @@ MAX_MISMATCHED = 16
 """Consecutive payloads without any field of the chosen format tolerated (pings, usage)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StreamUpdate:
-    """What one payload changed, and the state of every call after it.
-
-    Attributes:
-        events: the assembly events this payload caused (often empty: text, usage...).
-        tool_calls: the calls so far, best effort (final and valid once finished). The
-            ``args`` of a call still streaming is a live view that keeps growing (it is
-            the same object in every later update, so ``list(stream(...))`` shows the
-            final args everywhere); :meth:`snapshot` keeps a copy of one update.
-        invalid_tool_calls: the calls known to be invalid so far.
-        finish_reason: the stream's finish reason once it finished, else None.
-        payload: the decoded payload (None for the update that ends the stream).
-        server_tool_calls: tools the provider runs itself (never in ``tool_calls``).
-    """
-
-    events: tuple[AssemblyEvent, ...]
-    tool_calls: list[ToolCall]
-    invalid_tool_calls: list[InvalidToolCall]
-    finish_reason: str | None
-    payload: Any = field(default=None, compare=False)
-    server_tool_calls: list[ServerToolCall] = field(default_factory=list)
-
-    def snapshot(self) -> StreamUpdate:
-        """This update with its calls frozen in time: the ``args`` are deep copies.
-
-        The copy shares nothing mutable with the live views (``events`` and ``payload``
-        are shared: events are immutable, the payload is the source's). Deeply nested
-        arguments are copied without recursion.
-
-        Cost: O(total size of the calls' arguments); the updates themselves cost O(1)
-        because they share the live views, so copy only the ones you keep.
-        """
-        return StreamUpdate(
-            events=self.events,
-            tool_calls=[_copy_call(c) for c in self.tool_calls],
-            invalid_tool_calls=[_copy_call(c) for c in self.invalid_tool_calls],
-            finish_reason=self.finish_reason,
-            payload=self.payload,
-            server_tool_calls=[_copy_call(c) for c in self.server_tool_calls],
-        )
-
-
-def _copy_call(call: Any) -> Any:
-    """A copy of one call dict whose ``args`` (and any other container) is deep-copied."""
-    return {key: _copy_json(value) for key, value in call.items()}
-
-
-def _copy_json(value: Any) -> Any:
-    """Deep copy of dicts and lists (other values shared), iterative: O(size), no recursion."""
-    if type(value) is not dict and type(value) is not list:
-        return value
-    root: Any = {} if type(value) is dict else []
-    stack: list[tuple[Any, Any]] = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        if type(source) is dict:
-            for key, item in source.items():
-                if type(item) is dict or type(item) is list:
-                    copy: Any = {} if type(item) is dict else []
-                    stack.append((item, copy))
-                    target[key] = copy
-                else:
-                    target[key] = item
-        else:
-            for item in source:
-                if type(item) is dict or type(item) is list:
-                    copy = {} if type(item) is dict else []
-                    stack.append((item, copy))
-                    target.append(copy)
-                else:
-                    target.append(item)
-    return root
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StreamResult:
-    """The outcome of a whole stream (or of the part read so far).
-
-    Attributes:
-        tool_calls: the valid tool calls (LangChain ``ToolCall`` dicts).
-        invalid_tool_calls: the invalid ones, each with an ``error``.
-        finish_reason: why the stream ended, in one vocabulary for every format:
-            ``"length"`` when a token limit cut the output (OpenAI ``length``,
-            Anthropic / Bedrock ``max_tokens``, Gemini / Cohere ``MAX_TOKENS``,
-            Responses ``incomplete``), ``"error"`` when the provider reported an error
-            mid-stream, ``"tool_calls"`` / ``"stop"`` for a completed Responses stream
-            (it has no finish reason of its own), ``"stop"`` for servers' ``eos`` /
-            ``eos_token``; any other reason is the provider's word unchanged
-            (``tool_use``, ``end_turn``, ``STOP``, ``TOOL_CALL`` ...). None if the stream
-            gave none (or was interrupted).
-        provider: the format name the stream was read as, None if never recognized.
-        finished: whether the stream was read to its end.
-        server_tool_calls: tools the provider ran itself (server-side tools such as web
-            search or code execution), as LangChain ``server_tool_call`` blocks.
-        interrupted: the source raised before the end (a dropped connection, say): the
-            calls that had not completed are in ``invalid_tool_calls``, ``finished`` is
-            False and ``finish_reason`` None.
-        provider_finish_reason: the word the provider sent for it (``"max_tokens"``,
-            ``"MAX_TOKENS"``, ``"completed"`` for Responses, the ``incomplete_details``
-            reason ...), None when it sent none (error events, interrupted streams).
-    """
-
-    tool_calls: list[ToolCall]
-    invalid_tool_calls: list[InvalidToolCall]
-    finish_reason: str | None
-    provider: str | None = None
-    finished: bool = True
-    server_tool_calls: list[ServerToolCall] = field(default_factory=list)
-    interrupted: bool = False
-    provider_finish_reason: str | None = None
-
-
-_new_update: Callable[
-    [
-        tuple[AssemblyEvent, ...],
-        list[ToolCall],
-        list[InvalidToolCall],
-        str | None,
-        Any,
-        list[ServerToolCall],
-    ],
-    StreamUpdate,
-] = fast_constructor(StreamUpdate)
-"""``StreamUpdate(...)`` with positional fields, built through the slots (hot path: one per
-payload; the frozen dataclass constructor costs about 2.5 times more)."""
-
-
 def _normalize(message: TransportMessage) -> Any:
     """An SSE ``event: error`` whose data lacks an ``error`` field is wrapped in one."""
     payload = message.payload
@@ -238,63 +104,6 @@ def _normalize(message: TransportMessage) -> Any:
 _ASSEMBLER_OPTIONS = tuple(
     name for name in inspect.signature(ToolCallAssembler.__init__).parameters if name != "self"
 )
-
-_ANTHROPIC_ERRORS = frozenset({"overloaded_error", "api_error"})
-
-
-def _attr(obj: Any, name: str) -> Any:
-    """``getattr(obj, name, None)`` that never raises (hostile or broken objects)."""
-    try:
-        return getattr(obj, name, None)
-    except Exception:
-        return None
-
-
-def provider_error_payload(exc: BaseException) -> dict[str, Any] | None:
-    """The provider error payload an SDK exception carries, in its raw wire shape.
-
-    Recognized: an ``error`` object with ``code == "tool_use_failed"`` or a
-    ``failed_generation`` (Groq, through the openai SDK: ``exc.body``), and an Anthropic
-    mid-stream ``overloaded_error`` / ``api_error`` (``exc.body`` is the whole event).
-    The body is read from ``exc.body``, else from ``exc.response.json()``. Returns
-    ``{"error": {...}}`` or ``{"type": "error", "error": {...}}`` (what the SSE data
-    would have been), or None. Never raises, whatever the exception object does.
-
-    Cost: O(size of the error body).
-    """
-    try:
-        body = _attr(exc, "body")
-        if not isinstance(body, Mapping):
-            response = _attr(exc, "response")
-            reader = _attr(response, "json")
-            body = reader() if callable(reader) else None
-        if not isinstance(body, Mapping):
-            return None
-        inner = body.get("error")
-        error = inner if isinstance(inner, Mapping) else body
-        if error.get("code") == "tool_use_failed" or "failed_generation" in error:
-            return {"error": dict(error)}
-        kind = error.get("type")
-        if isinstance(kind, str) and kind in _ANTHROPIC_ERRORS:
-            return {"type": "error", "error": dict(error)}
-    except Exception:  # a hostile body or response: not a provider error we understand
-        return None
-    return None
-
-
-def _cause(exc: BaseException) -> str:
-    """A short description of an exception for an error message; never raises."""
-    try:
-        name = type(exc).__qualname__
-    except Exception:
-        name = "exception"
-    try:
-        text = str(exc)
-    except Exception:
-        text = ""
-    if len(text) > 200:
-        text = text[:197] + "..."
-    return f"{name}: {text}" if text else name
 
 
 def _describe(payload: Any) -> str:
@@ -315,6 +124,7 @@ class Pipeline:
         "_max_event_chars",
         "_misses",
         "_pending",
+        "_quiet",
         "_seen",
         "_translator",
         "_transport",
@@ -370,6 +180,20 @@ class Pipeline:
         self._seen = False  # whether any payload arrived
         self._closed = False
         self._interrupted = False
+        self._quiet = False  # build no updates (see quiet())
+
+    def quiet(self) -> Pipeline:
+        """Build no :class:`StreamUpdate` from now on; returns this pipeline.
+
+        For a consumer that reads only :meth:`result` (``collect()``): :meth:`feed`,
+        :meth:`close`, :meth:`recover` and :meth:`interrupt` then return empty lists
+        (``recover`` still None when it recovers nothing), and the assembler's views are
+        not read per payload. Everything else is unchanged: detection, transport
+        decoding and its limits, the errors raised, recovery, the final result. Saves
+        building one update and reading the views per payload; irreversible.
+        """
+        self._quiet = True
+        return self
 
     @property
     def assembler(self) -> ToolCallAssembler:
@@ -417,13 +241,13 @@ class Pipeline:
             return None
         updates: list[StreamUpdate] = []
         if self._translator is None and self._votes:
-            updates = self._commit(self._likeliest())  # held payloads, in their own format
+            self._commit(self._likeliest(), updates)  # held payloads, in their own format
         updates += self.feed(payload)
         if not self._assembler.finished:  # the format has no error events (LangChain chunks)
-            updates.append(self._foreign_error(payload))
+            self._foreign_error(payload, updates)
         return updates + self.close()
 
-    def _foreign_error(self, payload: Mapping[str, Any]) -> StreamUpdate:
+    def _foreign_error(self, payload: Mapping[str, Any], out: list[StreamUpdate]) -> None:
         """Apply a provider error the chosen translator ignored (LangChain message chunks
         carry none): read it with its own provider's translator, so Groq's failed calls
         become invalid calls, and end the stream with reason ``"error"`` (open calls get
@@ -436,7 +260,7 @@ class Pipeline:
             events += self._assembler.apply(signal)
         if not self._assembler.finished:
             events += self._assembler.finish("error")
-        return self._update(tuple(events), payload)
+        self._emit(out, events, payload)
 
     def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:
         """The source failed mid-stream: end the assembler honestly, without its end.
@@ -456,8 +280,10 @@ class Pipeline:
         self._closed = self._interrupted = True
         if self._assembler.finished:
             return []
-        cause = exc if isinstance(exc, str) else _cause(exc)
-        return [self._update(tuple(self._assembler.interrupt(cause)), None)]
+        cause = exc if isinstance(exc, str) else describe_exception(exc)
+        updates: list[StreamUpdate] = []
+        self._emit(updates, self._assembler.interrupt(cause), None)
+        return updates
 
     def feed(self, item: Any) -> list[StreamUpdate]:
         """Take one item from the source; return one update per payload it completed.
@@ -468,13 +294,16 @@ class Pipeline:
         """
         if self._closed:
             raise UsageError("feed() after close(): this stream is over")
+        updates: list[StreamUpdate] = []
         if type(item) is not dict and is_transport_chunk(item):
             if self._transport is None:
                 self._transport = TransportDecoder(max_event_chars=self._max_event_chars)
-            return self._payloads([_normalize(m) for m in self._transport.feed(item)])
-        if self._translator is not None:  # the common case: one payload, format known
-            return [self._translate(item)]
-        return self._payloads([item])
+            self._payloads([_normalize(m) for m in self._transport.feed(item)], updates)
+        elif self._translator is not None:  # the common case: one payload, format known
+            self._translate(item, updates)
+        else:
+            self._payloads([item], updates)
+        return updates
 
     def close(self) -> list[StreamUpdate]:
         """End of the source: flush, check the format was found, finish the assembler.
@@ -490,12 +319,12 @@ class Pipeline:
         updates: list[StreamUpdate] = []
         transport = self._transport
         if transport is not None:
-            updates = self._payloads([_normalize(m) for m in transport.close()])
+            self._payloads([_normalize(m) for m in transport.close()], updates)
         self._closed = True
         if self._translator is None and self._pending:
             if not self._votes:
                 raise self._unknown()
-            updates += self._commit(self._likeliest())
+            self._commit(self._likeliest(), updates)
         if self._translator is None and transport is not None and transport.dropped:
             raise UnknownFormatError(
                 "the raw text decoded to no payload: it is neither server-sent events with"
@@ -503,20 +332,19 @@ class Pipeline:
                 " their line ends is read too; see callstream.providers.transport)"
             )
         if not self._assembler.finished:
-            updates.append(self._update(tuple(self._assembler.finish(None)), None))
+            self._emit(updates, self._assembler.finish(None), None)
         return updates
 
-    def _payloads(self, payloads: list[Any]) -> list[StreamUpdate]:
-        updates: list[StreamUpdate] = []
+    def _payloads(self, payloads: list[Any], out: list[StreamUpdate]) -> None:
+        """Take decoded payloads in order; their updates go to ``out``."""
         for payload in payloads:
             self._seen = True
             if self._translator is None:
-                updates += self._detect(payload)
+                self._detect(payload, out)
             else:
-                updates.append(self._translate(payload))
-        return updates
+                self._translate(payload, out)
 
-    def _detect(self, payload: Any) -> list[StreamUpdate]:
+    def _detect(self, payload: Any, out: list[StreamUpdate]) -> None:
         """Hold ``payload`` back; once the evidence names a format, translate all held.
 
         Raises:
@@ -528,7 +356,8 @@ class Pipeline:
         if name is not None:
             votes = self._votes[name] = self._votes.get(name, 0) + 1
             if votes >= MIN_VOTES or has_evidence(name, payload):
-                return self._commit(name)
+                self._commit(name, out)
+                return
         if len(pending) > MAX_UNRECOGNIZED or (
             not self._votes
             and not isinstance(payload, Mapping)
@@ -536,19 +365,20 @@ class Pipeline:
         ):
             if not self._votes:
                 raise self._unknown()
-            return self._commit(self._likeliest())
-        return []
+            self._commit(self._likeliest(), out)
 
     def _likeliest(self) -> str:
         """The format most held payloads looked like (on a tie, the one seen last)."""
         return max(reversed(self._votes.items()), key=lambda item: item[1])[0]
 
-    def _commit(self, name: str) -> list[StreamUpdate]:
+    def _commit(self, name: str, out: list[StreamUpdate]) -> None:
+        """Read the stream as ``name`` from now on; translate the held payloads into ``out``."""
         self._translator = get_translator(name)
         self._format = name
         held, self._pending = self._pending, []
         self._votes = {}
-        return [self._translate(p) for p in held]
+        for payload in held:
+            self._translate(payload, out)
 
     def _mismatch(self, payload: Any) -> None:
         """Count a payload that gave no signal; raise past a run of foreign ones."""
@@ -564,7 +394,8 @@ class Pipeline:
                 " the format was misjudged or the stream changed: pass provider= explicitly"
             )
 
-    def _translate(self, payload: Any) -> StreamUpdate:
+    def _translate(self, payload: Any, out: list[StreamUpdate]) -> None:
+        """Translate one payload and apply its signals; its update goes to ``out``."""
         assert self._translator is not None
         events: list[AssemblyEvent] = []
         assembler = self._assembler
@@ -576,10 +407,17 @@ class Pipeline:
                 self._mismatch(payload)
         for signal in signals:  # the assembler ignores signals after the stream's end
             events += assembler.apply(signal)
-        return self._update(tuple(events), payload)
+        if not self._quiet:  # inline _emit: the hot path
+            out.append(self._update(tuple(events), payload))
+
+    def _emit(self, out: list[StreamUpdate], events: list[AssemblyEvent], payload: Any) -> None:
+        """Append the update for ``events`` to ``out``, unless the pipeline is quiet."""
+        if not self._quiet:
+            out.append(self._update(tuple(events), payload))
 
     def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
-        """The update for one payload (built by :data:`_new_update`: the hot path)."""
+        """The update for one payload (built by :data:`_new_update`: the hot path); reads
+        the assembler's views, so a quiet pipeline never calls it."""
         assembler = self._assembler
         return _new_update(
             events,
@@ -598,63 +436,3 @@ class Pipeline:
             " 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'cohere',"
             " 'ollama', 'langchain'"
         )
-
-
-def attach_result(exc: BaseException, result: StreamResult) -> None:
-    """Make ``result`` reachable from ``exc``: ``exc.callstream_result`` and a note.
-
-    Never raises: an exception that refuses attributes (or notes) just goes without.
-    """
-    try:
-        exc.callstream_result = result  # type: ignore[attr-defined]
-    except Exception:
-        return
-    add_note = getattr(exc, "add_note", None)  # Python 3.11+
-    if callable(add_note):
-        with contextlib.suppress(Exception):
-            add_note(
-                "callstream: the stream was interrupted; the partial result is on this "
-                f"exception as .callstream_result ({len(result.tool_calls)} complete tool "
-                f"call(s), {len(result.invalid_tool_calls)} invalid)"
-            )
-
-
-class StreamState:
-    """The state views both drivers' stream objects offer, read from their pipeline.
-
-    Readable at any time, also after the iteration was closed or cancelled.
-    """
-
-    __slots__ = ()  # the driver classes are slotted; keep their instances free of __dict__
-
-    _pipeline: Pipeline
-
-    @property
-    def result(self) -> StreamResult:
-        """The result so far (final once the iteration ended)."""
-        return self._pipeline.result()
-
-    @property
-    def tool_calls(self) -> list[ToolCall]:
-        """The tool calls so far (valid and final once the iteration ended)."""
-        return self._pipeline.assembler.tool_calls
-
-    @property
-    def invalid_tool_calls(self) -> list[InvalidToolCall]:
-        """The invalid tool calls so far."""
-        return self._pipeline.assembler.invalid_tool_calls
-
-    @property
-    def server_tool_calls(self) -> list[ServerToolCall]:
-        """The server-side tool calls so far (run by the provider, not by you)."""
-        return self._pipeline.assembler.server_tool_calls
-
-    @property
-    def finish_reason(self) -> str | None:
-        """The finish reason, once the stream finished (see :class:`StreamResult`)."""
-        return self._pipeline.assembler.finish_reason
-
-    @property
-    def provider_finish_reason(self) -> str | None:
-        """The provider's own word for the finish reason, once the stream finished."""
-        return self._pipeline.assembler.provider_finish_reason

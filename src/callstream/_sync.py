@@ -16,13 +16,8 @@ from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from callstream._errors import ConcurrentIterationError, UsageError
-from callstream._pipeline import (
-    Pipeline,
-    StreamResult,
-    StreamState,
-    StreamUpdate,
-    attach_result,
-)
+from callstream._pipeline import Pipeline
+from callstream._result import StreamResult, StreamState, StreamUpdate, attach_result
 from callstream.providers import Translator
 
 __all__ = ("ToolCallStream", "collect", "stream")
@@ -176,13 +171,18 @@ def collect(
     :func:`stream`), the exception propagates unchanged, carrying the partial result
     as ``exc.callstream_result`` (``interrupted=True``) and a note saying so (unless
     the exception object refuses attributes).
+
+    Cost: that of :func:`stream` without building an update or reading the calls per
+    payload: the same driver loop over a quiet pipeline (``Pipeline.quiet()``); the
+    result is the one draining :func:`stream` gives.
     """
-    with stream(source, provider=provider, **options) as updates:
+    with stream(source, provider=provider, **options) as drained:
+        drained._pipeline.quiet()  # nobody reads the updates: build none (see Pipeline.quiet)
         try:
-            for _ in updates:
+            for _ in drained:  # the same driver loop as stream(); it yields nothing
                 pass
         except Exception as exc:
-            if updates.result.interrupted:
-                attach_result(exc, updates.result)
+            if drained.result.interrupted:
+                attach_result(exc, drained.result)
             raise
-        return updates.result
+        return drained.result

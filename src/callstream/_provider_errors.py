@@ -1,0 +1,74 @@
+"""Reading the provider error an SDK exception carries, for :meth:`Pipeline.recover`.
+
+An SDK raises where the raw byte stream would have carried an error payload (Groq's
+``tool_use_failed`` through the openai SDK, an Anthropic mid-stream ``error`` event):
+:func:`provider_error_payload` rebuilds that payload in its wire shape, so the pipeline
+feeds it through the same translator as the raw path. :func:`describe_exception` names
+any other exception for an interrupted call's reason. Neither ever raises, whatever the
+exception object does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ("describe_exception", "provider_error_payload")
+
+
+_ANTHROPIC_ERRORS = frozenset({"overloaded_error", "api_error"})
+
+
+def _attr(obj: Any, name: str) -> Any:
+    """``getattr(obj, name, None)`` that never raises (hostile or broken objects)."""
+    try:
+        return getattr(obj, name, None)
+    except Exception:
+        return None
+
+
+def provider_error_payload(exc: BaseException) -> dict[str, Any] | None:
+    """The provider error payload an SDK exception carries, in its raw wire shape.
+
+    Recognized: an ``error`` object with ``code == "tool_use_failed"`` or a
+    ``failed_generation`` (Groq, through the openai SDK: ``exc.body``), and an Anthropic
+    mid-stream ``overloaded_error`` / ``api_error`` (``exc.body`` is the whole event).
+    The body is read from ``exc.body``, else from ``exc.response.json()``. Returns
+    ``{"error": {...}}`` or ``{"type": "error", "error": {...}}`` (what the SSE data
+    would have been), or None. Never raises, whatever the exception object does.
+
+    Cost: O(size of the error body).
+    """
+    try:
+        body = _attr(exc, "body")
+        if not isinstance(body, Mapping):
+            response = _attr(exc, "response")
+            reader = _attr(response, "json")
+            body = reader() if callable(reader) else None
+        if not isinstance(body, Mapping):
+            return None
+        inner = body.get("error")
+        error = inner if isinstance(inner, Mapping) else body
+        if error.get("code") == "tool_use_failed" or "failed_generation" in error:
+            return {"error": dict(error)}
+        kind = error.get("type")
+        if isinstance(kind, str) and kind in _ANTHROPIC_ERRORS:
+            return {"type": "error", "error": dict(error)}
+    except Exception:  # a hostile body or response: not a provider error we understand
+        return None
+    return None
+
+
+def describe_exception(exc: BaseException) -> str:
+    """A short description of an exception for an error message; never raises."""
+    try:
+        name = type(exc).__qualname__
+    except Exception:
+        name = "exception"
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{name}: {text}" if text else name
