@@ -254,9 +254,7 @@ class Pipeline:
         their verdict: incomplete arguments are invalid). Cost: O(size of the error)."""
         name = "anthropic" if payload.get("type") == "error" else "openai-chat"
         events: list[AssemblyEvent] = []
-        for signal in get_translator(name).translate(payload):
-            if self._assembler.finished:
-                break
+        for signal in get_translator(name).translate(payload):  # none after the end
             events += self._assembler.apply(signal)
         if not self._assembler.finished:
             events += self._assembler.finish("error")
