@@ -37,6 +37,9 @@ from callstream._assembly.verdict import TRUNCATION_REASONS, truncation
 from callstream._errors import AssemblerStateError, ChunkValidationError
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH
 
+_SIGNAL_TYPES = (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
+"""What :meth:`ToolCallAssembler.apply` takes besides a :class:`CallChunk` (and lists)."""
+
 __all__ = (
     "DEFAULT_MAX_ARGUMENT_CHARS",
     "DEFAULT_MAX_CALLS",
@@ -410,26 +413,8 @@ class ToolCallAssembler:
                 text, whole = args_text(args, "", self._max_depth)
                 self._state.merge(given.index, given.id, given.name, text, whole, events)
             return events
-        if type(given) is dict and not self._finished:  # feed(given), inline
-            events = []
-            self._state.merge(*read_chunk(given, "", self._max_depth), events)
-            return events
-        if self._finished and isinstance(
-            given, (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
-        ):
-            return []  # late provider data: the stream already ended
-        if type(given) is dict or isinstance(given, Mapping):
-            return self.feed(given)
-        if isinstance(given, CallEnd):
-            return self.end_call(index=given.index, id=given.id, args=given.args)
-        if isinstance(given, CallFailure):
-            return self.fail_call(
-                given.error, index=given.index, id=given.id, name=given.name, args=given.args
-            )
-        if isinstance(given, StreamEnd):
-            return self.finish(given.reason, provider_reason=given.provider_reason)
-        if isinstance(given, ServerToolUse):
-            return self.mark_server(index=given.index, id=given.id)
+        if isinstance(given, _SIGNAL_TYPES):
+            return [] if self._finished else self._dispatch(given)
         if isinstance(given, Sequence) and not isinstance(given, (str, bytes, bytearray)):
             events = []
             for item in given:
@@ -440,6 +425,22 @@ class ToolCallAssembler:
             "or ServerToolUse, "
             f"got {type(given).__name__}"
         )
+
+    def _dispatch(
+        self, given: Mapping[str, Any] | CallEnd | CallFailure | StreamEnd | ServerToolUse
+    ) -> list[AssemblyEvent]:
+        """:meth:`apply` for a signal other than a :class:`CallChunk`, before the finish."""
+        if isinstance(given, CallEnd):
+            return self.end_call(index=given.index, id=given.id, args=given.args)
+        if isinstance(given, CallFailure):
+            return self.fail_call(
+                given.error, index=given.index, id=given.id, name=given.name, args=given.args
+            )
+        if isinstance(given, StreamEnd):
+            return self.finish(given.reason, provider_reason=given.provider_reason)
+        if isinstance(given, ServerToolUse):
+            return self.mark_server(index=given.index, id=given.id)
+        return self.feed(given)  # a chunk dict, checked there
 
     # --- views --------------------------------------------------------------------------
 
