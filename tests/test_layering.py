@@ -12,6 +12,9 @@ layers only) and the third-party packages each layer may import at module level:
     L2  _assembly                       standard library (+ typing_extensions)
     L1  _json                           standard library only
     L0  _errors, _types                 standard library only
+
+Inside the core packages (``_json``, ``_assembly``, ``providers``) the modules have tiers
+too (``INNER_TIERS`` below): the rules sit below the machine that applies them.
 """
 
 from __future__ import annotations
@@ -150,3 +153,67 @@ def test_imports_point_down(module: str, path: Path) -> None:
 def test_every_module_has_a_layer() -> None:
     for module, _ in modules():
         layer_of(module)
+
+
+# --- inside the core packages: rules below the machine that applies them ----------------
+
+#: Tiers inside a package: a module may import modules of its own package only from a
+#: lower tier (translators never import each other; the rules of the assembly never
+#: import the state machine or the public class).
+INNER_TIERS: dict[str, list[set[str]]] = {
+    "callstream._json": [
+        {"grammar", "changes", "dump"},
+        {"state"},  # the parser's attributes and frames
+        {"values"},  # strings, containers, numbers, literals
+        {"scanner"},  # the scan loop
+        {"parser"},  # the public PartialJSONParser
+        {"__init__"},
+    ],
+    "callstream._assembly": [
+        {"validation", "options", "arguments", "verdict"},
+        {"types"},
+        {"call"},
+        {"routing", "views"},
+        {"state"},
+        {"assembler"},
+        {"__init__"},
+    ],
+    "callstream.providers": [
+        {"_fields", "_chunks", "_base"},
+        {"_plain", "_sse", "_json_stream"},
+        {"_arguments", "_bad_index", "_gemini_args", "transport"},
+        {
+            "anthropic",
+            "bedrock",
+            "cohere",
+            "gemini",
+            "langchain",
+            "ollama",
+            "openai_chat",
+            "openai_responses",
+        },
+        {"__init__"},
+    ],
+}
+
+
+def _tier(package: str, name: str) -> int:
+    for number, tier in enumerate(INNER_TIERS[package]):
+        if name in tier:
+            return number
+    raise AssertionError(f"{package}.{name} has no tier in tests/test_layering.py INNER_TIERS")
+
+
+@pytest.mark.parametrize("package", sorted(INNER_TIERS))
+def test_inside_a_core_package_imports_point_down(package: str) -> None:
+    folder = SRC.parent / package.replace(".", "/")
+    for path in sorted(folder.glob("*.py")):
+        own = _tier(package, path.stem)
+        module = package if path.stem == "__init__" else f"{package}.{path.stem}"
+        for name, at_module_level in imports(path, module):
+            if not at_module_level or not name.startswith(package + "."):
+                continue  # lazy imports (the registry's translators) are not structure
+            other = name[len(package) + 1 :].split(".")[0]
+            assert _tier(package, other) < own, (
+                f"{module} imports {name}: inside {package} imports must point down"
+            )
