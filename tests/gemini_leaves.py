@@ -6,6 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hypothesis import strategies as st
+
+from tests.strategies import json_scalars, json_text
+
 _SIMPLE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -35,3 +39,16 @@ def scalars_in_order(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
         else:
             out.append((path, item))
     return out
+
+
+_nonempty_values = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, min_size=1, max_size=4),
+        st.dictionaries(json_text, children, min_size=1, max_size=4),
+    ),
+    max_leaves=15,
+)
+#: Objects for leaves: leaves cannot express an empty container, so the values have none
+#: (the object itself may be ``{}``).
+objects_without_empties = st.dictionaries(json_text, _nonempty_values, max_size=5)

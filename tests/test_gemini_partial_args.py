@@ -35,8 +35,7 @@ from callstream.providers._gemini_args import (
     _BadLeaves,
     parse_json_path,
 )
-from tests.gemini_leaves import path_text, scalars_in_order
-from tests.strategies import json_scalars, json_text
+from tests.gemini_leaves import objects_without_empties, path_text, scalars_in_order
 
 Entry = dict[str, Any]
 
@@ -399,18 +398,6 @@ def leaf_groups(draw: st.DrawFn, value: Any) -> list[list[Entry]]:
             group = [n(jp, scalar)]
         groups.append(group)
     return groups
-
-
-_nonempty_values = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(
-        st.lists(children, min_size=1, max_size=4),
-        st.dictionaries(json_text, children, min_size=1, max_size=4),
-    ),
-    max_leaves=15,
-)
-# Leaves cannot express an empty container, so the values have none (but may be {}).
-objects_without_empties = st.dictionaries(json_text, _nonempty_values, max_size=5)
 
 
 def is_sub_document(part: Any, whole: Any) -> bool:

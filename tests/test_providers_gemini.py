@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.gemini import GeminiTranslator, detect
-from tests.gemini_leaves import path_text, scalars_in_order
+from tests.gemini_leaves import objects_without_empties, path_text, scalars_in_order
 from tests.provider_helpers import (
     RECORDED,
     assemble,
@@ -27,7 +27,7 @@ from tests.provider_helpers import (
     texts,
     translate_all,
 )
-from tests.strategies import json_scalars, json_text, splits
+from tests.strategies import json_scalars, splits
 
 # --- chunk builders (the wire shapes) ---------------------------------------------------
 
@@ -513,18 +513,6 @@ def partial_args_stream(
         payloads.append(response(TERMINATOR))
     payloads.append(response({"text": ""}, finish="STOP"))
     return payloads
-
-
-_nonempty_values = st.recursive(
-    json_scalars,
-    lambda children: st.one_of(
-        st.lists(children, min_size=1, max_size=4),
-        st.dictionaries(json_text, children, min_size=1, max_size=4),
-    ),
-    max_leaves=15,
-)
-# Leaves cannot express an empty container, so the values here have none (but may be {}).
-objects_without_empties = st.dictionaries(json_text, _nonempty_values, max_size=5)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
