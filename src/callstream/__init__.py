@@ -13,10 +13,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-# First: it decides which build runs (compiled or pure) before any other module loads.
-from callstream._build import COMPILED as COMPILED
-
-# isort: split
 from callstream._assembly import ArgumentsDelta as ArgumentsDelta
 from callstream._assembly import AssemblyEvent as AssemblyEvent
 from callstream._assembly import CallChunk as CallChunk
@@ -111,7 +107,6 @@ def __dir__() -> list[str]:
 
 
 __all__ = (
-    "COMPILED",
     "MISSING",
     "Allow",
     "ArgumentsDelta",
