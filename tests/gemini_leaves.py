@@ -3,6 +3,7 @@ the translator's."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -52,3 +53,14 @@ _nonempty_values = st.recursive(
 #: Objects for leaves: leaves cannot express an empty container, so the values have none
 #: (the object itself may be ``{}``).
 objects_without_empties = st.dictionaries(json_text, _nonempty_values, max_size=5)
+
+
+def string_pieces(draw: st.DrawFn, text: str) -> list[str]:
+    """``text`` cut at up to 4 random places into the pieces of continued string leaves,
+    sometimes followed by the empty piece Vertex closes strings with."""
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=4)))
+    bounds = [0, *cuts, len(text)]
+    pieces = [text[i:j] for i, j in itertools.pairwise(bounds)]
+    if draw(st.booleans()):
+        pieces.append("")
+    return pieces

@@ -13,7 +13,6 @@ stops growing and ``finish()`` gives a sub-document too, unless an array still h
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import sys
@@ -35,7 +34,12 @@ from callstream.providers._gemini_args import (
     _BadLeaves,
     parse_json_path,
 )
-from tests.gemini_leaves import objects_without_empties, path_text, scalars_in_order
+from tests.gemini_leaves import (
+    objects_without_empties,
+    path_text,
+    scalars_in_order,
+    string_pieces,
+)
 
 Entry = dict[str, Any]
 
@@ -382,11 +386,7 @@ def leaf_groups(draw: st.DrawFn, value: Any) -> list[list[Entry]]:
     for path, scalar in scalars_in_order(value):
         jp = path_text(path)
         if isinstance(scalar, str):
-            cuts = sorted(draw(st.lists(st.integers(0, len(scalar)), max_size=4)))
-            bounds = [0, *cuts, len(scalar)]
-            pieces = [scalar[i:j] for i, j in itertools.pairwise(bounds)]
-            if draw(st.booleans()):
-                pieces.append("")
+            pieces = string_pieces(draw, scalar)
             # The last piece may still say willContinue: the next path or the end closes it.
             group = [s(jp, piece, more=True) for piece in pieces]
             group[-1] = s(jp, pieces[-1], more=draw(st.booleans()))

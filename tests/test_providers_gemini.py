@@ -4,7 +4,6 @@ random re-splits and re-orderings, odd payloads, and the recorded streams."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from types import SimpleNamespace
 from typing import Any
@@ -15,7 +14,12 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers.gemini import GeminiTranslator, detect
-from tests.gemini_leaves import objects_without_empties, path_text, scalars_in_order
+from tests.gemini_leaves import (
+    objects_without_empties,
+    path_text,
+    scalars_in_order,
+    string_pieces,
+)
 from tests.provider_helpers import (
     RECORDED,
     assemble,
@@ -471,11 +475,7 @@ def leaf_groups(draw: st.DrawFn, value: Any) -> list[list[dict[str, Any]]]:
     for path, scalar in scalars_in_order(value):
         jp = path_text(path)
         if isinstance(scalar, str):
-            cuts = sorted(draw(st.lists(st.integers(0, len(scalar)), max_size=4)))
-            bounds = [0, *cuts, len(scalar)]
-            pieces = [scalar[a:b] for a, b in itertools.pairwise(bounds)]
-            if draw(st.booleans()):
-                pieces.append("")  # Vertex closes strings with an empty piece
+            pieces = string_pieces(draw, scalar)
             group = [s(jp, piece, more=True) for piece in pieces]
             group[-1] = s(jp, pieces[-1])
         elif isinstance(scalar, bool):
