@@ -357,7 +357,8 @@ class LangChainTranslator:
     @staticmethod
     def _end_of(message: Any) -> StreamEnd | None:
         metadata = get(message, "response_metadata")
-        if is_record(metadata):
+        empty = type(metadata) is dict and not metadata  # most chunks carry {}: nothing to read
+        if not empty and is_record(metadata):
             for key in ("finish_reason", "stop_reason", "done_reason"):
                 reason = get_str(metadata, key)
                 if reason:
