@@ -373,8 +373,12 @@ def test_stream_updates_arrive_line_by_line() -> None:
         # a chunk iterator's empty read after a field without data is not a blank line
         ([b"event:", b"", b" e0\ndata: {}\n\n"], [TransportMessage({}, "e0")]),
         ([b"id: 7", b"", b"", b"\nevent: e\ndata: {}\n\n"], [TransportMessage({}, "e")]),
+        # ... even when the next read goes on with that field without ending the line
+        ([b"event:", b"", b" ", b"e0\ndata: {}\n\n"], [TransportMessage({}, "e0")]),
+        ([b"event: e", b"", b"", b"0\ndata: {}\n\n"], [TransportMessage({}, "e0")]),
         # a line iterator's blank line after a field without data still ends the event
         (["event: x", "", 'data: {"a": 1}', ""], [TransportMessage({"a": 1}, None)]),
+        (["event: x", "", ": ping", 'data: {"a": 1}', ""], [TransportMessage({"a": 1}, None)]),
         (
             ["event: x", 'data: {"a": 1}', "", "", 'data: {"b": 2}', ""],
             [TransportMessage({"a": 1}, "x"), TransportMessage({"b": 2}, None)],

@@ -209,7 +209,10 @@ class SSEDecoder:
             return self._on_empty_item(first)
         self._first = None
         blanks, self._blanks = self._blanks, 0
-        if (blanks or _FIELD_START.match(text)) and _whole_field_line(first):
+        # Lines if this item starts a field (or a comment) after a whole field line: after
+        # a blank line too, since a line iterator's next line starts a field, while a chunk
+        # may go on with the field that ``first`` began (``event:``, "", `` e0``).
+        if (_FIELD_START.match(text) or text.startswith(":")) and _whole_field_line(first):
             self._mode = _LINES
             return self._on_text("\n" * (1 + blanks) + text + "\n")
         self._mode = _CHUNKS
