@@ -88,19 +88,23 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def _git_commit() -> str:
+def git_line(tree: Path, *args: str, missing: str = "unknown") -> str:
+    """The first line git prints for ``git -C tree ARGS`` (``missing`` without git)."""
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
+            ["git", "-C", str(tree), *args],
             capture_output=True,
             text=True,
-            timeout=5,
+            timeout=10,
             check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() or "unknown"
+        return missing
+    return out.stdout.strip() or missing
+
+
+def _git_commit() -> str:
+    return git_line(Path(__file__).resolve().parent, "rev-parse", "--short", "HEAD")
 
 
 def machine() -> dict[str, Any]:

@@ -50,6 +50,7 @@ from _measure import Consumer, Finish, settled, whole_pass  # noqa: E402
 from _report import (  # noqa: E402
     RESULTS,
     fmt_bytes,
+    git_line,
     load_average,
     log,
     machine,
@@ -154,17 +155,7 @@ def _run_tree(tree: Path, quick: bool) -> dict[str, Any]:
 
 
 def _commit(tree: Path) -> str:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(tree), "log", "-1", "--format=%h %s"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "no git"
-    return done.stdout.strip()[:80] or "no git"
+    return git_line(tree, "log", "-1", "--format=%h %s", missing="no git")[:80]
 
 
 def table(runs: dict[str, list[dict[str, Any]]], clock: str) -> str:
