@@ -4,8 +4,9 @@ Layers (a module may import callstream modules of its own layer's package or of 
 layers only) and the third-party packages each layer may import at module level:
 
     L5  callstream/__init__.py          re-exports; partial_json_parser (for Allow)
-    L4  _pipeline < _sync, _async < cli drivers over the shared pipeline, then the shell;
-                                        anyio only in _async
+    L4  _pipeline < _sync, _async       drivers over the shared pipeline, then the tool
+        < runner < cli                  runner on top of them, then the shell; anyio only
+                                        in _async and the runner's task modules
         (_pipeline includes _result and _provider_errors, split out of _pipeline.py)
     L3  providers, tools, feed < parsers pydantic; SDKs / LangChain / rich only lazily
         (tools includes _tool_docstrings and _tool_schema, split out of tools.py)
@@ -51,6 +52,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "_provider_errors": (4, "_pipeline"),
         "_sync": (4.5, "_sync"),
         "_async": (4.5, "_async"),
+        "runner": (4.6, "runner"),
         "cli": (4.8, "cli"),
     }
     if head not in table:
@@ -66,10 +68,11 @@ THIRD_PARTY_AT_MODULE_LEVEL: dict[float, set[str]] = {
     3.5: {"typing_extensions", "pydantic", "pydantic_core"},
     4: {"typing_extensions", "pydantic", "pydantic_core"},
     4.5: {"typing_extensions", "pydantic", "pydantic_core"},
+    4.6: {"typing_extensions", "pydantic", "pydantic_core", "anyio"},
     4.8: {"typing_extensions", "pydantic", "pydantic_core"},
     5: {"partial_json_parser", "typing_extensions"},
 }
-ONLY_IN = {"anyio": {"callstream._async"}}
+ONLY_IN = {"anyio": {"callstream._async", "callstream.runner._run", "callstream.runner._invoke"}}
 # Modules that exist to wrap an optional package; they are themselves imported lazily.
 WRAPPERS = {
     "callstream.cli._render": {"rich"},

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from callstream._assembly.call import UNDECIDED, VALID
 from callstream._assembly.options import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
@@ -519,6 +520,34 @@ class ToolCallAssembler:
         listed = views.chunks
         listed.out = True
         return listed.items
+
+    def closed_arguments(self, index: int) -> dict[str, Any] | None:
+        """The arguments of call ``index`` (a call number) if its text has closed as one
+        JSON object, else None.
+
+        For a call still streaming, "closed" means the parser has seen the object's last
+        ``}`` and nothing but whitespace after it: what the call would be if its input
+        ended now (the strict verdict of :meth:`finish` would give this value, unless
+        more text arrives). A call already valid gives its final arguments; an invalid
+        call, a call without a name, a server-side tool or an unknown number give None.
+        The returned dict is the assembler's own live object: copy it before keeping
+        or changing it. Cost: O(1) (the parser holds the value).
+        """
+        calls = self._state.calls
+        if type(index) is not int or not 0 <= index < len(calls):
+            return None
+        call = calls[index]
+        if call.server or call.name is None or call.number != index:
+            return None
+        if call.verdict == VALID:
+            return call.final
+        if call.verdict != UNDECIDED:
+            return None
+        parser = call.arguments.parser
+        if parser is None or not parser.complete or parser.failed is not None:
+            return None
+        value = parser.value
+        return value if type(value) is dict else None
 
     @property
     def finished(self) -> bool:
