@@ -71,6 +71,14 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from callstream.parsers import JsonToolsParser as JsonToolsParser
     from callstream.parsers import ParsedCall as ParsedCall
     from callstream.parsers import PydanticToolsParser as PydanticToolsParser
+    from callstream.runner import RunResult as RunResult
+    from callstream.runner import Tool as Tool
+    from callstream.runner import ToolCancelled as ToolCancelled
+    from callstream.runner import ToolFailed as ToolFailed
+    from callstream.runner import ToolFinished as ToolFinished
+    from callstream.runner import ToolResult as ToolResult
+    from callstream.runner import ToolRunner as ToolRunner
+    from callstream.runner import ToolStarted as ToolStarted
     from callstream.tools import to_anthropic_tool as to_anthropic_tool
     from callstream.tools import to_openai_tool as to_openai_tool
     from callstream.tools import tool_adapter as tool_adapter
@@ -83,13 +91,21 @@ _LAZY: dict[str, str] = {
     "JsonToolsParser": "callstream.parsers",
     "ParsedCall": "callstream.parsers",
     "PydanticToolsParser": "callstream.parsers",
+    "RunResult": "callstream.runner",
+    "Tool": "callstream.runner",
+    "ToolCancelled": "callstream.runner",
+    "ToolFailed": "callstream.runner",
+    "ToolFinished": "callstream.runner",
+    "ToolResult": "callstream.runner",
+    "ToolRunner": "callstream.runner",
+    "ToolStarted": "callstream.runner",
     "to_anthropic_tool": "callstream.tools",
     "to_openai_tool": "callstream.tools",
     "tool_adapter": "callstream.tools",
 }
 """Names loaded on first use, and the module that holds each: the output parsers and tool
 schemas build pydantic models, ``Allow`` comes from partial-json-parser and the async
-driver imports anyio, none of which ``stream()`` / ``collect()`` need."""
+driver and the tool runner import anyio, none of which ``stream()`` / ``collect()`` need."""
 
 
 def __getattr__(name: str) -> Any:
@@ -137,6 +153,7 @@ __all__ = (
     "PartialJSONError",
     "PartialJSONParser",
     "PydanticToolsParser",
+    "RunResult",
     "ScalarSet",
     "ServerToolCall",
     "ServerToolUse",
@@ -147,11 +164,18 @@ __all__ = (
     "StreamResult",
     "StreamUpdate",
     "StringExtended",
+    "Tool",
     "ToolCall",
     "ToolCallAssembler",
     "ToolCallChunk",
     "ToolCallStream",
+    "ToolCancelled",
     "ToolDefinitionError",
+    "ToolFailed",
+    "ToolFinished",
+    "ToolResult",
+    "ToolRunner",
+    "ToolStarted",
     "UnknownFormatError",
     "UsageError",
     "ValueClosed",
