@@ -22,7 +22,9 @@ error result. A sync tool runs in a worker thread; cancelling it abandons the th
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import math
 from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
@@ -182,7 +184,9 @@ class _Turn:
             self.send.close()
 
     async def wait_for_tools(self) -> None:
-        if self.outstanding:
+        """Wait until no tool task is left (tasks started meanwhile are waited for too)."""
+        while self.outstanding:
+            self.settled = anyio.Event()
             await self.settled.wait()
 
     def act(self, actions: list[Action]) -> None:
@@ -297,9 +301,22 @@ class _Turn:
         waiting, self.waiting = self.waiting, []
         for index, _tool, _prepared in waiting:
             self.cancelled(index, text)
-        for index, call in self.sealer.open_calls():
+        for index, call in self.unreported_calls():
             self.calls.setdefault(index, call)
             self.cancelled(index, text)
+
+    def unreported_calls(self) -> list[tuple[int, ToolCall]]:
+        """Calls the stream has seen that have no result yet (server-side tools aside):
+        started and not final, or not even announced when the stream stopped."""
+        assembler = self.stream._pipeline.assembler
+        server_ids = {call["id"] for call in assembler.server_tool_calls}
+        found: list[tuple[int, ToolCall]] = []
+        for chunk in assembler.tool_call_chunks:
+            index = chunk["index"]
+            if index is None or index in self.results or chunk["id"] in server_ids:
+                continue
+            found.append((index, {"name": chunk["name"] or "", "args": {}, "id": chunk["id"]}))
+        return found
 
     def fail(self, exc: BaseException) -> None:
         why = f"the stream failed ({type(exc).__name__}: {exc})"
@@ -395,8 +412,14 @@ class _Turn:
         kwargs = prepared.kwargs or {}
         if prepared.direct:
             return prepared.run(*prepared.args, **kwargs)
-        if prepared.is_async:
+        if prepared.is_async and not (prepared.asyncio_only and not _on_asyncio()):
             return await prepared.run(*prepared.args, **kwargs)
+        if prepared.is_async:  # an asyncio-only coroutine, off asyncio: its own loop
+            return await anyio.to_thread.run_sync(
+                partial(_run_on_asyncio, prepared.run, prepared.args, kwargs),
+                abandon_on_cancel=True,
+                limiter=self.threads,
+            )
         result = await anyio.to_thread.run_sync(
             partial(prepared.run, *prepared.args, **kwargs),
             abandon_on_cancel=True,
@@ -421,7 +444,7 @@ class _Turn:
         for index, _tool, _prepared in self.waiting:
             self.cancelled(index, text)
         self.waiting = []
-        for index, call in self.sealer.open_calls():
+        for index, call in self.unreported_calls():
             self.calls.setdefault(index, call)
             self.cancelled(index, "Cancelled: the run was stopped before the call was complete")
         self.finish()
@@ -436,9 +459,20 @@ class _Turn:
         )
 
 
-def _replace(result: ToolResult, **changes: Any) -> ToolResult:
-    import dataclasses
+def _on_asyncio() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
+
+def _run_on_asyncio(run: Callable[..., Any], args: tuple[Any, ...], kwargs: Any) -> Any:
+    """Run the coroutine ``run(*args, **kwargs)`` on a new asyncio loop (in this thread)."""
+    return asyncio.run(run(*args, **kwargs))
+
+
+def _replace(result: ToolResult, **changes: Any) -> ToolResult:
     return dataclasses.replace(result, **changes)
 
 
@@ -505,7 +539,10 @@ class AsyncToolRun(AsyncIterator[RunItem]):
         turn = self._turn
         group.cancel_scope.cancel()  # a no-op when every task has ended
         try:
-            return await group.__aexit__(*exc_info)
+            # The block's own exception (or cancellation) propagates as it is, not
+            # wrapped in an ExceptionGroup: the tasks are told to stop, not given it.
+            await group.__aexit__(None, None, None)
+            return None
         finally:
             receive.close()
             if turn.send is not None:

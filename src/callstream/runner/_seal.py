@@ -196,10 +196,6 @@ class Sealer:
                 actions.append(Ended(event.reason) if void is None else Voided(void))
         return actions
 
-    def open_calls(self) -> list[tuple[int, ToolCall]]:
-        """The calls started and not yet final nor sealed (number, call without args)."""
-        return list(self._open)
-
     def _forget(self, index: int) -> None:
         self._open = [entry for entry in self._open if entry[0] != index]
 
