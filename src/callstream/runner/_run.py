@@ -359,7 +359,8 @@ class _Turn:
                     self.slots if self.slots is not None else nullcontext()
                 )
                 async with _async_cm(slot):
-                    await self.invoke(index, tool, prepared, call)
+                    if not scope.cancel_called:  # stopped before it could start: never starts
+                        await self.invoke(index, tool, prepared, call)
             if scope.cancelled_caught and index not in self.results:
                 self.cancelled(index, self.cancel_reason.get(index, "Cancelled"))
         finally:
