@@ -493,3 +493,66 @@ def test_iterating_outside_the_block_or_twice_is_a_usage_error() -> None:
                 pass
 
     anyio.run(main)
+
+
+def test_vertex_streamed_arguments_seal_at_their_last_part() -> None:
+    from tests.test_providers_gemini import TERMINATOR, leaves, opener, response, s
+
+    payloads = [
+        response(opener("weather")),
+        response(leaves(s("$.city", "Bos", more=True))),
+        response(leaves(s("$.city", "ton"))),
+        response(TERMINATOR),  # the end of call 0's arguments
+        response(opener("forecast")),
+        response(leaves(s("$.city", "Rome"))),
+        response(TERMINATOR, finish="STOP"),
+    ]
+    recorder = Recorder({"weather": 1.0})
+    runner = ToolRunner([recorder.tool("weather"), recorder.tool("forecast")])
+    _, result = run_turn("gemini", payloads, runner)
+    first, second = result.results
+    assert first.sealed_at == 4 and first.started_at == 4  # payload 3 arrives at second 4
+    assert first.output == {"tool": "weather", "city": "Boston", "days": 1}
+    assert second.sealed_at == 7 and second.output["city"] == "Rome"
+
+
+def test_an_eager_predicate_that_raises_fails_the_run_and_cancels_the_tools() -> None:
+    recorder = Recorder({"weather": 100.0})
+
+    def choose(call: Any) -> bool:
+        if call["name"] == "forecast":
+            raise RuntimeError("predicate bug")
+        return True
+
+    runner = ToolRunner([recorder.tool("weather"), recorder.tool("forecast")], eager=choose)
+    payloads = write("anthropic", TWO_CALLS)
+    with pytest.raises(RuntimeError, match="predicate bug") as caught:
+        run_turn("anthropic", payloads, runner)
+    result = caught.value.callstream_run_result  # type: ignore[attr-defined]
+    assert recorder.cancelled == ["weather"]
+    assert result.voided == "the run failed (RuntimeError: predicate bug)"
+    assert [r.status for r in result.results] == ["cancelled", "cancelled"]
+
+
+def test_a_call_without_a_name_is_an_error_result_without_a_name() -> None:
+    runner = ToolRunner([Recorder().tool("weather")])
+    payloads = [
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [{"index": 0, "id": "c0", "function": {"arguments": "{}"}}]
+                    },
+                    "finish_reason": None,
+                }
+            ]
+        },
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    _, result = run_turn("openai-chat", payloads, runner)
+    (only,) = result.results
+    assert only.name is None and only.id == "c0" and only.status == "error"
+    assert (
+        only.error == "Error: a call without a tool name could not be used: tool call has no name"
+    )

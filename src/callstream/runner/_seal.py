@@ -112,7 +112,8 @@ class Sealed:
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
-    """Call ``index`` is invalid and was never sealed: it gets an error result."""
+    """Call ``index`` is invalid and was never sealed: it gets an error result (``call``
+    is the event's own copy of the invalid call)."""
 
     index: int
     call: InvalidToolCall
@@ -225,7 +226,7 @@ class Sealer:
         given = self._early.pop(event.index, None)
         if given is None:
             self._forget(event.index)
-            actions.append(Rejected(event.index, dict(event.invalid_tool_call)))  # type: ignore[arg-type]
+            actions.append(Rejected(event.index, event.invalid_tool_call))
         else:
             error = event.invalid_tool_call.get("error") or "invalid"
             actions.append(

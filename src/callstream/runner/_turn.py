@@ -174,14 +174,19 @@ class Turn:
             if isinstance(action, Sealed):
                 self.on_sealed(action, at_end)
             elif isinstance(action, Rejected):
-                call = action.call
-                name = call.get("name")
+                invalid = action.call
+                name = invalid.get("name")
                 what = f"the call to {name}" if name else "a call without a tool name"
-                self.calls.setdefault(action.index, call)  # type: ignore[arg-type]
-                self.error_result(
-                    action.index,
-                    {"name": name or "", "args": {}, "id": call.get("id")},
-                    f"Error: {what} could not be used: {call.get('error') or 'invalid'}",
+                self.settle(
+                    ToolResult(
+                        index=action.index,
+                        id=invalid.get("id"),
+                        name=name,
+                        args=None,
+                        status="error",
+                        error=f"Error: {what} could not be used: {invalid.get('error')}",
+                        finished_at=self.now(),
+                    )
                 )
             elif isinstance(action, Broken):
                 self.on_broken(action)
@@ -298,7 +303,10 @@ class Turn:
         return found
 
     def fail(self, exc: BaseException) -> None:
-        why = f"the stream failed ({type(exc).__name__}: {exc})"
+        """The source raised (the stream is interrupted), or code the run calls did (an
+        ``eager`` predicate): void the turn with that reason."""
+        what = "stream" if self.stream.result.interrupted else "run"
+        why = f"the {what} failed ({type(exc).__name__}: {exc})"
         self.void(why, why)
 
     def cancelled(self, index: int, text: str) -> None:
