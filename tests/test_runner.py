@@ -556,3 +556,16 @@ def test_a_call_without_a_name_is_an_error_result_without_a_name() -> None:
     assert (
         only.error == "Error: a call without a tool name could not be used: tool call has no name"
     )
+
+
+def test_a_provider_error_event_voids_the_turn() -> None:
+    recorder = Recorder({"weather": 100.0})
+    runner = ToolRunner([recorder.tool("weather"), recorder.tool("forecast")])
+    payloads = write("anthropic", TWO_CALLS)
+    cut = first_payload_of_call("anthropic", payloads, 1)
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    items, result = run_turn("anthropic", [*payloads[:cut], overloaded], runner)
+    assert result.voided == "error" and result.finish_reason == "error"
+    assert recorder.cancelled == ["weather"]
+    assert [r.status for r in result.results] == ["cancelled"]
+    assert "'error'" in (result.results[0].error or "")
