@@ -53,6 +53,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "_sync": (4.5, "_sync"),
         "_async": (4.5, "_async"),
         "runner": (4.6, "runner"),
+        "ui": (4.7, "ui"),
         "cli": (4.8, "cli"),
     }
     if head not in table:
@@ -69,6 +70,7 @@ THIRD_PARTY_AT_MODULE_LEVEL: dict[float, set[str]] = {
     4: {"typing_extensions", "pydantic", "pydantic_core"},
     4.5: {"typing_extensions", "pydantic", "pydantic_core"},
     4.6: {"typing_extensions", "pydantic", "pydantic_core", "anyio"},
+    4.7: {"typing_extensions", "pydantic", "pydantic_core"},
     4.8: {"typing_extensions", "pydantic", "pydantic_core"},
     5: {"partial_json_parser", "typing_extensions"},
 }

@@ -1,0 +1,258 @@
+"""Driving an encoder over a stream of items, and framing what it gives.
+
+One loop, in a sync and an async version: start the encoder, feed it every item, close
+it (or, when the items raise, hand it the failure: the client gets an error event and a
+well-formed end, and the exception is re-raised only with ``raise_errors=True``).
+Leaving early (the client went away: the generator is closed) closes the items' source
+when it has ``close()`` / ``aclose()`` (a ``ToolCallStream``, a ``ToolRunStream``...).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from typing import Any, Protocol, TypeVar, overload
+
+from pydantic_core import to_json
+
+from callstream._errors import UsageError
+from callstream.ui._agui import AGUIEncoder
+from callstream.ui._mcp_apps import McpAppsEncoder, ViewMessage
+from callstream.ui._vercel import VercelEncoder
+
+__all__ = ("agui_stream", "mcp_apps_notifications", "sse_frame", "vercel_stream")
+
+T = TypeVar("T")
+DONE = "data: [DONE]\n\n"
+
+
+class _Encoder(Protocol[T]):  # what the loop needs of an encoder
+    def start(self) -> list[T]: ...
+    def feed(self, item: Any) -> list[T]: ...
+    def close(self) -> list[T]: ...
+    def fail(self, exc: BaseException) -> list[T]: ...
+
+
+def _json(value: Any) -> str:
+    """Compact JSON text that encodes to UTF-8 (non-ASCII kept, lone surrogates escaped,
+    NaN / infinities as null, values json cannot write through pydantic)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        text = to_json(value, fallback=str, inf_nan_mode="null").decode("utf-8")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in some text: escape it
+        text = json.dumps(json.loads(text), ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+def sse_frame(event: Any) -> str:
+    """One server-sent event carrying ``event`` as JSON: ``data: <json>\\n\\n``."""
+    return f"data: {_json(event)}\n\n"
+
+
+def _close_sync(items: Any) -> None:
+    close = getattr(items, "close", None)
+    if callable(close):
+        result = close()
+        if inspect.iscoroutine(result):
+            result.close()
+
+
+async def _close_async(items: Any) -> None:
+    aclose = getattr(items, "aclose", None)
+    if callable(aclose):
+        await aclose()
+        return
+    close = getattr(items, "close", None)
+    if callable(close):
+        result = close()
+        if inspect.isawaitable(result):
+            await result
+
+
+def _run_sync(encoder: _Encoder[T], items: Iterable[Any], *, raise_errors: bool) -> Iterator[T]:
+    yield from encoder.start()
+    try:
+        try:
+            for item in items:
+                yield from encoder.feed(item)
+        except Exception as exc:
+            yield from encoder.fail(exc)
+            if raise_errors:
+                raise
+            return
+        yield from encoder.close()
+    finally:
+        _close_sync(items)
+
+
+async def _run_async(
+    encoder: _Encoder[T], items: AsyncIterable[Any], *, raise_errors: bool
+) -> AsyncIterator[T]:
+    for out in encoder.start():
+        yield out
+    try:
+        try:
+            async for item in items:
+                for out in encoder.feed(item):
+                    yield out
+        except Exception as exc:
+            for out in encoder.fail(exc):
+                yield out
+            if raise_errors:
+                raise
+            return
+        for out in encoder.close():
+            yield out
+    finally:
+        await _close_async(items)
+
+
+def _check(items: Any) -> bool:
+    """Whether ``items`` is async (else sync); raises for anything else."""
+    if isinstance(items, AsyncIterable):
+        return True
+    if isinstance(items, Iterable) and not isinstance(items, (str, bytes, dict)):
+        return False
+    raise UsageError(f"items must be an (async) iterable of updates, got {items!r:.60}")
+
+
+def _framed(events: Iterator[Any], done: bool) -> Iterator[str]:
+    for event in events:
+        yield sse_frame(event)
+    if done:
+        yield DONE
+
+
+async def _aframed(events: AsyncIterator[Any], done: bool) -> AsyncIterator[str]:
+    async for event in events:
+        yield sse_frame(event)
+    if done:
+        yield DONE
+
+
+@overload
+def agui_stream(
+    items: AsyncIterable[Any],
+    *,
+    thread_id: str | None = None,
+    run_id: str | None = None,
+    message_id: str | None = None,
+    raise_errors: bool = False,
+) -> AsyncIterator[str]: ...
+@overload
+def agui_stream(
+    items: Iterable[Any],
+    *,
+    thread_id: str | None = None,
+    run_id: str | None = None,
+    message_id: str | None = None,
+    raise_errors: bool = False,
+) -> Iterator[str]: ...
+def agui_stream(
+    items: Iterable[Any] | AsyncIterable[Any],
+    *,
+    thread_id: str | None = None,
+    run_id: str | None = None,
+    message_id: str | None = None,
+    raise_errors: bool = False,
+) -> Iterator[str] | AsyncIterator[str]:
+    """AG-UI events for a turn, as server-sent events (``data: <json>\\n\\n``).
+
+    ``items``: the updates of :func:`callstream.stream` / ``astream`` or the items of a
+    ``ToolRunner`` (sync or async: the result is of the same kind). What is sent is
+    listed in :mod:`callstream.ui._agui`. When ``items`` raises, a ``RUN_ERROR`` ends the
+    stream (the exception is re-raised after it only with ``raise_errors=True``).
+
+    Raises:
+        UsageError: ``items`` is not an iterable, or an id is not a str.
+    """
+    encoder = AGUIEncoder(thread_id=thread_id, run_id=run_id, message_id=message_id)
+    if _check(items):
+        async_items: AsyncIterable[Any] = items  # type: ignore[assignment]
+        return _aframed(_run_async(encoder, async_items, raise_errors=raise_errors), done=False)
+    sync_items: Iterable[Any] = items  # type: ignore[assignment]
+    return _framed(_run_sync(encoder, sync_items, raise_errors=raise_errors), done=False)
+
+
+@overload
+def vercel_stream(
+    items: AsyncIterable[Any],
+    *,
+    message_id: str | None = None,
+    reasoning: bool = False,
+    raise_errors: bool = False,
+) -> AsyncIterator[str]: ...
+@overload
+def vercel_stream(
+    items: Iterable[Any],
+    *,
+    message_id: str | None = None,
+    reasoning: bool = False,
+    raise_errors: bool = False,
+) -> Iterator[str]: ...
+def vercel_stream(
+    items: Iterable[Any] | AsyncIterable[Any],
+    *,
+    message_id: str | None = None,
+    reasoning: bool = False,
+    raise_errors: bool = False,
+) -> Iterator[str] | AsyncIterator[str]:
+    """A turn as a Vercel AI SDK UI message stream (v1): server-sent events, then
+    ``data: [DONE]``. Send it with :data:`~callstream.ui.VERCEL_HEADERS`.
+
+    ``items`` as in :func:`agui_stream`; what is sent is listed in
+    :mod:`callstream.ui._vercel`. ``reasoning=True`` also sends reasoning text (read the
+    stream with ``reasoning=True`` too). When ``items`` raises, an ``error`` chunk and a
+    ``finish`` end the stream.
+
+    Raises:
+        UsageError: ``items`` is not an iterable, or a bad option.
+    """
+    encoder = VercelEncoder(message_id=message_id, reasoning=reasoning)
+    if _check(items):
+        async_items: AsyncIterable[Any] = items  # type: ignore[assignment]
+        return _aframed(_run_async(encoder, async_items, raise_errors=raise_errors), done=True)
+    sync_items: Iterable[Any] = items  # type: ignore[assignment]
+    return _framed(_run_sync(encoder, sync_items, raise_errors=raise_errors), done=True)
+
+
+@overload
+def mcp_apps_notifications(
+    items: AsyncIterable[Any],
+    *,
+    min_interval: float = 0.1,
+    clock: Callable[[], float] | None = None,
+) -> AsyncIterator[ViewMessage]: ...
+@overload
+def mcp_apps_notifications(
+    items: Iterable[Any],
+    *,
+    min_interval: float = 0.1,
+    clock: Callable[[], float] | None = None,
+) -> Iterator[ViewMessage]: ...
+def mcp_apps_notifications(
+    items: Iterable[Any] | AsyncIterable[Any],
+    *,
+    min_interval: float = 0.1,
+    clock: Callable[[], float] | None = None,
+) -> Iterator[ViewMessage] | AsyncIterator[ViewMessage]:
+    """MCP Apps notifications for every tool call of a turn (see
+    :mod:`callstream.ui._mcp_apps`), each a :class:`~callstream.ui.ViewMessage` naming
+    the call whose view it is for. Partial arguments are sent at most once per
+    ``min_interval`` seconds per call. When ``items`` raises, the exception propagates
+    (there is no run-wide error notification in MCP Apps).
+
+    Raises:
+        UsageError: ``items`` is not an iterable.
+        OptionTypeError, OptionValueError: a bad ``min_interval`` or ``clock``.
+    """
+    encoder = McpAppsEncoder(min_interval=min_interval, **({"clock": clock} if clock else {}))
+    if _check(items):
+        async_items: AsyncIterable[Any] = items  # type: ignore[assignment]
+        return _run_async(encoder, async_items, raise_errors=True)
+    sync_items: Iterable[Any] = items  # type: ignore[assignment]
+    return _run_sync(encoder, sync_items, raise_errors=True)

@@ -1,0 +1,71 @@
+"""What every UI protocol needs to know about a turn: the ids it shows, what is open.
+
+Pure bookkeeping shared by the AG-UI and Vercel encoders (no I/O, no protocol wire
+shapes): a UI id for each call (the provider's id, or ``call_<n>`` unique in the run when
+the provider gave none: Gemini, Ollama), whether a text block is open, which calls were
+started and which have ended, and the argument text each call streamed (to notice a
+provider that replaced a call's arguments at its end, which an append-only protocol
+cannot express).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+__all__ = ("TurnIds", "new_id", "streamed_matches")
+
+
+def new_id(prefix: str) -> str:
+    """A fresh id such as ``run_1f0c...`` (random, 32 hex digits)."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def streamed_matches(parts: list[str], final: dict[str, Any]) -> bool:
+    """Whether the argument text a call streamed decodes to its final arguments.
+
+    Cost: O(size of the text), once per call at its end.
+    """
+    try:
+        return bool(json.loads("".join(parts)) == final)
+    except ValueError:
+        return False
+
+
+class TurnIds:
+    """The UI ids of one turn's calls, and which calls are open (internal).
+
+    Invariants: a call number gets one UI id for the whole run, distinct from every
+    other call's; ``started`` and ``ended`` only grow; a call is in ``ended`` only
+    after it is in ``started``.
+    """
+
+    __slots__ = ("_ids", "_used", "args", "ended", "names", "started")
+
+    def __init__(self) -> None:
+        self._ids: dict[int, str] = {}
+        self._used: set[str] = set()
+        self.started: set[int] = set()
+        self.ended: set[int] = set()
+        self.names: dict[int, str] = {}
+        self.args: dict[int, list[str]] = {}
+
+    def call_id(self, index: int, provider_id: str | None) -> str:
+        """The UI id of call ``index``: its provider id on first sight, else ``call_<n>``
+        (made unique: a provider id already used by another call gets a suffix)."""
+        known = self._ids.get(index)
+        if known is not None:
+            return known
+        base = provider_id or f"call_{index}"
+        chosen, n = base, 1
+        while chosen in self._used:
+            n += 1
+            chosen = f"{base}#{n}"
+        self._ids[index] = chosen
+        self._used.add(chosen)
+        return chosen
+
+    def open_calls(self) -> list[int]:
+        """Calls started and not ended, in order."""
+        return sorted(self.started - self.ended)
