@@ -5,10 +5,11 @@ The three ``TypedDict`` s have exactly the keys of LangChain's ``ToolCallChunk``
 
 Signals are what provider translators produce: :class:`CallChunk` (a fragment of one
 call), :class:`CallEnd` (an explicit end marker for one call), :class:`CallFailure` (a
-provider-side failure), :class:`ServerToolUse` and :class:`StreamEnd` (the end of the
-stream). Events (:class:`CallStarted`, :class:`ArgumentsDelta`,
-:class:`CallDone`, :class:`CallInvalid`, :class:`StreamFinished`) are what the assembler
-reports, in order per call: started, deltas, then done or invalid.
+provider-side failure), :class:`ServerToolUse`, :class:`TextDelta` (text the model wrote,
+for the user or as reasoning) and :class:`StreamEnd` (the end of the stream). Events
+(:class:`CallStarted`, :class:`ArgumentsDelta`, :class:`CallDone`, :class:`CallInvalid`,
+:class:`StreamFinished`) are what the assembler reports, in order per call: started,
+deltas, then done or invalid.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = (
     "Signal",
     "StreamEnd",
     "StreamFinished",
+    "TextDelta",
     "ToolCall",
     "ToolCallChunk",
 )
@@ -178,7 +180,25 @@ class ServerToolUse:
     id: str | None = None
 
 
-Signal: TypeAlias = CallChunk | ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta:
+    """Text the model wrote: for the user (``reasoning=False``, the assistant's answer) or
+    reasoning / thinking text (``reasoning=True``).
+
+    Translators report it in stream order, one per piece of text in a payload (built
+    through :func:`~callstream.providers._base.text_delta`). The assembler is about calls:
+    :meth:`~callstream.ToolCallAssembler.apply` passes it through untouched (``[]``); the
+    pipeline puts it on :attr:`StreamUpdate.text` / :attr:`StreamUpdate.reasoning` and
+    the whole text on the result. Cost: O(1).
+    """
+
+    text: str
+    reasoning: bool = False
+
+
+Signal: TypeAlias = (
+    CallChunk | ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse | TextDelta
+)
 """What a provider translator produces for one payload."""
 
 
