@@ -21,7 +21,9 @@ What is sent, per kind of input:
   raw argument text, exactly as streamed): the deltas of one call concatenate to its
   argument text, each byte once, in order; a call that arrived whole gets its JSON
   text in one delta.
-- :class:`~callstream.CallDone`: ``TOOL_CALL_END``; when the provider replaced the
+- :class:`~callstream.CallDone`: ``TOOL_CALL_END``; a call that streamed no argument
+  text at all (a tool without parameters) first gets its arguments (``{}``) as one
+  ``TOOL_CALL_ARGS``, so a client always has JSON to parse; when the provider replaced the
   arguments at the end (a ``CallEnd`` with other text, rare), first a ``CUSTOM`` event
   ``callstream.tool_call_arguments`` with ``{"toolCallId", "arguments"}`` (AG-UI
   has no event that replaces streamed arguments).
@@ -45,6 +47,7 @@ replacement). Nothing is sent after ``RUN_FINISHED`` / ``RUN_ERROR``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from callstream._assembly.types import (
@@ -235,7 +238,11 @@ class AGUIEncoder:
             return
         call_id = calls.call_id(index, None)
         final = event.tool_call["args"]
-        if not streamed_matches(calls.args.pop(index, []), final):
+        parts = calls.args.pop(index, [])
+        if not parts:  # no text came (a tool without arguments): its arguments are {}
+            delta = json.dumps(final, ensure_ascii=False, separators=(",", ":"))
+            out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": delta})
+        elif not streamed_matches(parts, final):
             out.append(
                 {
                     "type": "CUSTOM",

@@ -14,7 +14,7 @@ import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar, overload
 
-from pydantic_core import to_json
+from pydantic_core import to_jsonable_python
 
 from callstream._errors import UsageError
 from callstream.ui._agui import AGUIEncoder
@@ -39,8 +39,9 @@ def _json(value: Any) -> str:
     NaN / infinities as null, values json cannot write through pydantic)."""
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError):
-        text = to_json(value, fallback=str, inf_nan_mode="null").decode("utf-8")
+    except (TypeError, ValueError):  # NaN, or a value json cannot write (a model...)
+        plain = to_jsonable_python(value, fallback=str, inf_nan_mode="null")
+        text = json.dumps(plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in some text: escape it
@@ -74,8 +75,8 @@ async def _close_async(items: Any) -> None:
 
 
 def _run_sync(encoder: _Encoder[T], items: Iterable[Any], *, raise_errors: bool) -> Iterator[T]:
-    yield from encoder.start()
     try:
+        yield from encoder.start()
         try:
             for item in items:
                 yield from encoder.feed(item)
@@ -92,9 +93,9 @@ def _run_sync(encoder: _Encoder[T], items: Iterable[Any], *, raise_errors: bool)
 async def _run_async(
     encoder: _Encoder[T], items: AsyncIterable[Any], *, raise_errors: bool
 ) -> AsyncIterator[T]:
-    for out in encoder.start():
-        yield out
     try:
+        for out in encoder.start():
+            yield out
         try:
             async for item in items:
                 for out in encoder.feed(item):
