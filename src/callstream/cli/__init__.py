@@ -21,7 +21,9 @@ Files are read line by line while they replay, so memory stays bounded by the ca
 not the file. A last line cut off mid-way is dropped, as callstream's own decoder does:
 the call it belonged to ends invalid. Text from the stream is printed with terminal
 controls (C0, C1), bidi formatting characters and lone surrogates escaped, also in the
-JSON output (as ``\\uXXXX``, so it stays valid JSON).
+JSON output (as ``\\uXXXX``, so it stays valid JSON). ``--output agui`` / ``vercel`` print
+the stream as the server-sent events a backend sends an AG-UI or a Vercel AI SDK front end
+(see :mod:`callstream.ui`).
 
 Exit status: 0 on success; 1 from ``inspect`` when some call is invalid; 2 for a bad
 command line or an input that cannot be replayed (missing file, not JSON, unknown
@@ -126,6 +128,42 @@ def _run_jsonl(
     return replay(prepared, provider=provider, on_update=on_update, interval=_interval(speed))
 
 
+def _run_protocol(
+    prepared: Prepared, provider: str, speed: float | None, stdout: IO[str], protocol: str
+) -> ReplayStats:
+    """``--output agui`` / ``vercel``: the UI protocol's server-sent events on stdout (what
+    a backend would send a front end; see :mod:`callstream.ui`)."""
+    from callstream.ui import AGUIEncoder, VercelEncoder, sse_frame
+
+    if speed is None:
+        speed = 1.0 if _is_terminal(stdout) else 0.0
+    encoder: AGUIEncoder | VercelEncoder = (
+        AGUIEncoder() if protocol == "agui" else VercelEncoder()
+    )
+
+    def write(events: list[Any]) -> None:
+        if events:
+            stdout.write("".join(sse_frame(event) for event in events))
+            stdout.flush()
+
+    write(encoder.start())
+    try:
+        stats = replay(
+            prepared,
+            provider=provider,
+            on_update=lambda update: write(encoder.feed(update)),
+            interval=_interval(speed),
+        )
+    except Exception as exc:
+        write(encoder.fail(exc))
+        raise
+    write(encoder.close())
+    if protocol == "vercel":
+        stdout.write("data: [DONE]\n\n")
+        stdout.flush()
+    return stats
+
+
 FRAME = 1 / 25
 """Seconds between two redraws of the live window when nothing paces the replay."""
 
@@ -220,6 +258,8 @@ def _replay_one(
     prepared = prepare(recording, provider=args.provider, split=args.split)
     if args.output == "jsonl":
         _run_jsonl(prepared, args.provider, args.speed, stdout)
+    elif args.output in ("agui", "vercel"):
+        _run_protocol(prepared, args.provider, args.speed, stdout, args.output)
     else:
         assert console is not None
         _run_rich(prepared, args.provider, args.speed, console)

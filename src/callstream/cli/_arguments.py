@@ -99,9 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
             )
             command.add_argument(
                 "--output",
-                choices=("rich", "jsonl"),
+                choices=("rich", "jsonl", "agui", "vercel"),
                 default="rich",
-                help="rich: live display (default); jsonl: the JSON event feed, one event a line",
+                help="rich: live display (default); jsonl: the JSON event feed, one event a "
+                "line; agui / vercel: the server-sent events of the AG-UI protocol / the "
+                "Vercel AI SDK UI message stream",
             )
 
     demo = commands.add_parser(
