@@ -520,6 +520,11 @@ def _what(t: dict[str, Any]) -> str:
     return f"{t['format']}{_SEAL_WORDS.get(t['seal'], t['seal'])}"
 
 
+def _short(t: dict[str, Any]) -> str:
+    fmt = str(t["format"]).removeprefix("openai-")
+    return fmt + ("\nseal=next-call" if t["seal"] == "next-call" else "")
+
+
 def _s(x: float | None) -> str:
     if x is None or x != x:
         return "—"
@@ -732,7 +737,7 @@ def plot(data: dict[str, Any], path: Path) -> Path | None:
     top.plot([], [], color="black", linewidth=2, label="eager floor")
     top.plot([], [], color="black", linestyle=":", label="stream end")
     top.set_xticks(range(len(turns)))
-    top.set_xticklabels([f"{t['label']}\n{_what(t)}" for t in turns], fontsize=8)
+    top.set_xticklabels([f"{t['label']}\n{_short(t)}" for t in turns], fontsize=8)
     top.set_ylabel("wall time per turn (s)")
     top.set_title("Wall time per turn: collect then run (sequential, concurrent) vs eager")
     top.legend(fontsize=8, ncol=5, loc="upper left")
