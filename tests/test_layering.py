@@ -72,7 +72,14 @@ THIRD_PARTY_AT_MODULE_LEVEL: dict[float, set[str]] = {
     4.8: {"typing_extensions", "pydantic", "pydantic_core"},
     5: {"partial_json_parser", "typing_extensions"},
 }
-ONLY_IN = {"anyio": {"callstream._async", "callstream.runner._run", "callstream.runner._sync"}}
+ONLY_IN = {
+    "anyio": {
+        "callstream._async",
+        "callstream.runner._run",
+        "callstream.runner._turn",
+        "callstream.runner._sync",
+    }
+}
 # Modules that exist to wrap an optional package; they are themselves imported lazily.
 WRAPPERS = {
     "callstream.cli._render": {"rich"},

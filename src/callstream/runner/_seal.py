@@ -112,7 +112,8 @@ class Sealed:
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
-    """Call ``index`` is invalid and was never sealed: it gets an error result."""
+    """Call ``index`` is invalid and was never sealed: it gets an error result (``call``
+    is the event's own copy of the invalid call)."""
 
     index: int
     call: InvalidToolCall
@@ -196,10 +197,6 @@ class Sealer:
                 actions.append(Ended(event.reason) if void is None else Voided(void))
         return actions
 
-    def open_calls(self) -> list[tuple[int, ToolCall]]:
-        """The calls started and not yet final nor sealed (number, call without args)."""
-        return list(self._open)
-
     def _forget(self, index: int) -> None:
         self._open = [entry for entry in self._open if entry[0] != index]
 
@@ -229,7 +226,7 @@ class Sealer:
         given = self._early.pop(event.index, None)
         if given is None:
             self._forget(event.index)
-            actions.append(Rejected(event.index, dict(event.invalid_tool_call)))  # type: ignore[arg-type]
+            actions.append(Rejected(event.index, event.invalid_tool_call))
         else:
             error = event.invalid_tool_call.get("error") or "invalid"
             actions.append(

@@ -12,7 +12,8 @@ Three kinds of tool, each checked before anything runs:
   the model filled in);
 - a LangChain ``BaseTool`` (extra ``callstream[langchain]``): the tool validates its own
   input; it is called with the arguments dict (``ainvoke`` when it has a coroutine,
-  else ``invoke`` in a worker thread).
+  else ``invoke`` in a worker thread). LangChain's async API needs asyncio: under trio
+  an async LangChain tool runs in a worker thread on an asyncio loop of its own.
 
 :class:`Tool` wraps any of them to set its name, opt it out of eager runs (a tool with
 side effects) or give it its own timeout.
@@ -82,13 +83,16 @@ def describe_errors(exc: ValidationError, limit: int = 8) -> str:
 class Prepared:
     """A call ready to run: ``run`` is the callable, ``args`` / ``kwargs`` its arguments;
     ``is_async``: calling it returns an awaitable (else it runs in a worker thread);
-    ``direct``: ``run`` needs no thread (it only returns a validated value)."""
+    ``direct``: ``run`` needs no thread (it only returns a validated value);
+    ``asyncio_only``: the awaitable needs an asyncio loop (LangChain's async tools): off
+    asyncio it runs in a worker thread with an asyncio loop of its own."""
 
     run: Callable[..., Any]
     args: tuple[Any, ...] = ()
     kwargs: Mapping[str, Any] | None = None
     is_async: bool = False
     direct: bool = False
+    asyncio_only: bool = False
 
 
 def _is_async(func: Any) -> bool:
@@ -161,7 +165,7 @@ class BoundTool:
         if self._kind == "langchain":
             tool = self._func
             if getattr(tool, "coroutine", None) is not None:
-                return Prepared(tool.ainvoke, (args,), is_async=True)
+                return Prepared(tool.ainvoke, (args,), is_async=True, asyncio_only=True)
             return Prepared(tool.invoke, (args,))
         try:
             value = self._adapter.validate_python(args)
