@@ -59,6 +59,21 @@ def test_the_loops_are_skipped_by_the_readme_block_test_with_a_pointer_here() ->
     assert tools is not None, "the tools block runs offline too (no skip marker)"
 
 
+def test_the_readme_seal_rules_name_what_the_sealer_reads() -> None:
+    """The README's seal table names every event and option the seal rule's docstring
+    names, and every finish reason that voids a turn (compared as the runner does)."""
+    from callstream.runner import VOID_REASONS, _seal
+
+    text = README.read_text(encoding="utf-8")
+    start = text.index("### When a call is sealed")
+    section = text[start : text.index("\n### ", start + 1)]
+    assert _seal.__doc__ is not None
+    for name in re.findall(r"``([^`]+)``", _seal.__doc__):
+        assert name in section, f"the README's seal rules do not name {name}"
+    for reason in VOID_REASONS:
+        assert reason in section.lower(), f"the README does not say {reason!r} voids a turn"
+
+
 # --- the scripted server -----------------------------------------------------------------------
 
 
@@ -542,3 +557,45 @@ def test_readme_anthropic_loop_sends_every_call_back_when_some_cannot_run(
     ]
     assert blocks[0]["content"].startswith("Error: the call to get_weather could not be used")
     assert blocks[1]["content"].startswith("Error: invalid arguments for search_restaurants")
+
+
+# --- found while writing the loops ---------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a tool task that had not begun when the run was left calls its tool (no "
+    "checkpoint before the call without max_concurrency); reported to the lead",
+)
+def test_leaving_the_run_never_calls_a_tool_whose_task_had_not_begun() -> None:
+    """The consumer leaves at the first update; the driver has already read the finish
+    and scheduled the tool's task, which has not run yet: it must be cancelled before it
+    calls the tool (``_turn``'s invariant), not run the tool's body."""
+    import anyio
+
+    ran: list[int] = []
+
+    async def record(x: int) -> int:
+        """Record the call."""
+        ran.append(x)
+        return x
+
+    def payload(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return json.loads(chat_event(delta, finish)[len(b"data: ") :])  # type: ignore[no-any-return]
+
+    async def source() -> Any:
+        start = {"index": 0, "id": "c0", "type": "function"}
+        yield payload(
+            {"tool_calls": [{**start, "function": {"name": "record", "arguments": '{"x": 1}'}}]}
+        )
+        yield payload({}, "tool_calls")
+
+    async def leave_at_once() -> callstream.RunResult:
+        async with callstream.ToolRunner([record]).astream(source()) as run:
+            async for _ in run:
+                break
+        return run.result
+
+    result = anyio.run(leave_at_once, backend="asyncio")
+    assert ran == []
+    assert [r.status for r in result.results] == ["cancelled"]
