@@ -10,6 +10,9 @@ n-th request with the n-th scripted SSE stream (turn 1: two parallel tool calls;
 the final text) and records every request body. A stream may *hold* part way until a tool
 has started: the server waits (at most :data:`HOLD_SECONDS`) for the runner to report
 the first tool started, which proves the tool ran while the model was still streaming.
+
+Also here: the README's seal table checked against ``runner/_seal.py``, the loops with the
+async clients (asyncio and trio), and a strict xfail for a bug found on the way.
 """
 
 from __future__ import annotations
@@ -599,3 +602,117 @@ def test_leaving_the_run_never_calls_a_tool_whose_task_had_not_begun() -> None:
     result = anyio.run(leave_at_once, backend="asyncio")
     assert ran == []
     assert [r.status for r in result.results] == ["cancelled"]
+
+
+# --- the async faces, as the README's sentence after the loops says -------------------------
+
+
+async def _async_loop(provider: str) -> tuple[str, list[Any]]:
+    """The README's loops with the async clients and ``runner.astream`` (the README
+    describes them in one sentence: the same loop, awaited)."""
+    import anthropic
+    import openai
+
+    def get_weather(city: str) -> str:
+        """The weather."""
+        return f"sunny in {city}"
+
+    def search_restaurants(near: str, cuisine: list[str], max_price_eur: int) -> str:
+        """Restaurants."""
+        return f"{cuisine[0]} near {near}"
+
+    tools = [get_weather, search_restaurants]
+    runner = callstream.ToolRunner(tools, seal="next-call")
+    messages: list[Any] = [{"role": "user", "content": "?"}]
+    started: list[Any] = []
+    while True:
+        if provider == "openai":
+            stream: Any = await openai.AsyncOpenAI().chat.completions.create(
+                model="m",
+                messages=messages,
+                tools=[callstream.to_openai_tool(f) for f in tools],  # type: ignore[misc]
+                stream=True,
+            )
+        else:
+            stream = await anthropic.AsyncAnthropic().messages.create(
+                model="m",
+                max_tokens=100,
+                messages=messages,
+                tools=[callstream.to_anthropic_tool(f) for f in tools],  # type: ignore[misc]
+                stream=True,
+            )
+        text = ""
+        async with runner.astream(stream) as run:
+            async for item in run:
+                if isinstance(item, callstream.ToolStarted):
+                    started.append(item)
+                payload = getattr(item, "payload", None)
+                if provider == "openai" and payload is not None and payload.choices:
+                    text += payload.choices[0].delta.content or ""
+                delta = getattr(payload, "delta", None)
+                if getattr(delta, "type", None) == "text_delta":
+                    text += delta.text  # type: ignore[union-attr]
+        result = run.result
+        if not result.results:
+            return text, started
+        if provider == "openai":
+            calls = [
+                {
+                    "id": r.id,
+                    "type": "function",
+                    "function": {"name": r.name, "arguments": json.dumps(r.args or {})},
+                }
+                for r in result.results
+            ]
+            messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+        else:
+            uses = [
+                {"type": "tool_use", "id": r.id, "name": r.name, "input": r.args or {}}
+                for r in result.results
+            ]
+            messages.append({"role": "assistant", "content": uses})
+        messages += result.tool_messages(provider)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_the_loops_with_the_async_clients(
+    provider: str, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip(provider)
+    if backend == "trio":
+        pytest.importorskip("trio")
+    import anyio
+
+    if provider == "openai":
+        turns = [chat_tool_turn(Hold(threading.Event())), chat_final_turn()]
+    else:
+        turns = [
+            anthropic_tool_turn(None, json.dumps(WEATHER), json.dumps(RESTAURANTS)),
+            anthropic_final_turn(),
+        ]
+    turns[0] = [piece for piece in turns[0] if not isinstance(piece, Hold)]
+    with ScriptServer(turns) as server:
+        if provider == "openai":
+            use_openai(monkeypatch, server)
+        else:
+            use_anthropic(monkeypatch, server)
+        text, started = anyio.run(_async_loop, provider, backend=backend)
+    assert text == ANSWER
+    # (trio may start two tools scheduled together in either order)
+    assert sorted((s.index, s.name, s.args) for s in started) == [
+        (0, "get_weather", WEATHER),
+        (1, "search_restaurants", RESTAURANTS),
+    ]
+    results = server.requests[1][1]["messages"][2:]
+    if provider == "openai":
+        assert [(m["tool_call_id"], m["content"]) for m in results] == [
+            ("call_weather", "sunny in Paris"),
+            ("call_food", "bistro near Le Marais, Paris"),
+        ]
+    else:
+        blocks = results[0]["content"]
+        assert [(b["tool_use_id"], b["content"]) for b in blocks] == [
+            ("toolu_weather", "sunny in Paris"),
+            ("toolu_food", "bistro near Le Marais, Paris"),
+        ]
