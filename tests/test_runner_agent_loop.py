@@ -12,7 +12,8 @@ has started: the server waits (at most :data:`HOLD_SECONDS`) for the runner to r
 the first tool started, which proves the tool ran while the model was still streaming.
 
 Also here: the README's seal table checked against ``runner/_seal.py``, the loops with the
-async clients (asyncio and trio), and a strict xfail for a bug found on the way.
+async clients (asyncio and trio), and a regression test for a bug found on the way (a
+tool whose task had not begun when the run was left still ran).
 """
 
 from __future__ import annotations
@@ -565,11 +566,6 @@ def test_readme_anthropic_loop_sends_every_call_back_when_some_cannot_run(
 # --- found while writing the loops ---------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tool task that had not begun when the run was left calls its tool (no "
-    "checkpoint before the call without max_concurrency); reported to the lead",
-)
 def test_leaving_the_run_never_calls_a_tool_whose_task_had_not_begun() -> None:
     """The consumer leaves at the first update; the driver has already read the finish
     and scheduled the tool's task, which has not run yet: it must be cancelled before it
