@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from callstream import (
     CallChunk,
+    ChunkValidationError,
     OptionTypeError,
     StreamEnd,
     StreamResult,
@@ -71,6 +72,13 @@ def test_text_delta_is_a_frozen_keyword_only_signal() -> None:
         delta.text = "x"  # type: ignore[misc]
     with pytest.raises(TypeError):
         TextDelta("hi")  # type: ignore[misc]
+    with pytest.raises(ChunkValidationError, match="'text' must be a str"):
+        TextDelta(text=5)  # type: ignore[arg-type]
+    with pytest.raises(ChunkValidationError, match="'text' must be a str, got None"):
+        TextDelta(text=None)  # type: ignore[arg-type]
+    with pytest.raises(ChunkValidationError, match="'reasoning' must be a bool"):
+        TextDelta(text="x", reasoning=1)  # type: ignore[arg-type]
+    assert type(TextDelta(text=Weird("abc")).text) is str
     assert TextDelta in SIGNAL_TYPES
 
 
