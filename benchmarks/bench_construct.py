@@ -69,6 +69,8 @@ _set_invalid = _setter(StreamUpdate, "invalid_tool_calls")
 _set_finish_reason = _setter(StreamUpdate, "finish_reason")
 _set_payload = _setter(StreamUpdate, "payload")
 _set_server = _setter(StreamUpdate, "server_tool_calls")
+_set_update_text = _setter(StreamUpdate, "text")
+_set_update_reasoning = _setter(StreamUpdate, "reasoning")
 
 
 def old_value_started(path: Any, kind: Any) -> ValueStarted:
@@ -119,7 +121,14 @@ def old_delta(number: int, text: str, found: tuple[Any, ...]) -> ArgumentsDelta:
 
 
 def old_update(
-    events: Any, calls: Any, invalid: Any, reason: Any, payload: Any, server: Any
+    events: Any,
+    calls: Any,
+    invalid: Any,
+    reason: Any,
+    payload: Any,
+    server: Any,
+    text: str,
+    reasoning: str,
 ) -> StreamUpdate:
     update: StreamUpdate = _new(StreamUpdate)
     _set_events(update, events)
@@ -128,6 +137,8 @@ def old_update(
     _set_finish_reason(update, reason)
     _set_payload(update, payload)
     _set_server(update, server)
+    _set_update_text(update, text)
+    _set_update_reasoning(update, reasoning)
     return update
 
 
@@ -188,10 +199,10 @@ CASES: dict[str, list[tuple[str, str]]] = {
         (
             "constructor",
             "StreamUpdate(events=(), tool_calls=CALLS, invalid_tool_calls=CALLS,"
-            " finish_reason=None, payload=CALLS, server_tool_calls=CALLS)",
+            " finish_reason=None, payload=CALLS, server_tool_calls=CALLS, text='', reasoning='')",
         ),
-        ("hand-written", "old_update((), CALLS, CALLS, None, CALLS, CALLS)"),
-        ("generated", "new_update((), CALLS, CALLS, None, CALLS, CALLS)"),
+        ("hand-written", "old_update((), CALLS, CALLS, None, CALLS, CALLS, '', '')"),
+        ("generated", "new_update((), CALLS, CALLS, None, CALLS, CALLS, '', '')"),
     ],
 }
 

@@ -38,7 +38,7 @@ CASES: list[tuple[Callable[..., Any], type, tuple[Any, ...]]] = [
     (changes.scalar_set, ScalarSet, ((0,), 1.5)),
     (changes.value_closed, ValueClosed, ((),)),
     (_delta, ArgumentsDelta, (2, '{"a"', (ValueStarted(path=(), kind="object"),))),
-    (_new_update, StreamUpdate, ((), [_CALL], [], "stop", {"p": 1}, [])),
+    (_new_update, StreamUpdate, ((), [_CALL], [], "stop", {"p": 1}, [], "hi", "")),
 ]
 
 

@@ -190,7 +190,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
     ],
     "callstream.providers": [
         {"_fields", "_chunks", "_base"},
-        {"_plain", "_sse", "_json_stream"},
+        {"_plain", "_sse", "_json_stream", "_text"},
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
         {
             "anthropic",

@@ -11,7 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, Signal, StreamEnd
+from callstream._assembly.types import (
+    CallEnd,
+    CallFailure,
+    ServerToolUse,
+    Signal,
+    StreamEnd,
+    TextDelta,
+)
 from callstream.providers.anthropic import AnthropicTranslator, detect
 from tests.provider_helpers import (
     RECORDED,
@@ -116,6 +123,7 @@ def test_text_block_then_tool_block_keyed_by_block_index() -> None:
         MESSAGE_STOP,
     ]
     assert run(events) == [
+        TextDelta(text="Checking the weather."),  # text is reported (issue 15)
         chunk(1, name="get_weather", id="toolu_A"),
         chunk(1, args='{"city": "Pa'),
         chunk(1, args='ris"}'),
@@ -125,7 +133,7 @@ def test_text_block_then_tool_block_keyed_by_block_index() -> None:
     ]
 
 
-def test_thinking_block_and_signature_are_ignored() -> None:
+def test_thinking_is_reasoning_and_its_signature_is_ignored() -> None:
     events = [
         block_start(0, {"type": "thinking", "thinking": "", "signature": ""}),
         {
@@ -140,7 +148,7 @@ def test_thinking_block_and_signature_are_ignored() -> None:
         },
         block_stop(0),
     ]
-    assert run(events) == []
+    assert run(events) == [TextDelta(text="hm", reasoning=True)]
 
 
 def test_empty_first_delta_is_a_no_op_and_no_args_means_no_text() -> None:
@@ -292,7 +300,10 @@ def test_parallel_tool_blocks_keep_their_own_index() -> None:
 
 
 def test_deltas_and_stops_for_unknown_blocks_are_ignored() -> None:
-    assert run([json_delta(7, '{"a": 1}'), block_stop(7), text_delta(0, "x")]) == []
+    # text belongs to no call: it is reported whatever its block
+    assert run([json_delta(7, '{"a": 1}'), block_stop(7), text_delta(0, "x")]) == [
+        TextDelta(text="x")
+    ]
 
 
 def test_message_start_begins_a_new_message() -> None:

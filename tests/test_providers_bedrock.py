@@ -17,6 +17,7 @@ from callstream._assembly.types import (
     ServerToolUse,
     Signal,
     StreamEnd,
+    TextDelta,
 )
 from callstream.providers.bedrock import BedrockTranslator, detect
 from tests.provider_helpers import (
@@ -89,6 +90,8 @@ def test_text_block_without_start_then_tool_block() -> None:
         METADATA,
     ]
     assert run(events) == [
+        TextDelta(text="<thinking> I will use get_temperature"),  # text, as sent
+        TextDelta(text="</thinking>\n"),
         chunk(1, name="get_temperature", id="tooluse_A"),
         chunk(1, args='{"city":"Paris"}'),
         CallEnd(index=1),
@@ -176,7 +179,10 @@ def test_parallel_blocks_and_decoded_input_objects() -> None:
 
 
 def test_deltas_for_blocks_that_are_not_tool_blocks_are_ignored() -> None:
-    assert run([tool_delta(5, '{"a": 1}'), block_stop(5), text_delta(0, "hi")]) == []
+    # a text delta is reported as text (issue 15), never as a call's arguments
+    assert run([tool_delta(5, '{"a": 1}'), block_stop(5), text_delta(0, "hi")]) == [
+        TextDelta(text="hi")
+    ]
 
 
 def test_detect() -> None:

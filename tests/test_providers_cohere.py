@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, TextDelta
 from callstream.providers.cohere import CohereTranslator, detect
 from tests.provider_helpers import (
     RECORDED,
@@ -135,7 +135,7 @@ def test_error_finish_fails_open_calls_only() -> None:
     ]
 
 
-def test_content_and_citation_events_are_ignored() -> None:
+def test_content_is_text_and_citation_events_are_ignored() -> None:
     events = [
         {"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "text"}}}},
         {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "hi"}}}},
@@ -144,7 +144,7 @@ def test_content_and_citation_events_are_ignored() -> None:
         {"type": "citation-end", "index": 0},
         {"type": "debug"},
     ]
-    assert run(events) == []
+    assert run(events) == [TextDelta(text="hi")]
 
 
 def test_every_message_end_is_reported_and_the_assembler_keeps_the_first() -> None:

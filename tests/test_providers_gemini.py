@@ -12,7 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import (
+    CallChunk,
+    CallEnd,
+    CallFailure,
+    Signal,
+    StreamEnd,
+    TextDelta,
+)
 from callstream.providers.gemini import GeminiTranslator, detect
 from tests.gemini_leaves import (
     objects_without_empties,
@@ -116,6 +123,7 @@ def test_each_part_is_a_new_call_numbered_in_order() -> None:
         response(call_part("get_weather", args={"city": "Porto"}), finish="STOP"),
     ]
     assert run(payloads) == [
+        TextDelta(text="Let me check both."),  # text is reported (issue 15)
         chunk(0, name="get_weather", id="fc_1", args={"city": "Lisboa"}),
         CallEnd(index=0),
         chunk(1, name="convert", args={"amount": 120.5}),
@@ -145,8 +153,10 @@ def test_name_only_part_is_a_complete_call_without_arguments() -> None:
     ]
 
 
-def test_thought_parts_are_ignored() -> None:
-    assert run([response({"text": "**Planning**", "thought": True})]) == []
+def test_thought_parts_are_reasoning() -> None:
+    assert run([response({"text": "**Planning**", "thought": True})]) == [
+        TextDelta(text="**Planning**", reasoning=True)
+    ]
 
 
 def test_arguments_that_are_not_an_object_are_passed_on_as_text() -> None:

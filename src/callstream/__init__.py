@@ -27,6 +27,7 @@ from callstream._assembly import ServerToolUse as ServerToolUse
 from callstream._assembly import Signal as Signal
 from callstream._assembly import StreamEnd as StreamEnd
 from callstream._assembly import StreamFinished as StreamFinished
+from callstream._assembly import TextDelta as TextDelta
 from callstream._assembly import ToolCall as ToolCall
 from callstream._assembly import ToolCallAssembler as ToolCallAssembler
 from callstream._assembly import ToolCallChunk as ToolCallChunk
@@ -164,6 +165,7 @@ __all__ = (
     "StreamResult",
     "StreamUpdate",
     "StringExtended",
+    "TextDelta",
     "Tool",
     "ToolCall",
     "ToolCallAssembler",

@@ -7,7 +7,11 @@ both return :class:`StreamUpdate` s to yield (none once :meth:`Pipeline.quiet`: 
 (``str`` / bytes: decoded incrementally into payloads, SSE or JSON found automatically)
 or a payload (a dict or an SDK object). Each payload goes through the provider's
 translator (signals) and the assembler (events), and becomes exactly one update, so a
-consumer also sees payloads that changed no tool call (to render text, say).
+consumer also sees payloads that changed no tool call. The text the model wrote
+(:class:`~callstream.TextDelta` signals) skips the assembler: it rides on the payload's
+update (``text``; ``reasoning`` only when the pipeline was made with ``reasoning=True``)
+and is kept, as a list of parts joined when :meth:`Pipeline.result` is read, for the
+result.
 
 With ``provider="auto"`` payloads are held back until the format is known; then the
 held payloads are translated in order. A payload's shape is only a guess (one stray
@@ -50,7 +54,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from callstream._assembly.assembler import ToolCallAssembler
-from callstream._assembly.types import AssemblyEvent, Signal
+from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
 from callstream._errors import OptionTypeError, UnknownFormatError, UsageError
 from callstream._provider_errors import describe_exception, provider_error_payload
 from callstream._result import StreamResult, StreamUpdate, _new_update
@@ -101,6 +105,14 @@ def _normalize(message: TransportMessage) -> Any:
     return payload
 
 
+def _joined(parts: list[str]) -> str:
+    """The parts of a text joined, kept as the one part left (joined again only after more
+    text arrived). Cost: O(length of the text) when parts were added, else O(1)."""
+    if len(parts) > 1:
+        parts[:] = ["".join(parts)]
+    return parts[0] if parts else ""
+
+
 _ASSEMBLER_OPTIONS = tuple(
     name for name in inspect.signature(ToolCallAssembler.__init__).parameters if name != "self"
 )
@@ -125,7 +137,10 @@ class Pipeline:
         "_misses",
         "_pending",
         "_quiet",
+        "_reasoning",
+        "_reasoning_parts",
         "_seen",
+        "_text_parts",
         "_translator",
         "_transport",
         "_votes",
@@ -136,6 +151,7 @@ class Pipeline:
         provider: str | Translator = "auto",
         *,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        reasoning: bool = False,
         **assembler_options: Any,
     ) -> None:
         """Set up for one stream.
@@ -146,11 +162,15 @@ class Pipeline:
             max_event_chars: bound on one line, one SSE event's data and one JSON object
                 of raw text input (default 32 Mi characters); past it the stream raises
                 :class:`~callstream.StreamLimitError`. Decoded payloads are not affected.
+            reasoning: keep the reasoning / thinking text the model streams (on
+                :attr:`StreamUpdate.reasoning` and :attr:`StreamResult.reasoning`);
+                by default it is dropped and only the assistant's text is kept.
             **assembler_options: passed to :class:`~callstream.ToolCallAssembler`.
 
         Raises:
             UsageError: an unknown format name, or an unusable ``provider`` object.
-            OptionTypeError: an unknown assembler option (or one of a wrong type).
+            OptionTypeError: an unknown assembler option (or one of a wrong type), or a
+                ``reasoning`` that is not a bool.
             OptionValueError: an assembler option out of its range (raised by the
                 assembler, passed on unchanged).
         """
@@ -158,9 +178,12 @@ class Pipeline:
         if unknown:
             raise OptionTypeError(
                 f"unknown option {unknown[0]!r}; the options are provider, "
-                "max_event_chars and " + ", ".join(_ASSEMBLER_OPTIONS)
+                "max_event_chars, reasoning and " + ", ".join(_ASSEMBLER_OPTIONS)
             )
+        if type(reasoning) is not bool:
+            raise OptionTypeError(f"reasoning must be a bool, got {reasoning!r}")
         self._max_event_chars = check_max_event_chars(max_event_chars)
+        self._reasoning = reasoning
         self._assembler = ToolCallAssembler(**assembler_options)
         self._translator: Translator | None
         if isinstance(provider, str):
@@ -181,6 +204,10 @@ class Pipeline:
         self._closed = False
         self._interrupted = False
         self._quiet = False  # build no updates (see quiet())
+        # the whole text so far: its parts, joined lazily (see _joined); reasoning
+        # parts are kept only with reasoning=True
+        self._text_parts: list[str] = []
+        self._reasoning_parts: list[str] = []
 
     def quiet(self) -> Pipeline:
         """Build no :class:`StreamUpdate` from now on; returns this pipeline.
@@ -209,7 +236,13 @@ class Pipeline:
         return name if isinstance(name, str) else type(self._translator).__name__
 
     def result(self) -> StreamResult:
-        """The result so far (final once :meth:`close` ran). Cost: reading the views."""
+        """The result so far (final once :meth:`close` ran).
+
+        Cost: reading the views, plus joining the text (and reasoning) that arrived since
+        the last call, once: the joined text is kept, so reading the result after every
+        payload of a stream whose text does not change costs O(1) for it (a stream that
+        adds text between two reads pays one copy of the text for the new string).
+        """
         assembler = self._assembler
         return StreamResult(
             tool_calls=assembler.tool_calls,
@@ -220,6 +253,8 @@ class Pipeline:
             server_tool_calls=assembler.server_tool_calls,
             interrupted=self._interrupted,
             provider_finish_reason=assembler.provider_finish_reason,
+            text=_joined(self._text_parts),
+            reasoning=_joined(self._reasoning_parts),
         )
 
     def recover(self, exc: BaseException) -> list[StreamUpdate] | None:
@@ -393,7 +428,13 @@ class Pipeline:
             )
 
     def _translate(self, payload: Any, out: list[StreamUpdate]) -> None:
-        """Translate one payload and apply its signals; its update goes to ``out``."""
+        """Translate one payload and apply its signals; its update goes to ``out``.
+
+        :class:`TextDelta` signals are taken out before the assembler: the payload's text
+        (its pieces joined) goes on its update and is kept for the result; reasoning only
+        with ``reasoning=True``; text after the end of the stream is ignored. A payload
+        that carries only text gave signals, so it counts as of the format.
+        """
         assert self._translator is not None
         events: list[AssemblyEvent] = []
         assembler = self._assembler
@@ -403,10 +444,32 @@ class Pipeline:
                 self._misses = 0
             else:
                 self._mismatch(payload)
+        text = reasoning = ""
         for signal in signals:  # the assembler ignores signals after the stream's end
-            events += assembler.apply(signal)
-        if not self._quiet:  # inline _emit: the hot path
-            out.append(self._update(tuple(events), payload))
+            if signal.__class__ is not TextDelta:  # (cheaper than type() here)
+                events += assembler.apply(signal)
+            elif not assembler.finished:  # text after the end is ignored too
+                if not signal.reasoning:
+                    text += signal.text
+                elif self._reasoning:
+                    reasoning += signal.text
+        if text:
+            self._text_parts.append(text)
+        if reasoning:
+            self._reasoning_parts.append(reasoning)
+        if not self._quiet:  # inline _emit and _update: the hot path
+            out.append(
+                _new_update(
+                    tuple(events),
+                    assembler.tool_calls,
+                    assembler.invalid_tool_calls,
+                    assembler.finish_reason,
+                    payload,
+                    assembler.server_tool_calls,
+                    text,
+                    reasoning,
+                )
+            )
 
     def _emit(self, out: list[StreamUpdate], events: list[AssemblyEvent], payload: Any) -> None:
         """Append the update for ``events`` to ``out``, unless the pipeline is quiet."""
@@ -414,8 +477,9 @@ class Pipeline:
             out.append(self._update(tuple(events), payload))
 
     def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
-        """The update for one payload (built by :data:`_new_update`: the hot path); reads
-        the assembler's views, so a quiet pipeline never calls it."""
+        """The update for ``events`` without text (built by :data:`_new_update`, as
+        :meth:`_translate` builds its own inline); reads the assembler's views, so a quiet
+        pipeline never calls it."""
         assembler = self._assembler
         return _new_update(
             events,
@@ -424,6 +488,8 @@ class Pipeline:
             assembler.finish_reason,
             payload,
             assembler.server_tool_calls,
+            "",
+            "",
         )
 
     def _unknown(self) -> UnknownFormatError:

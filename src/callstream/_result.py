@@ -42,6 +42,10 @@ class StreamUpdate:
         finish_reason: the stream's finish reason once it finished, else None.
         payload: the decoded payload (None for the update that ends the stream).
         server_tool_calls: tools the provider runs itself (never in ``tool_calls``).
+        text: the assistant text this payload carried (its pieces joined), ``""`` when
+            none; text after the end of the stream is ignored.
+        reasoning: the reasoning / thinking text this payload carried; always ``""``
+            unless the stream was opened with ``reasoning=True``.
     """
 
     events: tuple[AssemblyEvent, ...]
@@ -50,6 +54,8 @@ class StreamUpdate:
     finish_reason: str | None
     payload: Any = field(default=None, compare=False)
     server_tool_calls: list[ServerToolCall] = field(default_factory=list)
+    text: str = ""
+    reasoning: str = ""
 
     def snapshot(self) -> StreamUpdate:
         """This update with its calls frozen in time: the ``args`` are deep copies.
@@ -68,6 +74,8 @@ class StreamUpdate:
             finish_reason=self.finish_reason,
             payload=self.payload,
             server_tool_calls=[_copy_call(c) for c in self.server_tool_calls],
+            text=self.text,
+            reasoning=self.reasoning,
         )
 
 
@@ -129,6 +137,10 @@ class StreamResult:
         provider_finish_reason: the word the provider sent for it (``"max_tokens"``,
             ``"MAX_TOKENS"``, ``"completed"`` for Responses, the ``incomplete_details``
             reason ...), None when it sent none (error events, interrupted streams).
+        text: the whole assistant text so far, in stream order (every update's
+            ``text`` joined).
+        reasoning: the whole reasoning / thinking text so far; always ``""`` unless the
+            stream was opened with ``reasoning=True``.
     """
 
     tool_calls: list[ToolCall]
@@ -139,6 +151,8 @@ class StreamResult:
     server_tool_calls: list[ServerToolCall] = field(default_factory=list)
     interrupted: bool = False
     provider_finish_reason: str | None = None
+    text: str = ""
+    reasoning: str = ""
 
 
 _new_update: Callable[
@@ -149,6 +163,8 @@ _new_update: Callable[
         str | None,
         Any,
         list[ServerToolCall],
+        str,
+        str,
     ],
     StreamUpdate,
 ] = fast_constructor(StreamUpdate)

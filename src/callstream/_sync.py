@@ -138,8 +138,11 @@ def stream(
 
     Options: those of :class:`~callstream.ToolCallAssembler` (``max_calls``,
     ``max_argument_chars``, ``max_chars``, ``max_depth``, ``empty_args``, ``allow``,
-    ``strict``, ``allow_nan``) and ``max_event_chars``, the bound on one line, SSE
-    event or JSON object of raw text input (see :class:`~callstream.StreamLimitError`).
+    ``strict``, ``allow_nan``), ``max_event_chars``, the bound on one line, SSE
+    event or JSON object of raw text input (see :class:`~callstream.StreamLimitError`),
+    and ``reasoning`` (default False): also keep the model's reasoning / thinking text
+    (``update.reasoning``, ``result.reasoning``). The assistant's text is always kept
+    (``update.text``, ``result.text``).
 
     Closing: the source object (when it has ``close()``: an SDK ``Stream``, a
     generator) and the iterator taken from it are closed when the iteration ends, the

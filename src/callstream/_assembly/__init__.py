@@ -65,6 +65,7 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
     StreamFinished,
+    TextDelta,
     ToolCall,
     ToolCallChunk,
 )
@@ -85,6 +86,7 @@ __all__ = (
     "Signal",
     "StreamEnd",
     "StreamFinished",
+    "TextDelta",
     "ToolCall",
     "ToolCallAssembler",
     "ToolCallChunk",

@@ -30,6 +30,7 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
     StreamFinished,
+    TextDelta,
     ToolCall,
     ToolCallChunk,
 )
@@ -39,7 +40,8 @@ from callstream._errors import AssemblerStateError, ChunkValidationError
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH
 
 _SIGNAL_TYPES = (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
-"""What :meth:`ToolCallAssembler.apply` takes besides a :class:`CallChunk` (and lists)."""
+"""What :meth:`ToolCallAssembler.apply` dispatches besides a :class:`CallChunk` (and lists);
+a :class:`TextDelta` is taken too, and passed through."""
 
 __all__ = (
     "DEFAULT_MAX_ARGUMENT_CHARS",
@@ -384,10 +386,12 @@ class ToolCallAssembler:
     def apply(self, signal: Signal | Sequence[Signal]) -> list[AssemblyEvent]:
         """Apply one provider signal (or a sequence of them, in order): a
         :class:`CallChunk`, a chunk dict, :class:`CallEnd`, :class:`CallFailure`,
-        :class:`ServerToolUse` or :class:`StreamEnd`.
+        :class:`ServerToolUse`, :class:`StreamEnd` or :class:`TextDelta`.
 
         A :class:`CallChunk` is merged as it is (its fields were checked where it was
-        made); a chunk dict is checked as by :meth:`feed`.
+        made); a chunk dict is checked as by :meth:`feed`. A :class:`TextDelta` is not
+        about calls: it changes nothing and gives ``[]`` (before and after the finish;
+        the pipeline reads the text itself).
 
         The assembler owns "at most one end of stream": a translator reports every end
         marker it sees, and the assembler keeps the first. Once the stream finished
@@ -416,14 +420,16 @@ class ToolCallAssembler:
             return events
         if isinstance(given, _SIGNAL_TYPES):
             return [] if self._finished else self._dispatch(given)
+        if isinstance(given, TextDelta):
+            return []  # text passes through: the assembler is about calls
         if isinstance(given, Sequence) and not isinstance(given, (str, bytes, bytearray)):
             events = []
             for item in given:
                 events.extend(self.apply(item))
             return events
         raise ChunkValidationError(
-            "apply() takes a CallChunk, a tool call chunk dict, CallEnd, CallFailure, StreamEnd "
-            "or ServerToolUse, "
+            "apply() takes a CallChunk, a tool call chunk dict, CallEnd, CallFailure, StreamEnd, "
+            "ServerToolUse or TextDelta, "
             f"got {type(given).__name__}"
         )
 

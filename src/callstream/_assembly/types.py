@@ -5,10 +5,11 @@ The three ``TypedDict`` s have exactly the keys of LangChain's ``ToolCallChunk``
 
 Signals are what provider translators produce: :class:`CallChunk` (a fragment of one
 call), :class:`CallEnd` (an explicit end marker for one call), :class:`CallFailure` (a
-provider-side failure), :class:`ServerToolUse` and :class:`StreamEnd` (the end of the
-stream). Events (:class:`CallStarted`, :class:`ArgumentsDelta`,
-:class:`CallDone`, :class:`CallInvalid`, :class:`StreamFinished`) are what the assembler
-reports, in order per call: started, deltas, then done or invalid.
+provider-side failure), :class:`ServerToolUse`, :class:`TextDelta` (text the model wrote,
+for the user or as reasoning) and :class:`StreamEnd` (the end of the stream). Events
+(:class:`CallStarted`, :class:`ArgumentsDelta`, :class:`CallDone`, :class:`CallInvalid`,
+:class:`StreamFinished`) are what the assembler reports, in order per call: started,
+deltas, then done or invalid.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Literal, TypeAlias
 from typing_extensions import NotRequired, TypedDict
 
 from callstream._assembly.validation import check_args, check_index, check_str
+from callstream._errors import ChunkValidationError
 from callstream._json.changes import Change
 
 __all__ = (
@@ -36,6 +38,7 @@ __all__ = (
     "Signal",
     "StreamEnd",
     "StreamFinished",
+    "TextDelta",
     "ToolCall",
     "ToolCallChunk",
 )
@@ -178,7 +181,40 @@ class ServerToolUse:
     id: str | None = None
 
 
-Signal: TypeAlias = CallChunk | ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta:
+    """Text the model wrote: for the user (``reasoning=False``, the assistant's answer) or
+    reasoning / thinking text (``reasoning=True``).
+
+    Translators report it in stream order, one per piece of text in a payload (built
+    through :func:`~callstream.providers._base.text_delta`, without a second check). The
+    assembler is about calls: :meth:`~callstream.ToolCallAssembler.apply` passes it
+    through untouched (``[]``); the pipeline puts it on :attr:`StreamUpdate.text` /
+    :attr:`StreamUpdate.reasoning` and the whole text on the result. Built with keywords,
+    the fields are checked (a ``str`` subclass becomes a plain ``str``). Cost: O(1).
+
+    Raises:
+        ChunkValidationError: ``text`` not a str, or ``reasoning`` not a bool.
+    """
+
+    text: str
+    reasoning: bool = False
+
+    def __post_init__(self) -> None:
+        if type(self.text) is not str:
+            text = check_str("text", self.text, "TextDelta: ")
+            if text is None:
+                raise ChunkValidationError("TextDelta: field 'text' must be a str, got None")
+            object.__setattr__(self, "text", text)
+        if type(self.reasoning) is not bool:
+            raise ChunkValidationError(
+                f"TextDelta: field 'reasoning' must be a bool, got {self.reasoning!r}"
+            )
+
+
+Signal: TypeAlias = (
+    CallChunk | ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse | TextDelta
+)
 """What a provider translator produces for one payload."""
 
 

@@ -26,6 +26,7 @@ from callstream._assembly.types import (
     ServerToolUse,
     StreamEnd,
     StreamFinished,
+    TextDelta,
     ToolCall,
 )
 from callstream._errors import UsageError
@@ -44,8 +45,9 @@ __all__ = (
 EVENT_TYPES = (CallStarted, ArgumentsDelta, CallDone, CallInvalid, StreamFinished)
 """The assembly events a session reads."""
 
-SIGNAL_TYPES = (CallChunk, CallEnd, CallFailure, StreamEnd, ServerToolUse)
-"""The provider signals (besides ``ToolCallChunk`` dicts) a session assembles itself."""
+SIGNAL_TYPES = (CallChunk, CallEnd, CallFailure, StreamEnd, ServerToolUse, TextDelta)
+"""The provider signals (besides ``ToolCallChunk`` dicts) a session assembles itself (a
+``TextDelta`` passes through its assembler: it carries no call)."""
 
 RAW_TYPES = (Mapping, *SIGNAL_TYPES)
 """What a session assembles itself: ``ToolCallChunk`` dicts and the signals above."""

@@ -25,7 +25,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from callstream._assembly.types import CallChunk, CallEnd, CallFailure, ServerToolUse, StreamEnd
+from callstream._assembly.types import (
+    CallChunk,
+    CallEnd,
+    CallFailure,
+    ServerToolUse,
+    StreamEnd,
+    TextDelta,
+)
 from callstream._errors import CallstreamError, UsageError
 from callstream.providers._base import Translator
 from callstream.providers._fields import get, get_str
@@ -210,7 +217,8 @@ def has_evidence(name: str, payload: Any) -> bool:
     What that is per format is listed in :func:`detect_format`.
 
     Shapes alone (``{"index": 0}``, ``{"type": "message_start"}``, ``{"candidates": []}``,
-    ``{"done": false, "message": {}}``) are not evidence. Cost: one translation of
+    ``{"done": false, "message": {}}``) and text (:class:`~callstream.TextDelta`) are not
+    evidence. Cost: one translation of
     ``payload``; only called while the format is not known yet.
     """
     try:
@@ -220,6 +228,8 @@ def has_evidence(name: str, payload: Any) -> bool:
     for signal in signals:
         if isinstance(signal, (CallEnd, CallFailure, ServerToolUse, StreamEnd)):
             return True
+        if isinstance(signal, TextDelta):
+            continue  # text is no evidence: many formats carry it alike
         if isinstance(signal, CallChunk):
             if signal.name or signal.args:
                 return True

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from callstream._assembly.types import CallChunk, Signal
+from callstream._assembly.types import CallChunk, Signal, TextDelta
 from callstream._types import fast_constructor
 
-__all__ = ("Translator", "tool_chunk")
+__all__ = ("Translator", "text_delta", "tool_chunk")
 
 
 @runtime_checkable
@@ -24,9 +24,10 @@ class Translator(Protocol):
 
     One instance serves one stream (it may remember which calls it has seen). ``translate``
     takes one decoded payload and returns the signals it carries, in order: call fragments
-    (:class:`~callstream.CallChunk`), ``CallEnd``, ``CallFailure``, ``ServerToolUse`` and
-    ``StreamEnd``. Unknown event types and odd payloads give ``[]``; a translator never
-    raises on provider data.
+    (:class:`~callstream.CallChunk`), ``CallEnd``, ``CallFailure``, ``ServerToolUse``,
+    :class:`~callstream.TextDelta` (the assistant's text and reasoning, always reported:
+    the pipeline decides what to keep) and ``StreamEnd``. Unknown event types and odd
+    payloads give ``[]``; a translator never raises on provider data.
 
     A translator reports every end marker it sees (a stop reason and a later stop event
     give a ``StreamEnd`` each); the assembler keeps the first and ignores every signal
@@ -51,4 +52,13 @@ Built without :class:`CallChunk`'s field checks (a generated constructor, see
 :func:`~callstream._types.fast_constructor`): translators pass what this package's
 accessors return (:func:`get_index`, :func:`get_str`, a plain dict or str for ``args``),
 so the fields already have their types. Cost: O(1).
+"""
+
+
+text_delta: Callable[[str, bool], TextDelta] = fast_constructor(TextDelta, unchecked=True)
+text_delta.__doc__ = """``text_delta(text, reasoning)``: the :class:`~callstream.TextDelta`
+a translator emits for a piece of the model's text (``reasoning=True`` for reasoning /
+thinking text), equal to ``TextDelta(text=..., reasoning=...)``. Translators pass a plain
+``str`` (what :func:`~callstream.providers._fields.get_str` returns) and never ``""``.
+Cost: O(1).
 """

@@ -21,7 +21,12 @@ Wire facts this translator is built on (all seen in real recordings):
   ``end_turn``, ``max_tokens``, ...) and ``message_stop`` end the message. With
   ``max_tokens`` a tool block can still be open: it was cut off.
 - A mid-stream ``error`` event (``overloaded_error``, ...) aborts the message.
-- ``ping``, text/thinking deltas and ``*_tool_result`` blocks carry no call data.
+- ``ping`` and ``*_tool_result`` blocks carry no call data.
+- Text: ``content_block_delta`` with ``delta.type == "text_delta"`` carries ``text``
+  (the assistant's text), with ``"thinking_delta"`` ``thinking`` (reasoning); a ``text``
+  or ``thinking`` block's start may hold text already (usually ``""``). Each becomes a
+  :class:`~callstream.TextDelta`. ``signature_delta``, ``redacted_thinking`` blocks and
+  ``citations_delta`` carry no text to show.
 
 Payloads are plain dicts (decoded SSE ``data:``) or the SDK's event objects, read by duck
 typing; the SDK is never imported. Claude on Bedrock (``invoke_model_with_response_stream``)
@@ -48,6 +53,7 @@ from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str, is_record
+from callstream.providers._text import add_text
 
 __all__ = ("AnthropicTranslator", "detect")
 
@@ -143,7 +149,9 @@ class AnthropicTranslator:
       ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
       open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
       only if no stop reason was seen;
-    - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``.
+    - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``;
+    - ``text_delta`` / ``thinking_delta`` (and a text or thinking block's start text) ->
+      :class:`~callstream.TextDelta` (``reasoning=True`` for thinking).
 
     An ``index`` that is absent or unusable (not a non-negative integer or a string of
     digits) never routes text into another call: a tool block started with one gets a
@@ -182,7 +190,7 @@ class AnthropicTranslator:
         block = get(payload, "content_block")
         kind = get_str(block, "type")
         if kind not in TOOL_BLOCK_TYPES:
-            return []
+            return _block_text(block, kind)
         index = get_block_index(payload, "index")
         server = kind in SERVER_BLOCK_TYPES
         id_ = get_str(block, "id")
@@ -200,8 +208,9 @@ class AnthropicTranslator:
 
     def _block_delta(self, payload: Any) -> list[Signal]:
         delta = get(payload, "delta")
-        if get_str(delta, "type") != "input_json_delta":
-            return []
+        kind = get_str(delta, "type")
+        if kind != "input_json_delta":
+            return _delta_text(delta, kind)
         index = get_index(payload, "index")
         text = get_str(delta, "partial_json")
         block = self._open.get(index) if isinstance(index, int) else None
@@ -265,6 +274,26 @@ _HANDLERS: dict[str | None, Callable[[AnthropicTranslator, Any], list[Signal]]] 
     "message_start": AnthropicTranslator._message_start,
     "error": AnthropicTranslator._error_event,
 }
+
+
+def _block_text(block: Any, kind: str | None) -> list[Signal]:
+    """The text a ``text`` or ``thinking`` block starts with (usually none)."""
+    out: list[Signal] = []
+    if kind == "text":
+        add_text(out, get(block, "text"), False)
+    elif kind == "thinking":
+        add_text(out, get(block, "thinking"), True)
+    return out
+
+
+def _delta_text(delta: Any, kind: str | None) -> list[Signal]:
+    """The text of a ``text_delta`` or ``thinking_delta`` (other deltas have none)."""
+    out: list[Signal] = []
+    if kind == "text_delta":
+        add_text(out, get(delta, "text"), False)
+    elif kind == "thinking_delta":
+        add_text(out, get(delta, "thinking"), True)
+    return out
 
 
 def _error_text(error: Any) -> str:

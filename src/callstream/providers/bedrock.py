@@ -14,6 +14,9 @@ single-key dict per event, ``{"<event type>": {...}}``):
 - ``contentBlockStop`` ends the block; ``messageStop.stopReason`` (``tool_use``,
   ``end_turn``, ``max_tokens``, ...) ends the message; ``metadata`` carries usage.
 - Every event may carry a ``p`` padding field; it means nothing.
+- Text: ``contentBlockDelta.delta.text`` is the assistant's text and
+  ``delta.reasoningContent.text`` reasoning (its ``signature`` and ``redactedContent``
+  carry none); each becomes a :class:`~callstream.TextDelta`, whatever the block index.
 - Errors arrive as ``internalServerException``, ``modelStreamErrorException``,
   ``throttlingException``, ``validationException`` or ``serviceUnavailableException``
   events when the client does not raise them.
@@ -35,6 +38,7 @@ from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str
+from callstream.providers._text import add_text
 
 __all__ = ("BedrockTranslator", "detect")
 
@@ -75,10 +79,12 @@ class BedrockTranslator:
       once by ``ServerToolUse(index=...)``, before any argument text, so the call is
       reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
-      for a block that started as a tool block; text deltas are ignored). An input handed
+      for a block that started as a tool block). An input handed
       over already decoded is serialized to JSON text, iteratively (see
       :func:`~callstream.providers._arguments.read_arguments`); one that cannot be (deeper
       than ``DEFAULT_MAX_DEPTH``, cyclic, not JSON data) fails the call with the reason;
+    - ``contentBlockDelta`` with ``delta.text`` or ``delta.reasoningContent.text`` ->
+      :class:`~callstream.TextDelta` (``reasoning=True`` for the latter);
     - ``contentBlockStop`` of a tool block -> ``CallEnd``;
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``);
@@ -144,13 +150,15 @@ class BedrockTranslator:
         return [chunk]
 
     def _delta(self, event: Any) -> list[Signal]:
+        delta = get(event, "delta")
+        tool = get(delta, "toolUse")
+        if tool is None:
+            return _delta_text(delta)
         index = get_index(event, "contentBlockIndex")
         if not isinstance(index, int) or index not in self._open:
             return []
         # text, or an input some clients hand over already decoded (as its JSON text)
-        text, error = read_arguments(
-            get(get(get(event, "delta"), "toolUse"), "input"), as_text=True
-        )
+        text, error = read_arguments(get(tool, "input"), as_text=True)
         if error is not None:
             self._open.discard(index)
             return [CallFailure(error=error, index=index)]
@@ -178,6 +186,16 @@ class BedrockTranslator:
         self._open.clear()
         out.extend(self._end("error", from_provider=False))
         return out
+
+
+def _delta_text(delta: Any) -> list[Signal]:
+    """The text of a delta that is no tool input: ``text``, or reasoning."""
+    out: list[Signal] = []
+    add_text(out, get(delta, "text"), False)
+    reasoning = get(delta, "reasoningContent")
+    if reasoning is not None:
+        add_text(out, get(reasoning, "text"), True)
+    return out
 
 
 #: (event key, its handler), in the order they are looked for.

@@ -12,6 +12,10 @@ Wire facts (from real recordings of ``/v2/chat`` with ``stream: true``):
 - ``tool-call-end`` ends the call; ``message-end`` has ``delta.finish_reason``
   (``TOOL_CALL``, ``COMPLETE``, ``MAX_TOKENS``, ``STOP_SEQUENCE``, ``ERROR``,
   ``TIMEOUT``) and possibly ``delta.error``.
+- Text: ``content-delta`` carries ``delta.message.content.text`` (the assistant's text)
+  or, from reasoning models, ``delta.message.content.thinking`` (reasoning); each becomes
+  a :class:`~callstream.TextDelta`. ``tool-plan-delta`` (the model's plan before its
+  calls) is not read.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_list, get_str
+from callstream.providers._text import add_text
 
 __all__ = ("CohereTranslator", "detect")
 
@@ -62,6 +67,8 @@ class CohereTranslator:
       too, one chunk per item);
     - ``tool-call-delta`` -> a chunk with the ``function.arguments`` text;
     - ``tool-call-end`` -> ``CallEnd``;
+    - ``content-delta`` -> :class:`~callstream.TextDelta` for its ``text`` and its
+      ``thinking`` (``reasoning=True``);
     - ``message-end`` -> ``StreamEnd`` with ``finish_reason`` (``MAX_TOKENS`` becomes
       ``"length"``, the failure reasons and a ``delta.error`` become ``"error"``, the
       word as sent is kept as ``provider_reason``); with ``ERROR`` / ``TIMEOUT`` or a
@@ -96,6 +103,8 @@ class CohereTranslator:
             return self._calls(payload, start=True)
         if kind == "tool-call-end":
             return self._call_end(get_index(payload, "index"))
+        if kind == "content-delta":
+            return _content_text(get(get(get(payload, "delta"), "message"), "content"))
         if kind == "message-end":
             return self._message_end(get(payload, "delta"))
         if kind == "message-start":
@@ -174,3 +183,13 @@ class CohereTranslator:
             normalized = "error"
         out.append(StreamEnd(reason=normalized, provider_reason=reason))
         return out
+
+
+def _content_text(content: Any) -> list[Signal]:
+    """The text of a ``content-delta``'s ``content`` (an object; a list is read too, item
+    by item): ``thinking`` as reasoning, ``text`` as the assistant's text."""
+    out: list[Signal] = []
+    for item in get_list({"content": content}, "content"):
+        add_text(out, get(item, "thinking"), True)
+        add_text(out, get(item, "text"), False)
+    return out

@@ -17,6 +17,10 @@ Wire facts (from real recordings):
   ``{"willContinue": true}`` separate array elements. The call ends at a part without
   ``willContinue`` (possibly with the last leaves) or at an empty ``functionCall {}``.
 
+Text: a part with ``text`` is the assistant's text, or reasoning when the part has
+``thought: true`` (a thought summary); each becomes a :class:`~callstream.TextDelta`, in
+part order with the calls. A ``thoughtSignature`` carries no text.
+
 The streamed leaves are turned back into ordinary JSON text by
 :class:`~callstream.providers._gemini_args.PartialArgsWriter` (containers opened as paths
 appear, strings escaped with :func:`json.dumps`, containers closed at the end; leaves out
@@ -42,6 +46,7 @@ from callstream.providers._gemini_args import (  # the limits: still importable 
     parse_json_path,
 )
 from callstream.providers._plain import scalar_value
+from callstream.providers._text import add_text
 
 __all__ = ("GeminiTranslator", "detect", "parse_json_path")
 
@@ -138,6 +143,10 @@ class GeminiTranslator:
             call = get(part, "functionCall")
             if call is not None and is_record(call):
                 self._function_call(call, out, touched)
+            else:
+                text = get(part, "text")
+                if text is not None:
+                    add_text(out, text, get(part, "thought") is True)
         reason = get_str(candidate, "finishReason")
         if reason is None:
             return out

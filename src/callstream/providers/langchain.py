@@ -16,6 +16,12 @@ Accepts, by duck typing (LangChain is never imported):
   ``server_tool_calls`` and never in ``tool_calls``.
 - plain ``ToolCallChunk`` dicts (``{"name", "args", "id", "index"}``), one per payload or a
   list of them; ``server_tool_call_chunk`` / ``server_tool_call`` dicts likewise.
+- text of a message chunk: its ``content`` when it is a string, else the ``text`` of its
+  content blocks of type ``text``; reasoning from blocks of type ``reasoning``
+  (LangChain's standard block, ``reasoning`` field) and ``thinking`` (Anthropic's,
+  ``thinking`` field) and from ``additional_kwargs["reasoning_content"]`` (DeepSeek,
+  Groq, Ollama integrations; first, and only when no block carried reasoning). Each
+  becomes a :class:`~callstream.TextDelta`, in block order.
 
 Chunks written by users are checked once, at this boundary, with the assembler's own
 field checks (they then travel as :class:`~callstream.CallChunk`); a wrong type raises
@@ -41,6 +47,7 @@ from callstream._assembly.types import (
     ServerToolUse,
     Signal,
     StreamEnd,
+    TextDelta,
     ToolCallChunk,
 )
 from callstream._assembly.validation import chunk_fields
@@ -51,6 +58,7 @@ from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str, is_record
 from callstream.providers._plain import describe, to_plain
+from callstream.providers._text import add_text
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
 
@@ -192,12 +200,7 @@ class LangChainTranslator:
         chunks = get(payload, "tool_call_chunks")
         if isinstance(chunks, (list, tuple)):
             valid = [_checked(chunk) for chunk in chunks]
-            content = get(payload, "content")
-            signals: list[Signal] = []
-            if isinstance(content, (list, tuple)):
-                taken = {c.index for c in valid if c.index is not None}
-                for block in content:
-                    signals.extend(self._block(block, taken))
+            signals = self._content(payload, valid)
             for chunk in valid:
                 signals.extend(self._chunk(chunk))
             end = self._end_of(payload)
@@ -217,6 +220,27 @@ class LangChainTranslator:
         if _is_chunk_dict(payload):
             return self._chunk(_checked(payload))
         return []
+
+    def _content(self, message: Any, valid: list[CallChunk]) -> list[Signal]:
+        """The signals of a message chunk's content and ``additional_kwargs``: its text
+        and reasoning, and the server-side calls in its blocks (before its tool-call
+        chunks: each server call is marked before a chunk at its index adds text)."""
+        signals: list[Signal] = []
+        content = get(message, "content")
+        if isinstance(content, (list, tuple)):
+            taken = {c.index for c in valid if c.index is not None}
+            for block in content:
+                signals.extend(self._block(block, taken))
+        elif content is not None:
+            add_text(signals, content, False)
+        extra = get(message, "additional_kwargs")
+        if extra is not None and (type(extra) is not dict or extra):  # most chunks: {}
+            if not any(type(s) is TextDelta and s.reasoning for s in signals):
+                # (not when blocks carried it too: LangChain's v1 output shows both)
+                ahead: list[Signal] = []
+                add_text(ahead, get(extra, "reasoning_content"), True)
+                signals[:0] = ahead
+        return signals
 
     # --- tool-call chunks ----------------------------------------------------------------
 
@@ -248,7 +272,7 @@ class LangChainTranslator:
             if kind == "input_json_delta":
                 return self._json_delta(block, taken)
             if kind not in SERVER_BLOCK_TYPES:
-                return []
+                return _block_text(block, kind)
             return self._server_block(kind, block, taken)
         except Exception:  # a hostile block defeated the accessors: not a call
             return []
@@ -367,6 +391,21 @@ class LangChainTranslator:
         if get_str(message, "chunk_position") == "last":
             return StreamEnd(reason=None)
         return None
+
+
+#: Content-block types that carry text, and the field holding it (reasoning for all
+#: but ``text``).
+_TEXT_BLOCKS = {"text": "text", "reasoning": "reasoning", "thinking": "thinking"}
+
+
+def _block_text(block: Any, kind: str | None) -> list[Signal]:
+    """The text of a ``text``, ``reasoning`` or ``thinking`` content block, else ``[]``."""
+    key = _TEXT_BLOCKS.get(kind) if kind is not None else None
+    if key is None:
+        return []
+    out: list[Signal] = []
+    add_text(out, get(block, key), key != "text")
+    return out
 
 
 def stream_end(message: Any) -> StreamEnd | None:

@@ -5,6 +5,8 @@ Wire facts: each line is ``{"model", "created_at", "message": {"role", "content"
 "arguments": {...}}}`` with the arguments as an object; older servers send neither ``id``
 nor ``function.index``, newer ones add both. The last line has ``"done": true`` and a
 ``done_reason`` (``stop``, ``length``); an ``{"error": "..."}`` line reports a failure.
+``message.content`` is the assistant's text and ``message.thinking`` reasoning (thinking
+models); each becomes a :class:`~callstream.TextDelta`, before the line's calls.
 
 Every call gets its own key (a running count, since the server's index, when present,
 is not reliable across lines, so an odd ``index`` value cannot misroute anything) and is
@@ -22,6 +24,7 @@ from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers._arguments import read_arguments
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_list, get_str, is_record
+from callstream.providers._text import add_text
 
 __all__ = ("OllamaTranslator", "detect")
 
@@ -40,9 +43,13 @@ class OllamaTranslator:
         self._count = 0
 
     def translate(self, payload: Any) -> list[Signal]:
-        """Return one chunk and one end marker per whole call, then the stream end."""
+        """Return the line's text, one chunk and one end marker per whole call, then the
+        stream end."""
         signals: list[Signal] = []
-        for call in get_list(get(payload, "message"), "tool_calls"):
+        message = get(payload, "message")
+        add_text(signals, get(message, "thinking"), True)
+        add_text(signals, get(message, "content"), False)
+        for call in get_list(message, "tool_calls"):
             if not is_record(call):
                 continue
             function = get(call, "function")

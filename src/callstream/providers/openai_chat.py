@@ -23,6 +23,14 @@ llama.cpp, LM Studio and Ollama's ``/v1`` endpoint. Wire facts (from real record
   error payload ends the stream with reason ``"error"``.
 - The legacy ``delta.function_call`` (single function call) is read as call 0. A
   non-streamed ``ChatCompletion`` (``message`` instead of ``delta``) works as one payload.
+- Text: ``delta.content`` (a string, or a list of content parts whose ``text`` is read:
+  parts of type ``text``, or without a type) is the assistant's text; reasoning arrives
+  as ``delta.reasoning_content`` (DeepSeek, vLLM, xAI) or ``delta.reasoning`` (OpenRouter,
+  Ollama's ``/v1``, Groq); when a chunk has both, ``reasoning_content`` is read (servers
+  in transition send the same text twice). Mistral's thinking parts (``{"type":
+  "thinking", "thinking": [text parts]}`` in ``content``) are reasoning. ``refusal``
+  text is not read. Each becomes a :class:`~callstream.TextDelta`, before the chunk's
+  tool calls.
 
 - An unusable ``index`` (see :class:`OpenAIChatTranslator`) makes its chunk an invalid
   call of its own; ``arguments`` given as an object too deep (over ``DEFAULT_MAX_DEPTH``),
@@ -47,6 +55,7 @@ from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_list, get_str, is_record, is_sequence
 from callstream.providers._plain import to_json_data
+from callstream.providers._text import add_text
 
 __all__ = ("OpenAIChatTranslator", "detect", "failed_generation_calls", "normalize_finish_reason")
 
@@ -111,6 +120,30 @@ def failed_generation_calls(text: str) -> list[tuple[str | None, str]]:
     return tags or [(None, text)]
 
 
+def _text(content: Any, reasoning: Any, signals: list[Signal]) -> None:
+    """Add the text of one delta (or message): its reasoning, then its content (a string
+    or a list of content parts, see the module docstring). Fields of other types are
+    ignored."""
+    if reasoning:
+        add_text(signals, reasoning, True)
+    if not content:
+        return
+    if not is_sequence(content):
+        add_text(signals, content, False)
+        return
+    for part in get_list({"content": content}, "content"):
+        kind = get_str(part, "type")
+        if kind is None or kind == "text":
+            add_text(signals, get(part, "text"), False)
+        elif kind == "thinking":
+            thinking = get(part, "thinking")
+            if not is_sequence(thinking):
+                add_text(signals, thinking, True)
+                continue
+            for item in get_list(part, "thinking"):
+                add_text(signals, get(item, "text"), True)
+
+
 class OpenAIChatTranslator:
     """Translate Chat Completions chunks (dicts or SDK ``ChatCompletionChunk`` objects).
 
@@ -158,7 +191,24 @@ class OpenAIChatTranslator:
         delta = get(choice, "delta")
         if delta is None:
             delta = get(choice, "message")  # a non-streamed ChatCompletion
-        for entry in get_list(delta, "tool_calls"):
+        if type(delta) is dict:  # decoded JSON: plain lookups, no accessor calls
+            entries = delta.get("tool_calls")
+            if entries is None or len(delta) > 1:  # not a bare call fragment: text?
+                content = delta.get("content")
+                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                if content or reasoning:
+                    _text(content, reasoning, signals)
+            if type(entries) is not list:
+                entries = get_list(delta, "tool_calls")
+        else:
+            if delta is not None:
+                _text(
+                    get(delta, "content"),
+                    get(delta, "reasoning_content") or get(delta, "reasoning"),
+                    signals,
+                )
+            entries = get_list(delta, "tool_calls")
+        for entry in entries:
             self._tool_call(entry, bad_choice, signals)
         legacy = get(delta, "function_call")
         if is_record(legacy):

@@ -26,7 +26,12 @@ Open Responses). Wire facts (from real recordings):
   of the stream; other calls are unaffected. Arguments given as an object that is not
   JSON data, cyclic or too deep make their call invalid.
 
-Other events (text, reasoning, built-in tools) are ignored. Cost: O(size of the payload).
+- Text: ``response.output_text.delta`` carries a ``delta`` of the assistant's text;
+  ``response.reasoning_summary_text.delta`` and ``response.reasoning_text.delta`` carry
+  reasoning. Each becomes a :class:`~callstream.TextDelta`. The ``.done`` events and
+  ``response.content_part.*`` repeat text already streamed and are not read.
+
+Other events (refusals, built-in tools) are ignored. Cost: O(size of the payload).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str, path
+from callstream.providers._text import add_text
 
 __all__ = ("OpenAIResponsesTranslator", "detect")
 
@@ -73,6 +79,16 @@ class OpenAIResponsesTranslator:
         return [] if handler is None else handler(self, payload)
 
     # --- events ------------------------------------------------------------------------
+
+    def _text_delta(self, payload: Any) -> list[Signal]:
+        out: list[Signal] = []
+        add_text(out, get(payload, "delta"), False)
+        return out
+
+    def _reasoning_delta(self, payload: Any) -> list[Signal]:
+        out: list[Signal] = []
+        add_text(out, get(payload, "delta"), True)
+        return out
 
     def _arguments_delta(self, payload: Any) -> list[Signal]:
         index = self._index(payload)
@@ -205,6 +221,9 @@ class OpenAIResponsesTranslator:
 #: Event type -> its handler (other events carry nothing for us).
 _HANDLERS: dict[str | None, Callable[[OpenAIResponsesTranslator, Any], list[Signal]]] = {
     "response.function_call_arguments.delta": OpenAIResponsesTranslator._arguments_delta,
+    "response.output_text.delta": OpenAIResponsesTranslator._text_delta,
+    "response.reasoning_summary_text.delta": OpenAIResponsesTranslator._reasoning_delta,
+    "response.reasoning_text.delta": OpenAIResponsesTranslator._reasoning_delta,
     "response.output_item.added": OpenAIResponsesTranslator._item_added,
     "response.function_call_arguments.done": OpenAIResponsesTranslator._arguments_done,
     "response.output_item.done": OpenAIResponsesTranslator._item_done,
