@@ -187,6 +187,12 @@ def watch_runners(monkeypatch: pytest.MonkeyPatch, watch: Watch) -> None:
         def stream(self, source: Any, **options: Any) -> Any:
             return _WatchedRun(super().stream(source, **options), watch)
 
+        def run(self, source: Any, **options: Any) -> Any:  # run() = draining stream()
+            with self.stream(source, **options) as items:
+                for _ in items:
+                    pass
+            return items.result
+
     monkeypatch.setattr(callstream, "ToolRunner", WatchedRunner)
 
 

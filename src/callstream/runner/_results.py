@@ -190,6 +190,11 @@ class RunResult:
         return self.stream.server_tool_calls
 
     @property
+    def text(self) -> str:
+        """The assistant's text in the stream (reasoning aside)."""
+        return self.stream.text
+
+    @property
     def finish_reason(self) -> str | None:
         """The stream's finish reason (see :class:`~callstream.StreamResult`)."""
         return self.stream.finish_reason
