@@ -569,3 +569,29 @@ def test_a_provider_error_event_voids_the_turn() -> None:
     assert recorder.cancelled == ["weather"]
     assert [r.status for r in result.results] == ["cancelled"]
     assert "'error'" in (result.results[0].error or "")
+
+
+def test_next_call_seals_at_the_next_calls_header_before_its_arguments() -> None:
+    def chunk(delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
+        return {"choices": [{"index": 0, "delta": delta, "finish_reason": reason}]}
+
+    def call(index: int, args: str, **header: Any) -> dict[str, Any]:
+        function: dict[str, Any] = {"arguments": args}
+        if "name" in header:
+            function["name"] = header.pop("name")
+        return chunk({"tool_calls": [{"index": index, "function": function, **header}]})
+
+    payloads = [
+        call(0, "", id="call_a", name="weather", type="function"),
+        call(0, '{"city": "Paris"}'),
+        call(1, "", id="call_b", name="forecast", type="function"),  # header only
+        call(1, '{"city": "Rome"}'),
+        chunk({}, "tool_calls"),
+    ]
+    recorder = Recorder()
+    runner = ToolRunner([recorder.tool("weather"), recorder.tool("forecast")], seal="next-call")
+    _, result = run_turn("openai-chat", payloads, runner)
+    first, second = result.results
+    assert first.sealed_at == 3  # payload 2 (call 1's header) arrives at second 3
+    assert second.sealed_at == 5
+    assert [r.status for r in result.results] == ["done", "done"]

@@ -446,35 +446,40 @@ class Pipeline:
                 self._mismatch(payload)
         text = reasoning = ""
         for signal in signals:  # the assembler ignores signals after the stream's end
-            if type(signal) is TextDelta:
-                if not assembler.finished:
-                    if not signal.reasoning:
-                        text += signal.text
-                    elif self._reasoning:
-                        reasoning += signal.text
-                continue
-            events += assembler.apply(signal)
+            if signal.__class__ is not TextDelta:  # (cheaper than type() here)
+                events += assembler.apply(signal)
+            elif not assembler.finished:  # text after the end is ignored too
+                if not signal.reasoning:
+                    text += signal.text
+                elif self._reasoning:
+                    reasoning += signal.text
         if text:
             self._text_parts.append(text)
         if reasoning:
             self._reasoning_parts.append(reasoning)
-        if not self._quiet:  # inline _emit: the hot path
-            out.append(self._update(tuple(events), payload, text, reasoning))
+        if not self._quiet:  # inline _emit and _update: the hot path
+            out.append(
+                _new_update(
+                    tuple(events),
+                    assembler.tool_calls,
+                    assembler.invalid_tool_calls,
+                    assembler.finish_reason,
+                    payload,
+                    assembler.server_tool_calls,
+                    text,
+                    reasoning,
+                )
+            )
 
     def _emit(self, out: list[StreamUpdate], events: list[AssemblyEvent], payload: Any) -> None:
         """Append the update for ``events`` to ``out``, unless the pipeline is quiet."""
         if not self._quiet:
             out.append(self._update(tuple(events), payload))
 
-    def _update(
-        self,
-        events: tuple[AssemblyEvent, ...],
-        payload: Any,
-        text: str = "",
-        reasoning: str = "",
-    ) -> StreamUpdate:
-        """The update for one payload (built by :data:`_new_update`: the hot path); reads
-        the assembler's views, so a quiet pipeline never calls it."""
+    def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
+        """The update for ``events`` without text (built by :data:`_new_update`, as
+        :meth:`_translate` builds its own inline); reads the assembler's views, so a quiet
+        pipeline never calls it."""
         assembler = self._assembler
         return _new_update(
             events,
@@ -483,8 +488,8 @@ class Pipeline:
             assembler.finish_reason,
             payload,
             assembler.server_tool_calls,
-            text,
-            reasoning,
+            "",
+            "",
         )
 
     def _unknown(self) -> UnknownFormatError:

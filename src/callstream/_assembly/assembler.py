@@ -527,6 +527,12 @@ class ToolCallAssembler:
         listed.out = True
         return listed.items
 
+    @property
+    def call_count(self) -> int:
+        """Calls seen so far: every call a chunk started (named or not yet, valid,
+        invalid or server-side), also before it is announced. Cost: O(1)."""
+        return len(self._state.calls)
+
     def closed_arguments(self, index: int) -> dict[str, Any] | None:
         """The arguments of call ``index`` (a call number) if its text has closed as one
         JSON object, else None.

@@ -20,6 +20,7 @@ from typing import Any, Literal, TypeAlias
 from typing_extensions import NotRequired, TypedDict
 
 from callstream._assembly.validation import check_args, check_index, check_str
+from callstream._errors import ChunkValidationError
 from callstream._json.changes import Change
 
 __all__ = (
@@ -186,14 +187,29 @@ class TextDelta:
     reasoning / thinking text (``reasoning=True``).
 
     Translators report it in stream order, one per piece of text in a payload (built
-    through :func:`~callstream.providers._base.text_delta`). The assembler is about calls:
-    :meth:`~callstream.ToolCallAssembler.apply` passes it through untouched (``[]``); the
-    pipeline puts it on :attr:`StreamUpdate.text` / :attr:`StreamUpdate.reasoning` and
-    the whole text on the result. Cost: O(1).
+    through :func:`~callstream.providers._base.text_delta`, without a second check). The
+    assembler is about calls: :meth:`~callstream.ToolCallAssembler.apply` passes it
+    through untouched (``[]``); the pipeline puts it on :attr:`StreamUpdate.text` /
+    :attr:`StreamUpdate.reasoning` and the whole text on the result. Built with keywords,
+    the fields are checked (a ``str`` subclass becomes a plain ``str``). Cost: O(1).
+
+    Raises:
+        ChunkValidationError: ``text`` not a str, or ``reasoning`` not a bool.
     """
 
     text: str
     reasoning: bool = False
+
+    def __post_init__(self) -> None:
+        if type(self.text) is not str:
+            text = check_str("text", self.text, "TextDelta: ")
+            if text is None:
+                raise ChunkValidationError("TextDelta: field 'text' must be a str, got None")
+            object.__setattr__(self, "text", text)
+        if type(self.reasoning) is not bool:
+            raise ChunkValidationError(
+                f"TextDelta: field 'reasoning' must be a bool, got {self.reasoning!r}"
+            )
 
 
 Signal: TypeAlias = (

@@ -55,7 +55,7 @@ so the fields already have their types. Cost: O(1).
 """
 
 
-text_delta: Callable[[str, bool], TextDelta] = fast_constructor(TextDelta)
+text_delta: Callable[[str, bool], TextDelta] = fast_constructor(TextDelta, unchecked=True)
 text_delta.__doc__ = """``text_delta(text, reasoning)``: the :class:`~callstream.TextDelta`
 a translator emits for a piece of the model's text (``reasoning=True`` for reasoning /
 thinking text), equal to ``TextDelta(text=..., reasoning=...)``. Translators pass a plain

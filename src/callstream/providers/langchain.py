@@ -20,8 +20,8 @@ Accepts, by duck typing (LangChain is never imported):
   content blocks of type ``text``; reasoning from blocks of type ``reasoning``
   (LangChain's standard block, ``reasoning`` field) and ``thinking`` (Anthropic's,
   ``thinking`` field) and from ``additional_kwargs["reasoning_content"]`` (DeepSeek,
-  Groq, Ollama integrations). Each becomes a :class:`~callstream.TextDelta`, in block
-  order.
+  Groq, Ollama integrations; first, and only when no block carried reasoning). Each
+  becomes a :class:`~callstream.TextDelta`, in block order.
 
 Chunks written by users are checked once, at this boundary, with the assembler's own
 field checks (they then travel as :class:`~callstream.CallChunk`); a wrong type raises
@@ -47,6 +47,7 @@ from callstream._assembly.types import (
     ServerToolUse,
     Signal,
     StreamEnd,
+    TextDelta,
     ToolCallChunk,
 )
 from callstream._assembly.validation import chunk_fields
@@ -225,9 +226,6 @@ class LangChainTranslator:
         and reasoning, and the server-side calls in its blocks (before its tool-call
         chunks: each server call is marked before a chunk at its index adds text)."""
         signals: list[Signal] = []
-        extra = get(message, "additional_kwargs")
-        if extra is not None and (type(extra) is not dict or extra):  # most chunks: {}
-            add_text(signals, get(extra, "reasoning_content"), True)
         content = get(message, "content")
         if isinstance(content, (list, tuple)):
             taken = {c.index for c in valid if c.index is not None}
@@ -235,6 +233,13 @@ class LangChainTranslator:
                 signals.extend(self._block(block, taken))
         elif content is not None:
             add_text(signals, content, False)
+        extra = get(message, "additional_kwargs")
+        if extra is not None and (type(extra) is not dict or extra):  # most chunks: {}
+            if not any(type(s) is TextDelta and s.reasoning for s in signals):
+                # (not when blocks carried it too: LangChain's v1 output shows both)
+                ahead: list[Signal] = []
+                add_text(ahead, get(extra, "reasoning_content"), True)
+                signals[:0] = ahead
         return signals
 
     # --- tool-call chunks ----------------------------------------------------------------

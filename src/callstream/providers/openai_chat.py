@@ -191,18 +191,24 @@ class OpenAIChatTranslator:
         delta = get(choice, "delta")
         if delta is None:
             delta = get(choice, "message")  # a non-streamed ChatCompletion
-        if type(delta) is dict:  # decoded JSON: three lookups, no accessor calls
-            content = delta.get("content")
-            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-            if content or reasoning:
-                _text(content, reasoning, signals)
-        elif delta is not None:
-            _text(
-                get(delta, "content"),
-                get(delta, "reasoning_content") or get(delta, "reasoning"),
-                signals,
-            )
-        for entry in get_list(delta, "tool_calls"):
+        if type(delta) is dict:  # decoded JSON: plain lookups, no accessor calls
+            entries = delta.get("tool_calls")
+            if entries is None or len(delta) > 1:  # not a bare call fragment: text?
+                content = delta.get("content")
+                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                if content or reasoning:
+                    _text(content, reasoning, signals)
+            if type(entries) is not list:
+                entries = get_list(delta, "tool_calls")
+        else:
+            if delta is not None:
+                _text(
+                    get(delta, "content"),
+                    get(delta, "reasoning_content") or get(delta, "reasoning"),
+                    signals,
+                )
+            entries = get_list(delta, "tool_calls")
+        for entry in entries:
             self._tool_call(entry, bad_choice, signals)
         legacy = get(delta, "function_call")
         if is_record(legacy):

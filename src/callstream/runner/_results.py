@@ -88,8 +88,9 @@ class ToolResult:
 
 def render_output(output: Any) -> str:
     """A tool's output as text for the model: a ``str`` unchanged, ``None`` as ``""``, a
-    pydantic model, dataclass or any JSON-able value as JSON (pydantic's serializer,
-    non-ASCII kept), anything else as ``str(output)``."""
+    pydantic model, dataclass or any JSON-able value as strict JSON (pydantic's
+    serializer, non-ASCII kept, NaN and infinities as ``null``), anything else as
+    ``str(output)``."""
     if isinstance(output, str):
         return output
     if output is None:
@@ -97,7 +98,7 @@ def render_output(output: Any) -> str:
     from pydantic_core import to_json
 
     try:
-        return to_json(output).decode("utf-8")
+        return to_json(output, inf_nan_mode="null").decode("utf-8")
     except Exception:  # not serializable: its text is the best the model can get
         try:
             return json.dumps(output, ensure_ascii=False, default=str)
@@ -187,6 +188,11 @@ class RunResult:
     def server_tool_calls(self) -> list[ServerToolCall]:
         """Tools the provider ran itself (no result here: the provider has it)."""
         return self.stream.server_tool_calls
+
+    @property
+    def text(self) -> str:
+        """The assistant's text in the stream (reasoning aside)."""
+        return self.stream.text
 
     @property
     def finish_reason(self) -> str | None:

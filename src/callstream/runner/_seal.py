@@ -13,7 +13,8 @@ at the end of the stream for formats without one. Per format, that is:
 - Ollama: each call arrives whole;
 - OpenAI Chat and the servers that speak it, LangChain chunks: no per-call end, so at
   the finish (``finish_reason``). With ``seal="next-call"``, call *i* is sealed when a
-  later call starts and call *i*'s text has closed as one JSON object (see
+  later call's first chunk arrives (its id and name, before any of its arguments) and
+  call *i*'s text has closed as one JSON object (see
   :meth:`~callstream.ToolCallAssembler.closed_arguments`). That is a bet that a server
   never sends more text for a call after starting the next one: if it does, the call
   becomes invalid at the finish and its seal is *broken* (see :class:`Broken`).
@@ -32,7 +33,8 @@ cancelled and no other tool runs.
 
 Pure: no anyio, no clock. :class:`Sealer` reads each update's events (and, for
 ``"next-call"``, the assembler) and returns the runner's :data:`Action` s.
-Cost: O(events) per update, plus, under ``"next-call"``, O(1) per call started.
+Cost: O(events) per update, plus, under ``"next-call"``, O(open calls) per update while
+calls are open (usually one or two).
 """
 
 from __future__ import annotations
@@ -176,8 +178,6 @@ class Sealer:
             if isinstance(event, CallStarted):
                 if event.server:
                     continue
-                if self._seal == "next-call":
-                    self._seal_closed(assembler, actions)
                 call: ToolCall = {"name": event.name, "args": {}, "id": event.id}
                 self._open.append((event.index, call))
             elif isinstance(event, CallDone):
@@ -195,16 +195,21 @@ class Sealer:
                     assembler.finish_reason, assembler.provider_finish_reason, self._void_reasons
                 )
                 actions.append(Ended(event.reason) if void is None else Voided(void))
+        if self._seal == "next-call" and self._open and not assembler.finished:
+            self._seal_closed(assembler, actions)
         return actions
 
     def _forget(self, index: int) -> None:
         self._open = [entry for entry in self._open if entry[0] != index]
 
     def _seal_closed(self, assembler: ToolCallAssembler, actions: list[Action]) -> None:
-        """``"next-call"``: seal every open call whose text has closed as an object."""
+        """``"next-call"``: seal every open call that a later call follows (its first
+        chunk arrived, even before it is announced) and whose text has closed as an
+        object."""
+        newest = assembler.call_count - 1
         still_open = []
         for index, call in self._open:
-            args = assembler.closed_arguments(index)
+            args = assembler.closed_arguments(index) if index < newest else None
             if args is None:
                 still_open.append((index, call))
                 continue

@@ -1,5 +1,5 @@
 """The tools a runner knows: what each one is called, how its arguments are checked, how
-it is called. No anyio here: :mod:`callstream.runner._invoke` runs what this prepares.
+it is called. No anyio here: :mod:`callstream.runner._turn` runs what this prepares.
 
 Three kinds of tool, each checked before anything runs:
 

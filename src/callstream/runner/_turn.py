@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectSendStream
 
 from callstream._assembly.types import ToolCall
@@ -346,7 +347,11 @@ class Turn:
                     self.slots if self.slots is not None else nullcontext()
                 )
                 async with _async_cm(slot):
-                    if not scope.cancel_called:  # stopped before it could start: never starts
+                    # stopped before it could start (the run was left, the turn voided):
+                    # it never starts; without a limiter this is the task's first
+                    # chance to see a cancellation of the whole run
+                    await anyio.lowlevel.checkpoint_if_cancelled()
+                    if not scope.cancel_called:
                         await self.invoke(index, tool, prepared, call)
             if scope.cancelled_caught and index not in self.results:
                 self.cancelled(index, self.cancel_reason.get(index, "Cancelled"))
