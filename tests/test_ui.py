@@ -389,3 +389,12 @@ def test_misuse_is_a_usage_error() -> None:
 async def _aiter(items: list[Any]) -> AsyncIterator[Any]:
     for item in items:
         yield item
+
+
+@pytest.mark.parametrize("provider", ["gemini", "ollama"])
+def test_a_turn_with_tool_calls_finishes_with_tool_calls_even_on_a_plain_stop(
+    provider: str,
+) -> None:
+    payloads = WRITERS[provider]([("", "get_weather", '{"city": "Paris"}')], [], "ok")
+    chunks = events_of(list(vercel_stream(callstream.stream(payloads))))
+    assert chunks[-1] == {"type": "finish", "finishReason": "tool-calls"}

@@ -29,7 +29,9 @@ What is sent, per kind of input:
   (``toolCallId``, ``errorText``) for one that failed or was cancelled (not for a call
   that already got ``tool-input-error``).
 - close: ends open text, then ``finish`` (``finishReason``: ``tool-calls``, ``stop``,
-  ``length``, ``content-filter``, ``error`` or ``other``, from the stream's finish reason).
+  ``length``, ``content-filter``, ``error`` or ``other``, from the stream's finish reason;
+  ``tool-calls`` for a turn that made tool calls and ended with a plain stop, as Gemini
+  and Ollama end every turn).
 - fail: ``error`` (``errorText``), then ``finish`` with ``finishReason`` ``error``.
 
 Cost: O(size of the item) per item; the final ``input`` is the call's final arguments
@@ -102,6 +104,7 @@ class VercelEncoder:
     """
 
     __slots__ = (
+        "_called",
         "_calls",
         "_done",
         "_input_failed",
@@ -129,6 +132,7 @@ class VercelEncoder:
         self._reasoning_id: str | None = None
         self._segments = 0
         self._reason: str | None = None
+        self._called = False  # a call the client runs (not server-side) was made
         self._started = False
         self._done = False
 
@@ -184,7 +188,10 @@ class VercelEncoder:
         out: list[Chunk] = []
         self._end_blocks(out)
         self._done = True
-        out.append({"type": "finish", "finishReason": finish_reason(self._reason)})
+        reason = finish_reason(self._reason)
+        if reason == "stop" and self._called:  # Gemini, Ollama: "stop" after tool calls
+            reason = "tool-calls"
+        out.append({"type": "finish", "finishReason": reason})
         return out
 
     def fail(self, exc: BaseException | str) -> list[Chunk]:
@@ -266,6 +273,8 @@ class VercelEncoder:
             }
             if event.server or index in self._server:
                 chunk["providerExecuted"] = True
+            else:
+                self._called = True
             out.append(chunk)
         elif isinstance(event, CallInvalid):
             index = event.index
