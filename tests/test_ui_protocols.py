@@ -26,6 +26,7 @@ them they skip with one reason, except under ``CI=true``, where they fail.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -38,7 +39,7 @@ from typing import Any
 
 import pytest
 from ag_ui.core import Event
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
@@ -202,17 +203,46 @@ def expected(result: callstream.StreamResult) -> dict[str, Any]:
     }
 
 
-def same_ids(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """``got`` with the UI's made-up id (``call_<n>``) put back to None where the
-    provider gave none (Gemini, Ollama): the id is then the UI's own."""
-    out = []
-    for g, w in zip(got, want, strict=False):
-        out.append((g[0], None, *g[2:]) if w[1] is None else g)
-    return out + got[len(want) :]
+def ui_id(got: Any, want_ids: set[Any]) -> Any:
+    """The provider's id for a UI call id: the UI makes one up (``call_<n>``) when the
+    provider gave none (Gemini, Ollama), and makes a reused provider id unique
+    (``<id>#2``); both are the encoders' documented choices."""
+    if got in want_ids:
+        return got
+    if isinstance(got, str) and "#" in got and got.rsplit("#", 1)[0] in want_ids:
+        return got.rsplit("#", 1)[0]
+    return None if None in want_ids else got
 
 
-def unordered(items: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    return sorted(items, key=repr)
+def compare(got: dict[str, Any], exp: dict[str, Any], *, damaged: bool) -> None:
+    """The calls, invalid calls and text a client ended with are ``collect()``'s.
+
+    Valid calls in stream order; invalid calls as a set (a client learns of one when it
+    is found invalid -- a malformed one mid-stream, a cut-off one at the end -- while
+    collect() lists them by call number). ``damaged=True`` (streams damaged on purpose):
+    valid calls as a set of (name, arguments) (a call whose start came late is shown
+    late; one whose id came after its start keeps the UI id it started with), and of the
+    invalid calls only their number and errors, each error as it was when the call was
+    found invalid (a prefix of the final one): the name, id, rest of the text or error
+    note that arrive after that are in collect()'s result, not in the UI's.
+    """
+    valid_ids = {c[1] for c in exp["calls"]}
+    calls = [(n, ui_id(i, valid_ids), a) for n, i, a in got["calls"]]
+    if damaged:
+        assert sorted(repr((n, a)) for n, _, a in calls) == sorted(
+            repr((n, a)) for n, _, a in exp["calls"]
+        )
+    else:
+        assert calls == exp["calls"]
+    invalid_ids = {c[1] for c in exp["invalid"]}
+    invalid = [(n, ui_id(i, invalid_ids), e) for n, i, e in got["invalid"]]
+    if damaged:
+        assert len(invalid) == len(exp["invalid"])
+        for _, _, error in invalid:
+            assert any(e.startswith(error) for _, _, e in exp["invalid"]), error
+    else:
+        assert sorted(invalid, key=repr) == sorted(exp["invalid"], key=repr)
+    assert got["text"] == exp["text"]
 
 
 def agui_final(result: dict[str, Any]) -> dict[str, Any]:
@@ -255,14 +285,11 @@ def agui_final(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def check_agui(result: dict[str, Any], want: callstream.StreamResult) -> None:
+def check_agui(
+    result: dict[str, Any], want: callstream.StreamResult, *, damaged: bool = False
+) -> None:
     got = agui_final(result)
-    exp = expected(want)
-    assert same_ids(got["calls"], exp["calls"]) == exp["calls"]
-    # invalid calls in the order they were found invalid (a malformed one mid-stream, a
-    # cut-off one at the end), collect() lists them by call number: compare as sets
-    assert unordered(same_ids(got["invalid"], exp["invalid"])) == unordered(exp["invalid"])
-    assert got["text"] == exp["text"]
+    compare(got, expected(want), damaged=damaged)
     if want.finish_reason == "error":
         assert got["last"] == "RUN_ERROR" and len(got["run_errors"]) == 1
     else:
@@ -290,7 +317,9 @@ def vercel_final(message: dict[str, Any]) -> dict[str, Any]:
     return {"calls": calls, "invalid": invalid, "text": "".join(text)}
 
 
-def check_vercel(result: dict[str, Any], want: callstream.StreamResult) -> None:
+def check_vercel(
+    result: dict[str, Any], want: callstream.StreamResult, *, damaged: bool = False
+) -> None:
     assert "crashed" not in result, result
     reader, chat = result["reader"], result["chat"]
     assert reader["rejected"] == [], reader["rejected"]
@@ -300,16 +329,26 @@ def check_vercel(result: dict[str, Any], want: callstream.StreamResult) -> None:
     assert chat["finish"] is not None and not chat["finish"]["isError"], chat["finish"]
     assert chat["finish"]["finishReason"] == finish_reason(want.finish_reason)
     assert reader["message"] == chat["message"], "the two readings of one stream differ"
-    got = vercel_final(chat["message"])
     exp = expected(want)
-    assert same_ids(got["calls"], exp["calls"]) == exp["calls"]
     # the invalid call's name as we send it (the UI needs one: "" when the provider gave none)
-    exp_invalid = [(n or "", i, e) for n, i, e in exp["invalid"]]
-    assert unordered(same_ids(got["invalid"], exp_invalid)) == unordered(exp_invalid)
-    assert got["text"] == exp["text"]
+    exp["invalid"] = [(n or "", i, e) for n, i, e in exp["invalid"]]
+    compare(vercel_final(chat["message"]), exp, damaged=damaged)
 
 
 # --- node ---------------------------------------------------------------------------------
+
+NO_SHRINK = (Phase.explicit, Phase.generate)
+"""Phases of the hypothesis tests that run node: shrinking would rerun node per step (a
+batch of streams each time); the failure names its stream instead (:func:`about`)."""
+
+
+@contextlib.contextmanager
+def about(what: str) -> Iterator[None]:
+    """Name the stream a failed assertion is about (the batch tests check several)."""
+    try:
+        yield
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n-- for {what[:4000]}") from exc
 
 
 def _installed() -> bool:
@@ -516,6 +555,7 @@ def split_jobs(draw: st.DrawFn) -> list[Job]:
     max_examples=15,
     deadline=None,
     derandomize=True,
+    phases=NO_SHRINK,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(jobs=split_jobs())
@@ -526,8 +566,9 @@ def test_random_splits_reach_the_collected_calls_in_both_clients(
     vercel = run_node(node, "vercel_client.mjs", [{"sse": j[4], "cuts": j[5]} for j in jobs])
     for job, agui_result, vercel_result in zip(jobs, agui, vercel, strict=True):
         want = callstream.collect(job[1])
-        check_agui(agui_result, want)
-        check_vercel(vercel_result, want)
+        with about(f"{job[0]} split as {job[1]!r}"):
+            check_agui(agui_result, want)
+            check_vercel(vercel_result, want)
 
 
 # --- tool results: the items of a ToolRunner ----------------------------------------------
@@ -629,3 +670,43 @@ def test_vercel_reasoning_parts_hold_the_reasoning(node: str) -> None:
         reasoning = [p for p in parts if p["type"] == "reasoning"]
         assert all(p["state"] == "done" for p in reasoning), name
         assert "".join(p["text"] for p in reasoning) == want.reasoning, name
+
+
+# --- damaged streams ------------------------------------------------------------------------
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    derandomize=True,
+    phases=NO_SHRINK,
+    suppress_health_check=list(HealthCheck),
+)
+@given(data=st.data())
+def test_damaged_streams_reach_the_collected_calls_in_both_clients(
+    node: str, data: st.DataObject
+) -> None:
+    """Streams damaged the way a bad server or proxy would (``tests/fuzz_streams.py``):
+    whatever callstream makes of them, both clients accept the UI stream without a
+    complaint and end with collect()'s calls (a batch of streams per node run)."""
+    jobs = []
+    for _ in range(12):
+        provider = data.draw(st.sampled_from(sorted(WRITERS)))
+        calls, cuts, finish = SCENARIOS[data.draw(st.sampled_from(sorted(SCENARIOS)))]
+        payloads = data.draw(mutated(WRITERS[provider](calls, cuts, finish)))
+        jobs.append((provider, raw_text(provider, payloads)))
+    agui = run_node(
+        node,
+        "agui_client.mjs",
+        [{"sse": "".join(agui_stream(callstream.stream([t], provider=p)))} for p, t in jobs],
+    )
+    vercel = run_node(
+        node,
+        "vercel_client.mjs",
+        [{"sse": "".join(vercel_stream(callstream.stream([t], provider=p)))} for p, t in jobs],
+    )
+    for (provider, text), agui_result, vercel_result in zip(jobs, agui, vercel, strict=True):
+        want = callstream.collect([text], provider=provider)
+        with about(f"the {provider} stream {text!r}"):
+            check_agui(agui_result, want, damaged=True)
+            check_vercel(vercel_result, want, damaged=True)
