@@ -710,3 +710,55 @@ def test_damaged_streams_reach_the_collected_calls_in_both_clients(
         with about(f"the {provider} stream {text!r}"):
             check_agui(agui_result, want, damaged=True)
             check_vercel(vercel_result, want, damaged=True)
+
+
+# --- a source that fails mid-stream ---------------------------------------------------------
+
+
+def _interrupted() -> Iterator[str]:
+    """The text-around-calls stream, cut inside the call's arguments by a dropped
+    connection."""
+    text = sources()["anthropic:text_around_calls"]
+    yield text[: text.index("A-1")]
+    raise ConnectionError("peer went away")
+
+
+def test_interrupted_stream_ends_with_an_error_both_clients_accept(node: str) -> None:
+    """The source raises mid-call: both clients accept what we sent (no rejection, no
+    sequence error), the AG-UI run ends with RUN_ERROR, the chat with status "error"."""
+    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(_interrupted()))}])[0]
+    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(_interrupted()))}])[
+        0
+    ]
+    assert agui["rejected"] == agui["dropped"] == agui["said"] == [] and agui["error"] is None
+    assert agui["types"][-1] == "RUN_ERROR"
+    assert agui["runErrors"] == [
+        {"message": "ConnectionError: peer went away", "code": "stream_failed"}
+    ]
+    assert vercel["reader"]["rejected"] == [] and vercel["chat"]["said"] == []
+    assert vercel["chat"]["status"] == "error"
+    assert vercel["chat"]["error"] == "Error: ConnectionError: peer went away"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="callstream.stream() raises the source's error without yielding the update "
+    "that makes the open calls invalid (Pipeline.interrupt's update is dropped in "
+    "_sync._run / _async), so the encoders never see the CallInvalid: the AG-UI client "
+    "keeps the call with partial arguments and no invalid marker, the Vercel part "
+    "stays 'input-streaming' (reported to the lead, issue 15)",
+)
+def test_interrupted_stream_marks_the_open_call_invalid_in_both_clients(node: str) -> None:
+    with pytest.raises(ConnectionError) as raised:
+        callstream.collect(_interrupted())
+    want = raised.value.callstream_result  # type: ignore[attr-defined]
+    assert [c["name"] for c in want.invalid_tool_calls] == ["lookup"]
+    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(_interrupted()))}])[0]
+    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(_interrupted()))}])[
+        0
+    ]
+    assert agui_final(agui)["invalid"] == [
+        (c["name"], c["id"], c["error"]) for c in want.invalid_tool_calls
+    ]
+    parts = vercel["chat"]["message"]["parts"]
+    assert [p["state"] for p in parts if "toolCallId" in p] == ["output-error"]
