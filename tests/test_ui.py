@@ -383,6 +383,10 @@ def test_misuse_is_a_usage_error() -> None:
         encoder.close()
     with pytest.raises(callstream.OptionValueError):
         McpAppsEncoder(min_interval=-1)
+    with pytest.raises(UsageError, match=r"callstream.stream\(\) first"):
+        list(agui_stream(['data: {"choices": []}\n\n']))  # raw chunks, not updates
+    with pytest.raises(UsageError):
+        list(mcp_apps_notifications([{"choices": []}]))
     assert VERCEL_HEADERS["x-vercel-ai-ui-message-stream"] == "v1"
 
 

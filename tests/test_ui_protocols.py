@@ -327,7 +327,10 @@ def check_vercel(
     assert chat["said"] == [], chat["said"]
     assert chat["status"] == "ready" and chat["error"] is None, chat
     assert chat["finish"] is not None and not chat["finish"]["isError"], chat["finish"]
-    assert chat["finish"]["finishReason"] == finish_reason(want.finish_reason)
+    expected_reason = finish_reason(want.finish_reason)
+    if expected_reason == "stop" and want.tool_calls:  # Gemini, Ollama stop after calls
+        expected_reason = "tool-calls"
+    assert chat["finish"]["finishReason"] == expected_reason
     assert reader["message"] == chat["message"], "the two readings of one stream differ"
     exp = expected(want)
     # the invalid call's name as we send it (the UI needs one: "" when the provider gave none)
@@ -726,8 +729,8 @@ def _interrupted() -> Iterator[str]:
 def test_interrupted_stream_ends_with_an_error_both_clients_accept(node: str) -> None:
     """The source raises mid-call: both clients accept what we sent (no rejection, no
     sequence error), the AG-UI run ends with RUN_ERROR, the chat with status "error"."""
-    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(_interrupted()))}])[0]
-    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(_interrupted()))}])[
+    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}])[0]
+    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}])[
         0
     ]
     assert agui["rejected"] == agui["dropped"] == agui["said"] == [] and agui["error"] is None
@@ -740,21 +743,13 @@ def test_interrupted_stream_ends_with_an_error_both_clients_accept(node: str) ->
     assert vercel["chat"]["error"] == "Error: ConnectionError: peer went away"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="callstream.stream() raises the source's error without yielding the update "
-    "that makes the open calls invalid (Pipeline.interrupt's update is dropped in "
-    "_sync._run / _async), so the encoders never see the CallInvalid: the AG-UI client "
-    "keeps the call with partial arguments and no invalid marker, the Vercel part "
-    "stays 'input-streaming' (reported to the lead, issue 15)",
-)
 def test_interrupted_stream_marks_the_open_call_invalid_in_both_clients(node: str) -> None:
     with pytest.raises(ConnectionError) as raised:
         callstream.collect(_interrupted())
     want = raised.value.callstream_result  # type: ignore[attr-defined]
     assert [c["name"] for c in want.invalid_tool_calls] == ["lookup"]
-    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(_interrupted()))}])[0]
-    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(_interrupted()))}])[
+    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}])[0]
+    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}])[
         0
     ]
     assert agui_final(agui)["invalid"] == [

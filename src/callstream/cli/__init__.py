@@ -137,9 +137,7 @@ def _run_protocol(
 
     if speed is None:
         speed = 1.0 if _is_terminal(stdout) else 0.0
-    encoder: AGUIEncoder | VercelEncoder = (
-        AGUIEncoder() if protocol == "agui" else VercelEncoder()
-    )
+    encoder: AGUIEncoder | VercelEncoder = AGUIEncoder() if protocol == "agui" else VercelEncoder()
 
     def write(events: list[Any]) -> None:
         if events:

@@ -37,8 +37,11 @@ What is sent, per kind of input:
 - close: ends what is open, then ``RUN_FINISHED`` (``threadId``, ``runId``); a turn whose
   stream ended with an error (finish reason ``"error"``) ends with ``RUN_ERROR``
   (``message``, ``code`` ``"provider_error"``) instead.
-- fail: ``RUN_ERROR`` (``message`` = the exception, ``code`` ``"stream_failed"``);
-  nothing may follow it.
+- fail (the source raised): the calls still open end as ``collect()`` ends them
+  (``TOOL_CALL_END``; one whose text is not a complete object also gets the
+  ``callstream.tool_call_invalid`` event, "the stream was interrupted before the call
+  completed (...)"), then ``RUN_ERROR`` (``message`` = the exception, ``code``
+  ``"stream_failed"``); nothing may follow it.
 
 Cost: O(size of the item) per item: text and argument deltas are passed on as they
 came; a call's streamed text is joined and decoded once, at its end (to notice a
@@ -60,7 +63,14 @@ from callstream._assembly.types import (
 from callstream._errors import UsageError
 from callstream._result import StreamUpdate
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
-from callstream.ui._state import TurnIds, new_id, streamed_matches
+from callstream.ui._state import (
+    TurnIds,
+    check_item,
+    interrupted_error,
+    new_id,
+    streamed_matches,
+    verdict_at_failure,
+)
 
 __all__ = ("AGUIEncoder",)
 
@@ -121,10 +131,11 @@ class AGUIEncoder:
         return [{"type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id}]
 
     def feed(self, item: Any) -> list[Event]:
-        """The events for one item (an update or a tool event); others give ``[]``.
+        """The events for one item (an update or a tool event of a ``ToolRunner``).
 
         Raises:
-            UsageError: before :meth:`start`, or after :meth:`close` / :meth:`fail`.
+            UsageError: before :meth:`start`, after :meth:`close` / :meth:`fail`, or an
+                item of another kind (raw chunks: pass them through ``stream()`` first).
         """
         self._check_open()
         out: list[Event] = []
@@ -146,6 +157,8 @@ class AGUIEncoder:
                         "role": "tool",
                     }
                 )
+        else:
+            check_item(item)
         return out
 
     def close(self) -> list[Event]:
@@ -162,11 +175,32 @@ class AGUIEncoder:
         return out
 
     def fail(self, exc: BaseException | str) -> list[Event]:
-        """``RUN_ERROR`` for a source or run that failed; the encoder is then done."""
+        """The source or run failed: the calls still open end as the assembler ends them
+        (``TOOL_CALL_END``, and for one whose text is not a complete object the
+        ``callstream.tool_call_invalid`` event), then ``RUN_ERROR``; the encoder is done."""
         self._check_open()
+        out: list[Event] = []
+        self._end_text(out)
+        calls = self._calls
+        for index in calls.open_calls():
+            parts = calls.args.get(index, [])
+            calls.ended.add(index)
+            call_id = calls.call_id(index, None)
+            out.append({"type": "TOOL_CALL_END", "toolCallId": call_id})
+            if verdict_at_failure(parts) is None:
+                value = {
+                    "toolCallId": call_id,
+                    "toolCallName": calls.names.get(index),
+                    "error": interrupted_error(exc),
+                    "arguments": "".join(parts) or None,
+                }
+                out.append(
+                    {"type": "CUSTOM", "name": "callstream.tool_call_invalid", "value": value}
+                )
         self._done = True
         message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
-        return [{"type": "RUN_ERROR", "message": message, "code": "stream_failed"}]
+        out.append({"type": "RUN_ERROR", "message": message, "code": "stream_failed"})
+        return out
 
     # --- internals ----------------------------------------------------------------------
 

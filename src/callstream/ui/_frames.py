@@ -2,7 +2,8 @@
 
 One loop, in a sync and an async version: start the encoder, feed it every item, close
 it (or, when the items raise, hand it the failure: the client gets an error event and a
-well-formed end, and the exception is re-raised only with ``raise_errors=True``).
+well-formed end, and the exception is re-raised only with ``raise_errors=True``). Misuse
+the encoder raises (an item of the wrong kind) propagates as it is.
 Leaving early (the client went away: the generator is closed) closes the items' source
 when it has ``close()`` / ``aclose()`` (a ``ToolCallStream``, a ``ToolRunStream``...).
 """
@@ -75,41 +76,53 @@ async def _close_async(items: Any) -> None:
 
 
 def _run_sync(encoder: _Encoder[T], items: Iterable[Any], *, raise_errors: bool) -> Iterator[T]:
+    iterator = iter(items)
     try:
         yield from encoder.start()
-        try:
-            for item in items:
-                yield from encoder.feed(item)
-        except Exception as exc:
-            yield from encoder.fail(exc)
-            if raise_errors:
-                raise
-            return
+        while True:
+            try:
+                item = next(iterator)
+            except StopIteration:
+                break
+            except Exception as exc:  # the source failed (not the encoder: misuse raises)
+                yield from encoder.fail(exc)
+                if raise_errors:
+                    raise
+                return
+            yield from encoder.feed(item)
         yield from encoder.close()
     finally:
-        _close_sync(items)
+        _close_sync(iterator)
+        if iterator is not items:
+            _close_sync(items)
 
 
 async def _run_async(
     encoder: _Encoder[T], items: AsyncIterable[Any], *, raise_errors: bool
 ) -> AsyncIterator[T]:
+    iterator = aiter(items)
     try:
         for out in encoder.start():
             yield out
-        try:
-            async for item in items:
-                for out in encoder.feed(item):
+        while True:
+            try:
+                item = await anext(iterator)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # the source failed (not the encoder: misuse raises)
+                for out in encoder.fail(exc):
                     yield out
-        except Exception as exc:
-            for out in encoder.fail(exc):
+                if raise_errors:
+                    raise
+                return
+            for out in encoder.feed(item):
                 yield out
-            if raise_errors:
-                raise
-            return
         for out in encoder.close():
             yield out
     finally:
-        await _close_async(items)
+        await _close_async(iterator)
+        if iterator is not items:
+            await _close_async(items)
 
 
 def _check(items: Any) -> bool:

@@ -40,6 +40,7 @@ from callstream._errors import OptionTypeError, OptionValueError, PartialJSONErr
 from callstream._json.parser import PartialJSONParser
 from callstream._result import StreamUpdate, _copy_json
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
+from callstream.ui._state import check_item
 
 __all__ = ("McpAppsEncoder", "ViewMessage")
 
@@ -98,7 +99,12 @@ class McpAppsEncoder:
         return []
 
     def feed(self, item: Any) -> list[ViewMessage]:
-        """The notifications one item causes (an update or a tool event)."""
+        """The notifications one item causes (an update or a tool event).
+
+        Raises:
+            UsageError: an item of another kind (raw chunks: pass them through
+                ``stream()`` first).
+        """
         out: list[ViewMessage] = []
         if isinstance(item, StreamUpdate):
             partial: list[int] = []
@@ -123,6 +129,8 @@ class McpAppsEncoder:
                     params["structuredContent"] = _copy_json(result.output)
                 note = _note("ui/notifications/tool-result", params)
             out.append(ViewMessage(index, call_id, note))
+        else:
+            check_item(item)
         return out
 
     def _event(self, event: Any, partial: list[int], out: list[ViewMessage]) -> None:

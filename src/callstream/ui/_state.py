@@ -14,12 +14,51 @@ import json
 import uuid
 from typing import Any
 
-__all__ = ("TurnIds", "new_id", "streamed_matches")
+from callstream._errors import UsageError
+from callstream._provider_errors import describe_exception
+from callstream.runner._results import ToolStarted
+
+__all__ = (
+    "TurnIds",
+    "check_item",
+    "interrupted_error",
+    "new_id",
+    "streamed_matches",
+    "verdict_at_failure",
+)
 
 
 def new_id(prefix: str) -> str:
     """A fresh id such as ``run_1f0c...`` (random, 32 hex digits)."""
     return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def check_item(item: Any) -> None:
+    """Raise :class:`UsageError` unless ``item`` is what a stream or a tool runner yields
+    (called for items no encoder branch took: a ``ToolStarted``, or a mistake)."""
+    if not isinstance(item, ToolStarted):
+        raise UsageError(
+            "the items must be what callstream.stream() / astream() or a ToolRunner yield "
+            f"(StreamUpdate, tool events), got {type(item).__name__}: pass the source "
+            "through callstream.stream() first"
+        )
+
+
+def verdict_at_failure(parts: list[str]) -> dict[str, Any] | None:
+    """What the assembler's interrupt gives a call still open when the source failed: its
+    arguments when the text it streamed is one complete JSON object, else None (the call
+    is invalid). Cost: O(size of the text), once per open call."""
+    try:
+        value = json.loads("".join(parts))
+    except ValueError:
+        return None
+    return value if type(value) is dict else None
+
+
+def interrupted_error(exc: BaseException | str) -> str:
+    """The error of a call the failure cut off (the assembler's wording)."""
+    cause = exc if isinstance(exc, str) else describe_exception(exc)
+    return f"the stream was interrupted before the call completed ({cause})"
 
 
 def streamed_matches(parts: list[str], final: dict[str, Any]) -> bool:

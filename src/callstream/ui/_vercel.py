@@ -32,7 +32,10 @@ What is sent, per kind of input:
   ``length``, ``content-filter``, ``error`` or ``other``, from the stream's finish reason;
   ``tool-calls`` for a turn that made tool calls and ended with a plain stop, as Gemini
   and Ollama end every turn).
-- fail: ``error`` (``errorText``), then ``finish`` with ``finishReason`` ``error``.
+- fail (the source raised): the calls still open end as ``collect()`` ends them
+  (``tool-input-available`` when their text is a complete object, else
+  ``tool-input-error``: "the stream was interrupted before the call completed (...)"),
+  then ``error`` (``errorText``) and ``finish`` with ``finishReason`` ``error``.
 
 Cost: O(size of the item) per item; the final ``input`` is the call's final arguments
 (serialized once by the framing, never copied per chunk).
@@ -52,7 +55,7 @@ from callstream._assembly.types import (
 from callstream._errors import UsageError
 from callstream._result import StreamUpdate
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
-from callstream.ui._state import TurnIds, new_id
+from callstream.ui._state import TurnIds, check_item, interrupted_error, new_id, verdict_at_failure
 
 __all__ = ("VERCEL_HEADERS", "VercelEncoder", "finish_reason")
 
@@ -144,10 +147,11 @@ class VercelEncoder:
         return [{"type": "start", "messageId": self.message_id}]
 
     def feed(self, item: Any) -> list[Chunk]:
-        """The chunks for one item (an update or a tool event); others give ``[]``.
+        """The chunks for one item (an update or a tool event of a ``ToolRunner``).
 
         Raises:
-            UsageError: before :meth:`start`, or after :meth:`close` / :meth:`fail`.
+            UsageError: before :meth:`start`, after :meth:`close` / :meth:`fail`, or an
+                item of another kind (raw chunks: pass them through ``stream()`` first).
         """
         self._check_open()
         out: list[Chunk] = []
@@ -180,6 +184,8 @@ class VercelEncoder:
                         "errorText": item.result.content,
                     }
                 )
+        else:
+            check_item(item)
         return out
 
     def close(self) -> list[Chunk]:
@@ -199,6 +205,22 @@ class VercelEncoder:
         self._check_open()
         out: list[Chunk] = []
         self._end_blocks(out)
+        calls = self._calls
+        for index in calls.open_calls():  # ended as collect() ends them
+            parts = calls.args.get(index, [])
+            calls.ended.add(index)
+            call_id = calls.call_id(index, None)
+            name = calls.names.get(index, "")
+            value = verdict_at_failure(parts)
+            if value is not None:
+                chunk: Chunk = {"type": "tool-input-available", "toolCallId": call_id}
+                chunk.update(toolName=name, input=value)
+            else:
+                chunk = {"type": "tool-input-error", "toolCallId": call_id, "toolName": name}
+                chunk.update(input="".join(parts) or None, errorText=interrupted_error(exc))
+            if index in self._server:
+                chunk["providerExecuted"] = True
+            out.append(chunk)
         self._done = True
         message = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
         out.append({"type": "error", "errorText": message})
@@ -237,6 +259,7 @@ class VercelEncoder:
             index = event.index
             if index in calls.started and index not in calls.ended and event.text:
                 call_id = calls.call_id(index, None)
+                calls.args.setdefault(index, []).append(event.text)
                 out.append(
                     {
                         "type": "tool-input-delta",
@@ -264,6 +287,7 @@ class VercelEncoder:
                 return
             calls.started.add(index)
             calls.ended.add(index)
+            calls.args.pop(index, None)
             call = event.tool_call
             chunk = {
                 "type": "tool-input-available",
@@ -282,6 +306,7 @@ class VercelEncoder:
                 return
             calls.started.add(index)
             calls.ended.add(index)
+            calls.args.pop(index, None)
             self._input_failed.add(index)
             invalid = event.invalid_tool_call
             out.append(
