@@ -35,6 +35,7 @@ from callstream._async import AsyncToolCallStream
 from callstream.runner._results import (
     RunItem,
     RunResult,
+    Status,
     ToolCancelled,
     ToolEvent,
     ToolFailed,
@@ -80,6 +81,7 @@ class Turn:
         self.results: dict[int, ToolResult] = {}
         self.sealed_at: dict[int, float] = {}
         self.started_at: dict[int, float] = {}
+        self.early: dict[int, bool] = {}  # started before the stream ended
         self.calls: dict[int, ToolCall] = {}
         self.scopes: dict[int, anyio.CancelScope] = {}
         self.cancel_reason: dict[int, str] = {}
@@ -123,18 +125,24 @@ class Turn:
             event = ToolFailed(index=result.index, result=result)
         self.emit(event)
 
-    def error_result(self, index: int, call: ToolCall | None, text: str, **times: Any) -> None:
-        self.settle(
-            ToolResult(
-                index=index,
-                id=call["id"] if call else None,
-                name=call["name"] if call else None,
-                args=call["args"] if call and "sealed" in times else None,
-                status="error",
-                error=text,
-                sealed_at=times.get("sealed"),
-                finished_at=self.now(),
-            )
+    def outcome(
+        self, index: int, status: Status, *, output: Any = None, error: str | None = None
+    ) -> ToolResult:
+        """Call ``index``'s result, from what the turn recorded about it (its call, when
+        it was sealed and started): the one place a result is built."""
+        call = self.calls.get(index)
+        return ToolResult(
+            index=index,
+            id=call["id"] if call else None,
+            name=call["name"] if call else None,
+            args=call["args"] if call and index in self.sealed_at else None,
+            status=status,
+            output=output,
+            error=error,
+            sealed_at=self.sealed_at.get(index),
+            started_at=self.started_at.get(index),
+            finished_at=self.now(),
+            eager=self.early.get(index, False),
         )
 
     # --- the driver ------------------------------------------------------------------------
@@ -178,17 +186,12 @@ class Turn:
                 invalid = action.call
                 name = invalid.get("name")
                 what = f"the call to {name}" if name else "a call without a tool name"
-                self.settle(
-                    ToolResult(
-                        index=action.index,
-                        id=invalid.get("id"),
-                        name=name,
-                        args=None,
-                        status="error",
-                        error=f"Error: {what} could not be used: {invalid.get('error')}",
-                        finished_at=self.now(),
-                    )
+                result = self.outcome(
+                    action.index,
+                    "error",
+                    error=f"Error: {what} could not be used: {invalid.get('error')}",
                 )
+                self.settle(_replace(result, id=invalid.get("id"), name=name))
             elif isinstance(action, Broken):
                 self.on_broken(action)
             elif isinstance(action, Ended):
@@ -199,20 +202,16 @@ class Turn:
     def on_sealed(self, action: Sealed, at_end: bool) -> None:
         index, call = action.index, action.call
         self.calls[index] = call
-        sealed = self.sealed_at[index] = self.now()
+        self.sealed_at[index] = self.now()
         tool = self.runner.tools.get(call["name"])
         if tool is None:
             known = ", ".join(sorted(self.runner.tools)) or "none"
-            self.error_result(
-                index,
-                call,
-                f"Error: there is no tool named {call['name']!r} (the tools are: {known})",
-                sealed=sealed,
-            )
+            text = f"Error: there is no tool named {call['name']!r} (the tools are: {known})"
+            self.settle(self.outcome(index, "error", error=text))
             return
         prepared = tool.prepare(call["args"])
         if isinstance(prepared, str):
-            self.error_result(index, call, prepared, sealed=sealed)
+            self.settle(self.outcome(index, "error", error=prepared))
             return
         if at_end or self.ended or not self.is_eager(tool, call):
             self.waiting.append((index, tool, prepared))
@@ -226,43 +225,20 @@ class Turn:
         return eager if isinstance(eager, bool) else bool(eager(call))
 
     def on_broken(self, action: Broken) -> None:
+        """A ``"next-call"`` seal turned out wrong: the call's result is an error; a tool
+        still running (or waiting) is stopped, one already done loses its output."""
         index = action.index
         text = f"Error: {action.error}; the tool's run was not valid"
-        scope = self.scopes.get(index)
         old = self.results.get(index)
         if old is None:
             self.waiting = [entry for entry in self.waiting if entry[0] != index]
-            call = self.calls.get(index)
-            self.settle_cancelled_or_error(index, call, text, scope)
+            self.settle(self.outcome(index, "error", error=text))
+            scope = self.scopes.get(index)
+            if scope is not None:  # still running (or waiting for a slot): stop it
+                scope.cancel()
         elif old.status == "done":  # it ran on arguments that were not the call's
             self.results[index] = _replace(old, status="error", output=None, error=text)
             self.emit(ToolFailed(index=index, result=self.results[index]))
-
-    def settle_cancelled_or_error(
-        self, index: int, call: ToolCall | None, text: str, scope: anyio.CancelScope | None
-    ) -> None:
-        if scope is not None:  # still running (or waiting for a slot): stop it
-            self.cancel_reason[index] = text
-            self.broken_error(index, call, text)
-            scope.cancel()
-        else:
-            self.error_result(index, call, text, sealed=self.sealed_at.get(index))
-
-    def broken_error(self, index: int, call: ToolCall | None, text: str) -> None:
-        self.settle(
-            ToolResult(
-                index=index,
-                id=call["id"] if call else None,
-                name=call["name"] if call else None,
-                args=call["args"] if call else None,
-                status="error",
-                error=text,
-                sealed_at=self.sealed_at.get(index),
-                started_at=self.started_at.get(index),
-                finished_at=self.now(),
-                eager=index in self.started_at,
-            )
-        )
 
     def on_ended(self) -> None:
         self.ended = True
@@ -311,22 +287,7 @@ class Turn:
         self.void(why, why)
 
     def cancelled(self, index: int, text: str) -> None:
-        call = self.calls.get(index)
-        self.settle(
-            ToolResult(
-                index=index,
-                id=call["id"] if call else None,
-                name=call["name"] if call else None,
-                args=call["args"] if call and index in self.sealed_at else None,
-                status="cancelled",
-                error=text,
-                sealed_at=self.sealed_at.get(index),
-                started_at=self.started_at.get(index),
-                finished_at=self.now(),
-                eager=index in self.started_at
-                and (self.stream_ended_at is None or self.started_at[index] < self.stream_ended_at),
-            )
-        )
+        self.settle(self.outcome(index, "cancelled", error=text))
 
     # --- one tool ------------------------------------------------------------------------
 
@@ -362,7 +323,7 @@ class Turn:
 
     async def invoke(self, index: int, tool: BoundTool, prepared: Prepared, call: ToolCall) -> None:
         started = self.started_at[index] = self.now()
-        eager = not self.ended
+        eager = self.early[index] = not self.ended
         self.emit(
             ToolStarted(
                 index=index,
@@ -385,21 +346,8 @@ class Turn:
         if limit.cancelled_caught:
             error = f"Error: {call['name']} did not finish within {timeout:g} s"
             output = None
-        self.settle(
-            ToolResult(
-                index=index,
-                id=call["id"],
-                name=call["name"],
-                args=call["args"],
-                status="done" if error is None else "error",
-                output=output,
-                error=error,
-                sealed_at=self.sealed_at.get(index),
-                started_at=started,
-                finished_at=self.now(),
-                eager=eager,
-            )
-        )
+        status: Status = "done" if error is None else "error"
+        self.settle(self.outcome(index, status, output=output, error=error))
 
     async def call(self, prepared: Prepared) -> Any:
         kwargs = prepared.kwargs or {}

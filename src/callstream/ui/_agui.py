@@ -183,8 +183,7 @@ class AGUIEncoder:
         self._end_text(out)
         calls = self._calls
         for index in calls.open_calls():
-            parts = calls.args.get(index, [])
-            calls.ended.add(index)
+            parts = calls.end(index) or []
             call_id = calls.call_id(index, None)
             out.append({"type": "TOOL_CALL_END", "toolCallId": call_id})
             if verdict_at_failure(parts) is None:

@@ -10,14 +10,15 @@ when it has ``close()`` / ``aclose()`` (a ``ToolCallStream``, a ``ToolRunStream`
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar, overload
 
 from pydantic_core import to_jsonable_python
 
+from callstream._async import _close_one
 from callstream._errors import UsageError
+from callstream._sync import _close
 from callstream.ui._agui import AGUIEncoder
 from callstream.ui._mcp_apps import McpAppsEncoder, ViewMessage
 from callstream.ui._vercel import VercelEncoder
@@ -55,26 +56,6 @@ def sse_frame(event: Any) -> str:
     return f"data: {_json(event)}\n\n"
 
 
-def _close_sync(items: Any) -> None:
-    close = getattr(items, "close", None)
-    if callable(close):
-        result = close()
-        if inspect.iscoroutine(result):
-            result.close()
-
-
-async def _close_async(items: Any) -> None:
-    aclose = getattr(items, "aclose", None)
-    if callable(aclose):
-        await aclose()
-        return
-    close = getattr(items, "close", None)
-    if callable(close):
-        result = close()
-        if inspect.isawaitable(result):
-            await result
-
-
 def _run_sync(encoder: _Encoder[T], items: Iterable[Any], *, raise_errors: bool) -> Iterator[T]:
     iterator = iter(items)
     try:
@@ -92,9 +73,9 @@ def _run_sync(encoder: _Encoder[T], items: Iterable[Any], *, raise_errors: bool)
             yield from encoder.feed(item)
         yield from encoder.close()
     finally:
-        _close_sync(iterator)
+        _close(iterator)
         if iterator is not items:
-            _close_sync(items)
+            _close(items)
 
 
 async def _run_async(
@@ -120,9 +101,9 @@ async def _run_async(
         for out in encoder.close():
             yield out
     finally:
-        await _close_async(iterator)
+        await _close_one(iterator)
         if iterator is not items:
-            await _close_async(items)
+            await _close_one(items)
 
 
 def _check(items: Any) -> bool:

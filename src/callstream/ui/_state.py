@@ -105,6 +105,15 @@ class TurnIds:
         self._used.add(chosen)
         return chosen
 
+    def end(self, index: int) -> list[str] | None:
+        """Mark call ``index`` ended (and started); returns the argument text it streamed,
+        or None when it had already ended (nothing more may be sent for it)."""
+        if index in self.ended:
+            return None
+        self.started.add(index)
+        self.ended.add(index)
+        return self.args.pop(index, [])
+
     def open_calls(self) -> list[int]:
         """Calls started and not ended, in order."""
         return sorted(self.started - self.ended)

@@ -207,8 +207,7 @@ class VercelEncoder:
         self._end_blocks(out)
         calls = self._calls
         for index in calls.open_calls():  # ended as collect() ends them
-            parts = calls.args.get(index, [])
-            calls.ended.add(index)
+            parts = calls.end(index) or []
             call_id = calls.call_id(index, None)
             name = calls.names.get(index, "")
             value = verdict_at_failure(parts)
@@ -283,11 +282,8 @@ class VercelEncoder:
             out.append(chunk)
         elif isinstance(event, CallDone):
             index = event.index
-            if index in calls.ended:
+            if calls.end(index) is None:
                 return
-            calls.started.add(index)
-            calls.ended.add(index)
-            calls.args.pop(index, None)
             call = event.tool_call
             chunk = {
                 "type": "tool-input-available",
@@ -302,11 +298,8 @@ class VercelEncoder:
             out.append(chunk)
         elif isinstance(event, CallInvalid):
             index = event.index
-            if index in calls.ended:
+            if calls.end(index) is None:
                 return
-            calls.started.add(index)
-            calls.ended.add(index)
-            calls.args.pop(index, None)
             self._input_failed.add(index)
             invalid = event.invalid_tool_call
             out.append(
