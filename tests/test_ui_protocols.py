@@ -46,7 +46,7 @@ from pydantic import TypeAdapter
 import callstream
 from callstream.examples import EXAMPLES, read_example
 from callstream.runner import ToolCancelled, ToolFailed, ToolFinished, ToolRunner
-from callstream.ui import agui_stream, vercel_stream
+from callstream.ui import agui_stream, mcp_apps_notifications, vercel_stream
 from callstream.ui._vercel import finish_reason
 from tests.corpus import RECORDED_STREAMS
 from tests.fuzz_streams import WRITERS, mutated, raw_text
@@ -729,10 +729,14 @@ def _interrupted() -> Iterator[str]:
 def test_interrupted_stream_ends_with_an_error_both_clients_accept(node: str) -> None:
     """The source raises mid-call: both clients accept what we sent (no rejection, no
     sequence error), the AG-UI run ends with RUN_ERROR, the chat with status "error"."""
-    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}])[0]
-    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}])[
-        0
-    ]
+    agui = run_node(
+        node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}]
+    )[0]
+    vercel = run_node(
+        node,
+        "vercel_client.mjs",
+        [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}],
+    )[0]
     assert agui["rejected"] == agui["dropped"] == agui["said"] == [] and agui["error"] is None
     assert agui["types"][-1] == "RUN_ERROR"
     assert agui["runErrors"] == [
@@ -748,12 +752,100 @@ def test_interrupted_stream_marks_the_open_call_invalid_in_both_clients(node: st
         callstream.collect(_interrupted())
     want = raised.value.callstream_result  # type: ignore[attr-defined]
     assert [c["name"] for c in want.invalid_tool_calls] == ["lookup"]
-    agui = run_node(node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}])[0]
-    vercel = run_node(node, "vercel_client.mjs", [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}])[
-        0
-    ]
+    agui = run_node(
+        node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}]
+    )[0]
+    vercel = run_node(
+        node,
+        "vercel_client.mjs",
+        [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}],
+    )[0]
     assert agui_final(agui)["invalid"] == [
         (c["name"], c["id"], c["error"]) for c in want.invalid_tool_calls
     ]
     parts = vercel["chat"]["message"]["parts"]
     assert [p["state"] for p in parts if "toolCallId" in p] == ["output-error"]
+
+
+# --- MCP Apps: the notifications against the ext-apps package's own JSON schema -----------
+
+
+def mcp_schema(node: str) -> dict[str, Any]:
+    """The JSON schema `@modelcontextprotocol/ext-apps` publishes (``schema.json``)."""
+    del node  # the fixture installed the package
+    path = NODE_DIR / "node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json"
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
+
+
+MCP_DEFINITIONS = {
+    "ui/notifications/tool-input-partial": "McpUiToolInputPartialNotification",
+    "ui/notifications/tool-input": "McpUiToolInputNotification",
+    "ui/notifications/tool-result": "McpUiToolResultNotification",
+    "ui/notifications/tool-cancelled": "McpUiToolCancelledNotification",
+}
+
+
+def check_mcp(schema: dict[str, Any], notes: list[Any]) -> None:
+    """Every notification matches its definition (without the JSON-RPC envelope, which
+    the schema leaves to the transport)."""
+    import jsonschema
+
+    for note in notes:
+        message = dict(note.message)
+        assert message.pop("jsonrpc") == "2.0"
+        name = MCP_DEFINITIONS[message["method"]]
+        definition = {**schema["$defs"][name], "$defs": schema["$defs"]}
+        jsonschema.validate(message, definition, cls=jsonschema.Draft202012Validator)
+
+
+def test_mcp_apps_notifications_match_the_ext_apps_schema(node: str) -> None:
+    schema = mcp_schema(node)
+    seen: set[str] = set()
+    for name, chunks in CASES.items():
+        notes = list(mcp_apps_notifications(callstream.stream(chunks), min_interval=0))
+        check_mcp(schema, notes)
+        seen.update(note.message["method"] for note in notes)
+        result = callstream.collect(chunks)
+        finals = [
+            n.message["params"]["arguments"]
+            for n in notes
+            if n.message["method"] == "ui/notifications/tool-input"
+        ]
+        assert finals == [call["args"] for call in result.tool_calls], name
+    assert {
+        "ui/notifications/tool-input-partial",
+        "ui/notifications/tool-input",
+        "ui/notifications/tool-cancelled",
+    } <= seen
+
+
+def test_mcp_apps_tool_results_match_the_ext_apps_schema(node: str) -> None:
+    def add(a: int, b: int) -> dict[str, int]:
+        """Add."""
+        return {"sum": a + b}
+
+    def fails(x: int = 0) -> str:
+        """Fail."""
+        raise ValueError("no")
+
+    payloads = WRITERS["anthropic"](
+        [("c0", "add", '{"a": 1, "b": 2}'), ("c1", "fails", "{}"), ("c2", "unknown", "{}")],
+        [],
+        "ok",
+    )
+    runner = callstream.ToolRunner([add, fails])
+    with runner.stream(payloads) as items:
+        notes = list(mcp_apps_notifications(items))
+    check_mcp(mcp_schema(node), notes)
+    results = {
+        n.call: n.message["params"]
+        for n in notes
+        if n.message["method"] == "ui/notifications/tool-result"
+    }
+    assert results[0] == {
+        "content": [{"type": "text", "text": '{"sum":3}'}],
+        "isError": False,
+        "structuredContent": {"sum": 3},
+    }
+    assert results[1]["isError"] and results[2]["isError"] and len(results) == 3
