@@ -789,18 +789,34 @@ MCP_DEFINITIONS = {
 def check_mcp(schema: dict[str, Any], notes: list[Any]) -> None:
     """Every notification matches its definition (without the JSON-RPC envelope, which
     the schema leaves to the transport)."""
-    import jsonschema
-
+    validators = _mcp_validators(json.dumps(schema))
     for note in notes:
         message = dict(note.message)
         assert message.pop("jsonrpc") == "2.0"
-        name = MCP_DEFINITIONS[message["method"]]
-        definition = {**schema["$defs"][name], "$defs": schema["$defs"]}
-        jsonschema.validate(message, definition, cls=jsonschema.Draft202012Validator)
+        validators[MCP_DEFINITIONS[message["method"]]].validate(message)
+
+
+@cache
+def _mcp_validators(schema_text: str) -> dict[str, Any]:
+    """One compiled validator per definition (building one per message is slow)."""
+    import jsonschema
+
+    schema = json.loads(schema_text)
+    return {
+        name: jsonschema.Draft202012Validator({**schema["$defs"][name], "$defs": schema["$defs"]})
+        for name in MCP_DEFINITIONS.values()
+    }
 
 
 def test_mcp_apps_notifications_match_the_ext_apps_schema(node: str) -> None:
+    import jsonschema
+
+    from callstream.ui import ViewMessage
+
     schema = mcp_schema(node)
+    wrong = {"method": "ui/notifications/tool-input", "params": {"arguments": [1]}}
+    with pytest.raises(jsonschema.ValidationError):  # the check can fail
+        check_mcp(schema, [ViewMessage(0, "c", {"jsonrpc": "2.0", **wrong})])
     seen: set[str] = set()
     for name, chunks in CASES.items():
         notes = list(mcp_apps_notifications(callstream.stream(chunks), min_interval=0))
