@@ -303,7 +303,7 @@ def _cmd_demo(args: argparse.Namespace, stdout: IO[str], console: Console | None
     if console is not None and args.output == "rich":
         console.print()
         console.print(
-            "More: callstream demo --list | callstream replay FILE | --output jsonl",
+            "More: callstream demo --list | callstream replay FILE | --output jsonl|agui|vercel",
             style="dim",
             highlight=False,
         )
