@@ -726,9 +726,9 @@ def _interrupted() -> Iterator[str]:
     raise ConnectionError("peer went away")
 
 
-def test_interrupted_stream_ends_with_an_error_both_clients_accept(node: str) -> None:
-    """The source raises mid-call: both clients accept what we sent (no rejection, no
-    sequence error), the AG-UI run ends with RUN_ERROR, the chat with status "error"."""
+@cache
+def interrupted_readings(node: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the AG-UI and the Vercel client make of :func:`_interrupted` (read once)."""
     agui = run_node(
         node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}]
     )[0]
@@ -737,6 +737,13 @@ def test_interrupted_stream_ends_with_an_error_both_clients_accept(node: str) ->
         "vercel_client.mjs",
         [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}],
     )[0]
+    return agui, vercel
+
+
+def test_interrupted_stream_ends_with_an_error_both_clients_accept(node: str) -> None:
+    """The source raises mid-call: both clients accept what we sent (no rejection, no
+    sequence error), the AG-UI run ends with RUN_ERROR, the chat with status "error"."""
+    agui, vercel = interrupted_readings(node)
     assert agui["rejected"] == agui["dropped"] == agui["said"] == [] and agui["error"] is None
     assert agui["types"][-1] == "RUN_ERROR"
     assert agui["runErrors"] == [
@@ -752,14 +759,7 @@ def test_interrupted_stream_marks_the_open_call_invalid_in_both_clients(node: st
         callstream.collect(_interrupted())
     want = raised.value.callstream_result  # type: ignore[attr-defined]
     assert [c["name"] for c in want.invalid_tool_calls] == ["lookup"]
-    agui = run_node(
-        node, "agui_client.mjs", [{"sse": "".join(agui_stream(callstream.stream(_interrupted())))}]
-    )[0]
-    vercel = run_node(
-        node,
-        "vercel_client.mjs",
-        [{"sse": "".join(vercel_stream(callstream.stream(_interrupted())))}],
-    )[0]
+    agui, vercel = interrupted_readings(node)
     assert agui_final(agui)["invalid"] == [
         (c["name"], c["id"], c["error"]) for c in want.invalid_tool_calls
     ]
