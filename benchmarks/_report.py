@@ -119,12 +119,20 @@ def machine() -> dict[str, Any]:
         "cpu": _cpu_model(),
         "logical_cpus": os.cpu_count(),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "callstream_build": _callstream_build(),
         "os": platform.platform(),
         "load_average_1m": load_average(),
         "date_utc": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "git_commit": _git_commit(),
         "versions": versions,
     }
+
+
+def _callstream_build() -> str:
+    """Which callstream build runs: compiled with mypyc or pure Python, and why."""
+    from callstream import _build
+
+    return f"{'compiled' if _build.COMPILED else 'pure Python'} ({_build.REASON})"
 
 
 def load_average() -> float:
@@ -144,6 +152,7 @@ def machine_markdown(info: dict[str, Any], command: str) -> str:
     )
     return (
         f"Machine: {info['cpu']}, {info['logical_cpus']} logical CPUs, {info['python']}, "
+        f"callstream {info.get('callstream_build', 'build unknown')}, "
         f"{info['os']}; {load} (a load near or above the CPU count means other processes "
         "shared the CPUs: totals then carry their pauses, per-chunk medians much less). "
         f"Run {info['date_utc']} at commit "

@@ -38,6 +38,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "": (5, "callstream"),
         "_errors": (0, "_errors"),
         "_types": (0, "_types"),
+        "_build": (0, "_build"),
         "_json": (1, "_json"),
         "_assembly": (2, "_assembly"),
         "providers": (3, "providers"),

@@ -13,6 +13,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# First: it decides which build runs (compiled or pure) before any other module loads.
+from callstream._build import COMPILED as COMPILED
+
+# isort: split
 from callstream._assembly import ArgumentsDelta as ArgumentsDelta
 from callstream._assembly import AssemblyEvent as AssemblyEvent
 from callstream._assembly import CallChunk as CallChunk
@@ -124,6 +128,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = (
+    "COMPILED",
     "MISSING",
     "Allow",
     "ArgumentsDelta",

@@ -23,6 +23,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from rich.tree import Tree
 
+from callstream._build import COMPILED
 from callstream.cli._escape import escape_text
 from callstream.cli._replay import ReplayStats
 from callstream.cli._view import (
@@ -313,7 +314,8 @@ def render_summary(view: StreamView, stats: ReplayStats, symbols: Symbols) -> Re
     line.append(
         f"{stats.chunks:,} chunks{dot}{stats.bytes:,} bytes{dot}"
         f"{stats.seconds * 1e3:.2f} ms in callstream "
-        f"({stats.per_chunk_us:.1f} {symbols.micro}s per chunk)",
+        f"({stats.per_chunk_us:.1f} {symbols.micro}s per chunk, "
+        f"{'compiled' if COMPILED else 'pure Python'})",
         style="dim",
     )
     return line
