@@ -49,9 +49,8 @@ pipeline does neither).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
@@ -113,9 +112,19 @@ def _joined(parts: list[str]) -> str:
     return parts[0] if parts else ""
 
 
-_ASSEMBLER_OPTIONS = tuple(
-    name for name in inspect.signature(ToolCallAssembler.__init__).parameters if name != "self"
+_ASSEMBLER_OPTIONS: Final = (
+    "allow",
+    "strict",
+    "allow_nan",
+    "max_depth",
+    "max_calls",
+    "max_argument_chars",
+    "max_chars",
+    "empty_args",
 )
+"""The keyword options of :class:`ToolCallAssembler`, in its signature's order. Written
+out, not read with ``inspect.signature``: a method compiled with mypyc has no signature
+to read (tests/test_mypyc_clean.py checks the two agree in the pure-Python build)."""
 
 
 def _describe(payload: Any) -> str:
@@ -150,7 +159,7 @@ class Pipeline:
         self,
         provider: str | Translator = "auto",
         *,
-        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        max_event_chars: object = DEFAULT_MAX_EVENT_CHARS,
         reasoning: bool = False,
         **assembler_options: Any,
     ) -> None:

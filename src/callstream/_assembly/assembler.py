@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, cast
 
 from callstream._assembly.call import UNDECIDED, VALID
 from callstream._assembly.options import (
@@ -135,16 +135,20 @@ class ToolCallAssembler:
     def __init__(
         self,
         *,
-        allow: int = DEFAULT_ALLOW,
-        strict: bool = True,
-        allow_nan: bool = False,
-        max_depth: int = DEFAULT_MAX_DEPTH,
-        max_calls: int | None = DEFAULT_MAX_CALLS,
-        max_argument_chars: int | None = DEFAULT_MAX_ARGUMENT_CHARS,
-        max_chars: int | None = DEFAULT_MAX_CHARS,
-        empty_args: Literal["object", "invalid"] = "object",
+        allow: object = DEFAULT_ALLOW,
+        strict: object = True,
+        allow_nan: object = False,
+        max_depth: object = DEFAULT_MAX_DEPTH,
+        max_calls: object = DEFAULT_MAX_CALLS,
+        max_argument_chars: object = DEFAULT_MAX_ARGUMENT_CHARS,
+        max_chars: object = DEFAULT_MAX_CHARS,
+        empty_args: object = "object",
     ) -> None:
         """Create an assembler for one stream.
+
+        The options are typed ``object`` and checked here (by :func:`check_options`):
+        compiled with mypyc, typed parameters would be checked first by mypyc, with a
+        plain ``TypeError`` instead of the precise errors below.
 
         Args:
             allow: partial-json-parser ``Allow`` flags for argument previews.
@@ -178,13 +182,13 @@ class ToolCallAssembler:
             ("max_chars", max_chars),
         )
         check_options(parser_options, limits, empty_args)
-        self._max_depth: int = max_depth
+        self._max_depth: int = cast(int, max_depth)  # checked above, as each one below
         self._state = AssemblyState(
             parser_options,
-            max_calls=max_calls,
-            max_argument_chars=max_argument_chars,
-            max_chars=max_chars,
-            empty_args=empty_args,
+            max_calls=cast("int | None", max_calls),
+            max_argument_chars=cast("int | None", max_argument_chars),
+            max_chars=cast("int | None", max_chars),
+            empty_args=cast(str, empty_args),
         )
         self._views = self._state.views  # the same object: one lookup less per read
         self._finished = False
@@ -245,9 +249,9 @@ class ToolCallAssembler:
     def end_call(
         self,
         *,
-        index: int | str | None = None,
-        id: str | None = None,
-        args: str | Mapping[str, Any] | None = None,
+        index: object = None,
+        id: object = None,
+        args: object = None,
     ) -> list[AssemblyEvent]:
         """Mark the end of one call and give its verdict now.
 
@@ -276,12 +280,12 @@ class ToolCallAssembler:
 
     def fail_call(
         self,
-        error: str,
+        error: object,
         *,
-        index: int | str | None = None,
-        id: str | None = None,
-        name: str | None = None,
-        args: str | Mapping[str, Any] | None = None,
+        index: object = None,
+        id: object = None,
+        name: object = None,
+        args: object = None,
     ) -> list[AssemblyEvent]:
         """Record a provider-side failure of a call: it becomes invalid with ``error``.
 
@@ -307,7 +311,7 @@ class ToolCallAssembler:
         return self._state.fail_call(error, key, id_, name, text)
 
     def finish(
-        self, reason: str | None = None, *, provider_reason: str | None = None
+        self, reason: object = None, *, provider_reason: object = None
     ) -> list[AssemblyEvent]:
         """End the stream: give every open call its verdict, then ``StreamFinished``.
 
@@ -342,7 +346,7 @@ class ToolCallAssembler:
         self._provider_finish_reason = provider_reason
         return events
 
-    def interrupt(self, cause: str) -> list[AssemblyEvent]:
+    def interrupt(self, cause: object) -> list[AssemblyEvent]:
         """End the stream because its source failed (a dropped connection, say).
 
         A call whose arguments are a complete JSON value gets its usual verdict; any
@@ -369,9 +373,7 @@ class ToolCallAssembler:
         self._finish_reason = None
         return events
 
-    def mark_server(
-        self, *, index: int | None = None, id: str | None = None
-    ) -> list[AssemblyEvent]:
+    def mark_server(self, *, index: object = None, id: object = None) -> list[AssemblyEvent]:
         """Mark the call with provider ``index`` (or ``id``) as a server-side tool.
 
         It leaves ``tool_calls`` / ``invalid_tool_calls`` and is listed in
@@ -436,17 +438,23 @@ class ToolCallAssembler:
     def _dispatch(
         self, given: Mapping[str, Any] | CallEnd | CallFailure | StreamEnd | ServerToolUse
     ) -> list[AssemblyEvent]:
-        """:meth:`apply` for a signal other than a :class:`CallChunk`, before the finish."""
+        """:meth:`apply` for a signal other than a :class:`CallChunk`, before the finish.
+
+        The fields are read as ``Any``: the signals are interpreted dataclasses whose fields
+        a caller may have filled with other types (checked by the method called), and a
+        compiled build (mypyc) would check a typed read against the annotation first.
+        """
+        signal: Any = given
         if isinstance(given, CallEnd):
-            return self.end_call(index=given.index, id=given.id, args=given.args)
+            return self.end_call(index=signal.index, id=signal.id, args=signal.args)
         if isinstance(given, CallFailure):
             return self.fail_call(
-                given.error, index=given.index, id=given.id, name=given.name, args=given.args
+                signal.error, index=signal.index, id=signal.id, name=signal.name, args=signal.args
             )
         if isinstance(given, StreamEnd):
-            return self.finish(given.reason, provider_reason=given.provider_reason)
+            return self.finish(signal.reason, provider_reason=signal.provider_reason)
         if isinstance(given, ServerToolUse):
-            return self.mark_server(index=given.index, id=given.id)
+            return self.mark_server(index=signal.index, id=signal.id)
         return self.feed(given)  # a chunk dict, checked there
 
     # --- views --------------------------------------------------------------------------

@@ -156,13 +156,17 @@ class PartialJSONParser(Scanner):
     def __init__(
         self,
         *,
-        allow: int = DEFAULT_ALLOW,
-        strict: bool = True,
-        allow_nan: bool = False,
-        max_depth: int = DEFAULT_MAX_DEPTH,
-        max_chars: int | None = None,
+        allow: object = DEFAULT_ALLOW,
+        strict: object = True,
+        allow_nan: object = False,
+        max_depth: object = DEFAULT_MAX_DEPTH,
+        max_chars: object = None,
     ) -> None:
         """Create a parser for one JSON text.
+
+        The options are typed ``object`` (an int, bools, an int, an int or None) and
+        checked here: compiled with mypyc, a typed parameter would be checked first by
+        mypyc with a plain ``TypeError``, not the precise errors below.
 
         Args:
             allow: partial-json-parser ``Allow`` flags: kinds that previews may show while
@@ -236,7 +240,7 @@ class PartialJSONParser(Scanner):
 
     # --- feeding ----------------------------------------------------------------------
 
-    def feed(self, text: str) -> list[Change]:
+    def feed(self, text: object) -> list[Change]:
         """Scan the next fragment of the JSON text and return the changes it made.
 
         Cost: O(len(text)) plus the bounded carry from the previous fragment.
@@ -249,17 +253,11 @@ class PartialJSONParser(Scanner):
             ParserStateError: the parser already failed or was closed.
             OptionTypeError: ``text`` is not a ``str``.
         """
-        if self._error is not None or self._closed or type(text) is not str or not text:
-            if self._error is not None:
-                raise ParserStateError(
-                    f"the parser failed earlier ({self._error}) and accepts no more text"
-                )
-            if self._closed:
-                raise ParserStateError("the parser is closed and accepts no more text")
-            if not isinstance(text, str):
-                raise OptionTypeError(f"feed() takes str, got {type(text).__name__}")
-            if not text:
-                return []
+        # ``text`` is typed ``object`` so that a compiled build (mypyc) raises our
+        # OptionTypeError, not mypyc's own TypeError, for a non-str.
+        if type(text) is not str or not text or self._error is not None or self._closed:
+            self._refuse(text)
+            return []
         total = self._chars + len(text)
         if self._max_chars is not None and total > self._max_chars:
             self._error = JSONLimitError(
@@ -288,6 +286,17 @@ class PartialJSONParser(Scanner):
             self._error = exc
             raise
         return changes
+
+    def _refuse(self, text: object) -> None:
+        """Raise what :meth:`feed` raises for ``text`` now; return for an empty str."""
+        if self._error is not None:
+            raise ParserStateError(
+                f"the parser failed earlier ({self._error}) and accepts no more text"
+            )
+        if self._closed:
+            raise ParserStateError("the parser is closed and accepts no more text")
+        if not isinstance(text, str):
+            raise OptionTypeError(f"feed() takes str, got {type(text).__name__}")
 
     def close(self) -> Any:
         """Return the strict verdict: exactly what ``json.loads`` returns for the whole text.
@@ -397,12 +406,12 @@ class PartialJSONParser(Scanner):
 
 
 def parse_partial_json(
-    text: str,
+    text: object,
     *,
-    allow: int = DEFAULT_ALLOW,
-    strict: bool = True,
-    allow_nan: bool = False,
-    max_depth: int = DEFAULT_MAX_DEPTH,
+    allow: object = DEFAULT_ALLOW,
+    strict: object = True,
+    allow_nan: object = False,
+    max_depth: object = DEFAULT_MAX_DEPTH,
 ) -> Any:
     """Preview a prefix of a JSON text in one call (for ``partial_json_parser.loads`` users).
 
@@ -427,5 +436,5 @@ def parse_partial_json(
     parser.feed(text)
     if parser._state == _NUMBER_PENDING and not parser._frames and parser._num_state in _N_COMPLETE:
         # A complete top-level number such as "12" is final at the end of the text.
-        return parser._number_final(len(text))
+        return parser._number_final(parser.chars)  # feed took a str: all of it
     return parser.value

@@ -9,7 +9,7 @@ comes after a completed value. :class:`Frame` is one open container of the stack
 from __future__ import annotations
 
 import sys
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from callstream._errors import PartialJSONError
 from callstream._json.changes import EAGER_DEPTH, PathNode
@@ -52,8 +52,29 @@ class Frame:
     parent_slot: Any  # its key or index there
     placed: bool  # already shown in the parent (``allow`` lets it show partially)
 
+    def __init__(  # noqa: PLR0917 - positional, as new_frame passes them
+        self,
+        container: dict[str, Any] | list[Any],
+        path: JSONPath | PathNode,
+        is_obj: bool,
+        slot: Any,
+        parent: Any,
+        parent_slot: Any,
+        placed: bool,
+    ) -> None:
+        self.container = container
+        self.path = path
+        self.is_obj = is_obj
+        self.slot = slot
+        self.parent = parent
+        self.parent_slot = parent_slot
+        self.placed = placed
+
 
 _new = object.__new__
+# True when Frame is an ordinary class; False when mypyc compiled it (a native class has
+# its own ``__new__``, and ``object.__new__(Frame)`` raises TypeError there).
+_BY_NEW: Final = Frame.__new__ is object.__new__
 
 
 def new_frame(  # noqa: PLR0917 - positional, as the one caller passes them
@@ -65,8 +86,11 @@ def new_frame(  # noqa: PLR0917 - positional, as the one caller passes them
     parent_slot: Any,
     placed: bool,
 ) -> Frame:
-    """A :class:`Frame` with these fields. ``object.__new__`` and plain slot stores cost
-    about a quarter less than calling a class with an ``__init__`` (one per container)."""
+    """A :class:`Frame` with these fields. Interpreted, ``object.__new__`` and plain slot
+    stores cost about a quarter less than calling a class with an ``__init__`` (one per
+    container); compiled (mypyc), the native ``__init__`` is the fast way and the only one."""
+    if not _BY_NEW:
+        return Frame(container, path, is_obj, slot, parent, parent_slot, placed)
     frame: Frame = _new(Frame)
     frame.container = container
     frame.path = path
