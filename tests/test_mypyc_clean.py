@@ -1,0 +1,87 @@
+"""What keeps the source compilable with mypyc, checked in whichever build runs.
+
+The compiled build (``scripts/mypyc_scratch.sh``) is tested with the whole suite; these
+tests pin the source-side choices that make that work and hold in the pure build too.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from callstream import (
+    ChunkValidationError,
+    OptionTypeError,
+    OptionValueError,
+    ParserStateError,
+    PartialJSONParser,
+    ToolCallAssembler,
+    parse_partial_json,
+)
+from callstream._assembly.types import CallEnd
+from callstream._json.state import Frame, new_frame
+from callstream._pipeline import _ASSEMBLER_OPTIONS, Pipeline
+from tests.compiled_build import COMPILED
+
+
+@pytest.mark.skipif(COMPILED, reason="a compiled method has no signature to read")
+def test_the_listed_assembler_options_are_its_signature() -> None:
+    params = inspect.signature(ToolCallAssembler.__init__).parameters
+    assert _ASSEMBLER_OPTIONS == tuple(name for name in params if name != "self")
+
+
+def test_every_assembler_option_passes_through_the_pipeline() -> None:
+    for name in _ASSEMBLER_OPTIONS:
+        value = {"allow": 13, "strict": True, "allow_nan": False, "empty_args": "object"}.get(
+            name, 5
+        )
+        Pipeline("openai-chat", **{name: value})
+    with pytest.raises(OptionTypeError, match="unknown option 'max_text'"):
+        Pipeline("openai-chat", max_text=1)
+
+
+def test_new_frame_and_the_class_build_equal_frames() -> None:
+    fields = ({}, ("a",), True, "k", None, None, False)
+    one, two = new_frame(*fields), Frame(*fields)
+    for frame in (one, two):
+        assert type(frame) is Frame
+        assert (
+            frame.container,
+            frame.path,
+            frame.is_obj,
+            frame.slot,
+            frame.parent,
+            frame.parent_slot,
+            frame.placed,
+        ) == fields
+
+
+@pytest.mark.parametrize("text", [b"{}", None, 1, ["{"]])
+def test_feed_names_a_wrong_type_before_any_state_error(text: object) -> None:
+    parser = PartialJSONParser()
+    with pytest.raises(OptionTypeError, match=r"feed\(\) takes str, got "):
+        parser.feed(text)
+    parser.feed("[")
+    assert parser.feed("") == []
+    with pytest.raises(OptionTypeError):
+        parse_partial_json(b"[1]")
+
+
+def test_state_errors_come_before_the_type_check() -> None:
+    parser = PartialJSONParser()
+    parser.feed("[1]")
+    parser.close()
+    with pytest.raises(ParserStateError, match="closed"):
+        parser.feed(b"x")
+
+
+def test_signals_with_foreign_field_types_are_checked_by_the_assembler() -> None:
+    assembler = ToolCallAssembler()
+    assembler.feed({"index": 0, "id": "a", "name": "f", "args": "{"})
+    with pytest.raises(ChunkValidationError):
+        assembler.apply(CallEnd(index=0, id=None, args=12))  # type: ignore[arg-type]
+    with pytest.raises(OptionValueError, match="max_depth"):
+        ToolCallAssembler(max_depth=0)
+    with pytest.raises((OptionTypeError, OptionValueError), match="empty_args"):
+        ToolCallAssembler(empty_args=None)
