@@ -33,6 +33,10 @@ MODULES=(
   callstream/_assembly/state.py
   callstream/_assembly/assembler.py
   callstream/providers/_fields.py
+  callstream/providers/_bad_index.py
+  callstream/providers/_plain.py
+  callstream/providers/_arguments.py
+  callstream/providers/_chunks.py
   callstream/providers/openai_chat.py
   callstream/providers/anthropic.py
   callstream/_pipeline.py
