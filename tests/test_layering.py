@@ -39,6 +39,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "_errors": (0, "_errors"),
         "_types": (0, "_types"),
         "_build": (0, "_build"),
+        "_argtypes": (0, "_argtypes"),
         "_json": (1, "_json"),
         "_assembly": (2, "_assembly"),
         "providers": (3, "providers"),

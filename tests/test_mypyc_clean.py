@@ -1,12 +1,15 @@
 """What keeps the source compilable with mypyc, checked in whichever build runs.
 
-The compiled build (``scripts/mypyc_scratch.sh``) is tested with the whole suite; these
-tests pin the source-side choices that make that work and hold in the pure build too.
+The compiled build (``hatch_build.py``; CI runs the whole suite against it and against
+pure Python) is tested with the whole suite; these tests pin the source-side choices that
+make that work and hold in the pure build too.
 """
 
 from __future__ import annotations
 
 import inspect
+import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -85,3 +88,40 @@ def test_signals_with_foreign_field_types_are_checked_by_the_assembler() -> None
         ToolCallAssembler(max_depth=0)
     with pytest.raises((OptionTypeError, OptionValueError), match="empty_args"):
         ToolCallAssembler(empty_args=None)
+
+
+USER_CODE = textwrap.dedent(
+    """
+    from callstream import PartialJSONParser, ToolCallAssembler, parse_partial_json
+    from callstream._pipeline import Pipeline
+
+    ToolCallAssembler(max_depth="3")  # wrong
+    ToolCallAssembler(empty_args="nope")  # wrong
+    ToolCallAssembler().end_call(index=1.5)  # wrong
+    ToolCallAssembler().mark_server(id=3)  # wrong
+    PartialJSONParser().feed(b"x")  # wrong
+    parse_partial_json(None)  # wrong
+    Pipeline("openai-chat", reasoning="yes")  # wrong
+    ToolCallAssembler(max_depth=3, max_calls=None, empty_args="invalid").finish("stop")
+    PartialJSONParser(strict=False, max_chars=None).feed("[1")
+    """
+)
+
+
+def test_type_checkers_see_the_precise_parameter_types(tmp_path: Path) -> None:
+    """The checked options read as ``object`` only in the mypyc build (see
+    ``callstream._argtypes``): a user's type checker still flags each wrong type."""
+    api = pytest.importorskip("mypy.api")
+    source = Path(__file__).resolve().parents[1] / "src"
+    config = tmp_path / "mypy.ini"
+    config.write_text(f"[mypy]\nstrict = True\nmypy_path = {source}\n")
+    user = tmp_path / "user.py"
+    user.write_text(USER_CODE)
+    out, _, _ = api.run(
+        ["--config-file", str(config), "--cache-dir", str(tmp_path / "cache"), str(user)]
+    )
+    flagged = {
+        int(line.split(":")[1]) for line in out.splitlines() if line.startswith(str(user))
+    }
+    wrong = {n for n, line in enumerate(USER_CODE.splitlines(), 1) if line.endswith("# wrong")}
+    assert flagged == wrong, out

@@ -21,7 +21,7 @@ under both readings.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 COMPILING = False
 """False at run time and for type checkers; treated as true by the mypyc build only."""
@@ -30,19 +30,19 @@ if TYPE_CHECKING and not COMPILING:
     IntArg = int
     BoolArg = bool
     StrArg = str
-    OptIntArg = Union[int, None]
-    OptStrArg = Union[str, None]
-    IndexArg = Union[int, str, None]
-    ArgsArg = Union[str, Mapping[str, Any], None]
+    OptIntArg = int | None
+    OptStrArg = str | None
+    IndexArg = int | str | None
+    ArgsArg = str | Mapping[str, Any] | None
     EmptyArgsArg = Literal["object", "invalid"]
 elif TYPE_CHECKING:  # the mypyc build
     IntArg = object  # type: ignore[assignment,misc]
     BoolArg = object  # type: ignore[assignment,misc]
     StrArg = object  # type: ignore[assignment,misc]
-    OptIntArg = object  # type: ignore[misc]
-    OptStrArg = object  # type: ignore[misc]
-    IndexArg = object  # type: ignore[misc]
-    ArgsArg = object  # type: ignore[misc]
+    OptIntArg = object  # type: ignore[assignment,misc]
+    OptStrArg = object  # type: ignore[assignment,misc]
+    IndexArg = object  # type: ignore[assignment,misc]
+    ArgsArg = object  # type: ignore[assignment,misc]
     EmptyArgsArg = object  # type: ignore[misc]
 
 __all__ = (

@@ -50,7 +50,7 @@ pipeline does neither).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
@@ -71,6 +71,9 @@ from callstream.providers.transport import (
     check_max_event_chars,
     is_transport_chunk,
 )
+
+if TYPE_CHECKING:
+    from callstream._argtypes import BoolArg, IntArg
 
 __all__ = (
     "MAX_MISMATCHED",
@@ -159,8 +162,8 @@ class Pipeline:
         self,
         provider: str | Translator = "auto",
         *,
-        max_event_chars: object = DEFAULT_MAX_EVENT_CHARS,
-        reasoning: bool = False,
+        max_event_chars: IntArg = DEFAULT_MAX_EVENT_CHARS,
+        reasoning: BoolArg = False,
         **assembler_options: Any,
     ) -> None:
         """Set up for one stream.

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from callstream._assembly.call import UNDECIDED, VALID
 from callstream._assembly.options import (
@@ -38,6 +38,18 @@ from callstream._assembly.validation import args_text, check_index, check_str, r
 from callstream._assembly.verdict import TRUNCATION_REASONS, truncation
 from callstream._errors import AssemblerStateError, ChunkValidationError
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH
+
+if TYPE_CHECKING:
+    from callstream._argtypes import (
+        ArgsArg,
+        BoolArg,
+        EmptyArgsArg,
+        IndexArg,
+        IntArg,
+        OptIntArg,
+        OptStrArg,
+        StrArg,
+    )
 
 _SIGNAL_TYPES = (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
 """What :meth:`ToolCallAssembler.apply` dispatches besides a :class:`CallChunk` (and lists);
@@ -135,20 +147,20 @@ class ToolCallAssembler:
     def __init__(
         self,
         *,
-        allow: object = DEFAULT_ALLOW,
-        strict: object = True,
-        allow_nan: object = False,
-        max_depth: object = DEFAULT_MAX_DEPTH,
-        max_calls: object = DEFAULT_MAX_CALLS,
-        max_argument_chars: object = DEFAULT_MAX_ARGUMENT_CHARS,
-        max_chars: object = DEFAULT_MAX_CHARS,
-        empty_args: object = "object",
+        allow: IntArg = DEFAULT_ALLOW,
+        strict: BoolArg = True,
+        allow_nan: BoolArg = False,
+        max_depth: IntArg = DEFAULT_MAX_DEPTH,
+        max_calls: OptIntArg = DEFAULT_MAX_CALLS,
+        max_argument_chars: OptIntArg = DEFAULT_MAX_ARGUMENT_CHARS,
+        max_chars: OptIntArg = DEFAULT_MAX_CHARS,
+        empty_args: EmptyArgsArg = "object",
     ) -> None:
         """Create an assembler for one stream.
 
-        The options are typed ``object`` and checked here (by :func:`check_options`):
-        compiled with mypyc, typed parameters would be checked first by mypyc, with a
-        plain ``TypeError`` instead of the precise errors below.
+        The options are checked here (by :func:`check_options`), also in the compiled
+        build, where their types read as ``object`` (``callstream._argtypes``), so that a
+        wrong type raises the precise errors below rather than a bare ``TypeError``.
 
         Args:
             allow: partial-json-parser ``Allow`` flags for argument previews.
@@ -176,19 +188,20 @@ class ToolCallAssembler:
             "allow_nan": allow_nan,
             "max_depth": max_depth,
         }
-        limits = (
-            ("max_calls", max_calls),
-            ("max_argument_chars", max_argument_chars),
-            ("max_chars", max_chars),
-        )
-        check_options(parser_options, limits, empty_args)
-        self._max_depth: int = cast(int, max_depth)  # checked above, as each one below
+        limits: dict[str, Any] = {
+            "max_calls": max_calls,
+            "max_argument_chars": max_argument_chars,
+            "max_chars": max_chars,
+        }
+        check_options(parser_options, tuple(limits.items()), empty_args)
+        # checked: read back from the dicts (Any) rather than cast from the parameters
+        self._max_depth: int = parser_options["max_depth"]
         self._state = AssemblyState(
             parser_options,
-            max_calls=cast("int | None", max_calls),
-            max_argument_chars=cast("int | None", max_argument_chars),
-            max_chars=cast("int | None", max_chars),
-            empty_args=cast(str, empty_args),
+            max_calls=limits["max_calls"],
+            max_argument_chars=limits["max_argument_chars"],
+            max_chars=limits["max_chars"],
+            empty_args=str(empty_args),
         )
         self._views = self._state.views  # the same object: one lookup less per read
         self._finished = False
@@ -249,9 +262,9 @@ class ToolCallAssembler:
     def end_call(
         self,
         *,
-        index: object = None,
-        id: object = None,
-        args: object = None,
+        index: IndexArg = None,
+        id: OptStrArg = None,
+        args: ArgsArg = None,
     ) -> list[AssemblyEvent]:
         """Mark the end of one call and give its verdict now.
 
@@ -280,12 +293,12 @@ class ToolCallAssembler:
 
     def fail_call(
         self,
-        error: object,
+        error: StrArg,
         *,
-        index: object = None,
-        id: object = None,
-        name: object = None,
-        args: object = None,
+        index: IndexArg = None,
+        id: OptStrArg = None,
+        name: OptStrArg = None,
+        args: ArgsArg = None,
     ) -> list[AssemblyEvent]:
         """Record a provider-side failure of a call: it becomes invalid with ``error``.
 
@@ -311,7 +324,7 @@ class ToolCallAssembler:
         return self._state.fail_call(error, key, id_, name, text)
 
     def finish(
-        self, reason: object = None, *, provider_reason: object = None
+        self, reason: OptStrArg = None, *, provider_reason: OptStrArg = None
     ) -> list[AssemblyEvent]:
         """End the stream: give every open call its verdict, then ``StreamFinished``.
 
@@ -346,7 +359,7 @@ class ToolCallAssembler:
         self._provider_finish_reason = provider_reason
         return events
 
-    def interrupt(self, cause: object) -> list[AssemblyEvent]:
+    def interrupt(self, cause: StrArg) -> list[AssemblyEvent]:
         """End the stream because its source failed (a dropped connection, say).
 
         A call whose arguments are a complete JSON value gets its usual verdict; any
@@ -373,7 +386,9 @@ class ToolCallAssembler:
         self._finish_reason = None
         return events
 
-    def mark_server(self, *, index: object = None, id: object = None) -> list[AssemblyEvent]:
+    def mark_server(
+        self, *, index: OptIntArg = None, id: OptStrArg = None
+    ) -> list[AssemblyEvent]:
         """Mark the call with provider ``index`` (or ``id``) as a server-side tool.
 
         It leaves ``tool_calls`` / ``invalid_tool_calls`` and is listed in

@@ -45,7 +45,7 @@ scan loop), and this module: the public class (options, ``feed``, ``close``, pre
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from callstream._errors import (
     IncompleteJSONError,
@@ -81,6 +81,9 @@ from callstream._json.grammar import (
 from callstream._json.scanner import Scanner
 from callstream._json.state import _place
 from callstream._types import MISSING
+
+if TYPE_CHECKING:
+    from callstream._argtypes import BoolArg, IntArg, OptIntArg, StrArg
 
 __all__ = (
     "DEFAULT_ALLOW",
@@ -156,17 +159,17 @@ class PartialJSONParser(Scanner):
     def __init__(
         self,
         *,
-        allow: object = DEFAULT_ALLOW,
-        strict: object = True,
-        allow_nan: object = False,
-        max_depth: object = DEFAULT_MAX_DEPTH,
-        max_chars: object = None,
+        allow: IntArg = DEFAULT_ALLOW,
+        strict: BoolArg = True,
+        allow_nan: BoolArg = False,
+        max_depth: IntArg = DEFAULT_MAX_DEPTH,
+        max_chars: OptIntArg = None,
     ) -> None:
         """Create a parser for one JSON text.
 
-        The options are typed ``object`` (an int, bools, an int, an int or None) and
-        checked here: compiled with mypyc, a typed parameter would be checked first by
-        mypyc with a plain ``TypeError``, not the precise errors below.
+        The options are checked here, also in the compiled build, where their types read
+        as ``object`` (``callstream._argtypes``): a wrong type raises the precise errors
+        below, not a bare ``TypeError``.
 
         Args:
             allow: partial-json-parser ``Allow`` flags: kinds that previews may show while
@@ -240,7 +243,7 @@ class PartialJSONParser(Scanner):
 
     # --- feeding ----------------------------------------------------------------------
 
-    def feed(self, text: object) -> list[Change]:
+    def feed(self, text: StrArg) -> list[Change]:
         """Scan the next fragment of the JSON text and return the changes it made.
 
         Cost: O(len(text)) plus the bounded carry from the previous fragment.
@@ -253,8 +256,8 @@ class PartialJSONParser(Scanner):
             ParserStateError: the parser already failed or was closed.
             OptionTypeError: ``text`` is not a ``str``.
         """
-        # ``text`` is typed ``object`` so that a compiled build (mypyc) raises our
-        # OptionTypeError, not mypyc's own TypeError, for a non-str.
+        # ``text`` reads as ``object`` in the compiled build (callstream._argtypes), so
+        # that a non-str raises our OptionTypeError there too, not mypyc's TypeError.
         if type(text) is not str or not text or self._error is not None or self._closed:
             self._refuse(text)
             return []
@@ -406,12 +409,12 @@ class PartialJSONParser(Scanner):
 
 
 def parse_partial_json(
-    text: object,
+    text: StrArg,
     *,
-    allow: object = DEFAULT_ALLOW,
-    strict: object = True,
-    allow_nan: object = False,
-    max_depth: object = DEFAULT_MAX_DEPTH,
+    allow: IntArg = DEFAULT_ALLOW,
+    strict: BoolArg = True,
+    allow_nan: BoolArg = False,
+    max_depth: IntArg = DEFAULT_MAX_DEPTH,
 ) -> Any:
     """Preview a prefix of a JSON text in one call (for ``partial_json_parser.loads`` users).
 
