@@ -37,10 +37,10 @@ from callstream import (
     ValueClosed,
     ValueStarted,
 )
-from callstream._assembly.state import _delta
+from callstream._assembly.types import new_arguments_delta
 from callstream._json import changes
 from callstream._json.changes import PathNode
-from callstream._result import _new_update
+from callstream._update import new_update
 
 # --- the hand-written factories as they were (baseline) ---------------------------------
 
@@ -155,8 +155,8 @@ ENV: dict[str, Any] = {
     "new_string_extended": changes.string_extended,
     "new_scalar_set": changes.scalar_set,
     "new_value_closed": changes.value_closed,
-    "new_delta": _delta,
-    "new_update": _new_update,
+    "new_delta": new_arguments_delta,
+    "new_update": new_update,
 }
 
 INLINE_DELTA = (

@@ -191,15 +191,15 @@ def test_done_event_tool_call_is_the_view_entry() -> None:
     assert asm.tool_calls[0] is done.tool_call
 
 
-def test_fast_delta_factory_matches_the_dataclass() -> None:
+def test_fast_delta_factory_matches_the_constructor() -> None:
     import dataclasses
 
-    from callstream._assembly.assembler import _delta
+    from callstream._assembly.types import new_arguments_delta
     from callstream._json.changes import ValueClosed
 
-    assert [f.name for f in dataclasses.fields(ArgumentsDelta)] == ["index", "text", "changes"]
+    assert ArgumentsDelta.__match_args__ == ("index", "text", "changes")
     changes = (ValueClosed(path=()),)
-    fast = _delta(3, "}", changes)
+    fast = new_arguments_delta(3, "}", changes)
     slow = ArgumentsDelta(index=3, text="}", changes=changes)
     assert fast == slow
     assert hash(fast) == hash(slow)

@@ -19,8 +19,8 @@ from callstream import (
 )
 from callstream._assembly import assembler as assembler_module
 from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, StreamEnd
+from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream.providers import langchain as langchain_module
-from callstream.providers._base import tool_chunk
 
 
 class Text(str):

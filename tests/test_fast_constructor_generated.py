@@ -23,11 +23,12 @@ from callstream import (
     ValueClosed,
     ValueStarted,
 )
-from callstream._assembly.state import _delta
+from callstream._assembly.types import new_arguments_delta
 from callstream._json import changes
 from callstream._json.changes import EAGER_DEPTH, PathNode
-from callstream._result import _new_update
 from callstream._types import fast_constructor
+from callstream._update import new_update
+from tests.record_fields import as_dict, field_names
 
 _CALL = {"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}
 
@@ -37,14 +38,13 @@ CASES: list[tuple[Callable[..., Any], type, tuple[Any, ...]]] = [
     (changes.string_extended, StringExtended, (("a",), "xy")),
     (changes.scalar_set, ScalarSet, ((0,), 1.5)),
     (changes.value_closed, ValueClosed, ((),)),
-    (_delta, ArgumentsDelta, (2, '{"a"', (ValueStarted(path=(), kind="object"),))),
-    (_new_update, StreamUpdate, ((), [_CALL], [], "stop", {"p": 1}, [], "hi", "")),
+    (new_arguments_delta, ArgumentsDelta, (2, '{"a"', (ValueStarted(path=(), kind="object"),))),
+    (new_update, StreamUpdate, ((), [_CALL], [], "stop", {"p": 1}, [], "hi", "")),
 ]
 
 
 def keywords(cls: type, args: tuple[Any, ...]) -> dict[str, Any]:
-    names = [f.name for f in dataclasses.fields(cls) if f.init]
-    return dict(zip(names, args, strict=True))
+    return dict(zip(field_names(cls), args, strict=True))
 
 
 def hash_or_error(obj: object) -> object:
@@ -66,11 +66,11 @@ def test_factory_equals_constructor(
     assert fast == slow
     assert repr(fast) == repr(slow)
     assert hash_or_error(fast) == hash_or_error(slow)
-    assert dataclasses.asdict(fast) == dataclasses.asdict(slow)
-    for f in dataclasses.fields(cls):
-        assert getattr(fast, f.name) is getattr(slow, f.name)
+    assert as_dict(fast) == as_dict(slow)
+    for name in field_names(cls):
+        assert getattr(fast, name) is getattr(slow, name)
         with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(fast, f.name, None)
+            setattr(fast, name, None)
     assert not hasattr(fast, "__dict__")
     pattern = dict(keywords(cls, args))
     match fast:

@@ -16,7 +16,7 @@ from callstream import (
     ValueClosed,
     ValueStarted,
 )
-from callstream._assembly.assembler import _delta
+from callstream._assembly.types import new_arguments_delta
 from callstream._json import changes
 from callstream._pipeline import Pipeline
 
@@ -40,7 +40,7 @@ def test_change_builders_equal_constructors() -> None:
 
 
 def test_arguments_delta_builder_equals_constructor() -> None:
-    fast = _delta(2, '{"a"', (ValueStarted(path=(), kind="object"),))
+    fast = new_arguments_delta(2, '{"a"', (ValueStarted(path=(), kind="object"),))
     slow = ArgumentsDelta(index=2, text='{"a"', changes=(ValueStarted(path=(), kind="object"),))
     assert type(fast) is ArgumentsDelta
     assert fast == slow

@@ -33,12 +33,12 @@ from callstream import (
     collect,
     stream,
 )
+from callstream._assembly.types import new_text_delta as text_delta
 from callstream._async import acollect, astream
 from callstream._pipeline import Pipeline
 from callstream.examples import EXAMPLES, read_example
 from callstream.parsers._input import SIGNAL_TYPES
 from callstream.providers import get_translator
-from callstream.providers._base import text_delta
 from tests.corpus import RECORDED_STREAMS
 from tests.provider_helpers import translate_all
 from tests.real_clients import Body, anthropic_sse, chat_chunk, chat_sse, sdk_stream

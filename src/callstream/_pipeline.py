@@ -56,7 +56,8 @@ from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
 from callstream._errors import OptionTypeError, UnknownFormatError, UsageError
 from callstream._provider_errors import describe_exception, provider_error_payload
-from callstream._result import StreamResult, StreamUpdate, _new_update
+from callstream._result import StreamResult, StreamUpdate
+from callstream._update import new_update
 from callstream.providers import (
     Translator,
     detect_format,
@@ -471,7 +472,7 @@ class Pipeline:
             self._reasoning_parts.append(reasoning)
         if not self._quiet:  # inline _emit and _update: the hot path
             out.append(
-                _new_update(
+                new_update(
                     tuple(events),
                     assembler.tool_calls,
                     assembler.invalid_tool_calls,
@@ -489,11 +490,11 @@ class Pipeline:
             out.append(self._update(tuple(events), payload))
 
     def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
-        """The update for ``events`` without text (built by :data:`_new_update`, as
+        """The update for ``events`` without text (built by :data:`new_update`, as
         :meth:`_translate` builds its own inline); reads the assembler's views, so a quiet
         pipeline never calls it."""
         assembler = self._assembler
-        return _new_update(
+        return new_update(
             events,
             assembler.tool_calls,
             assembler.invalid_tool_calls,

@@ -1,4 +1,5 @@
-"""Shared aliases, sentinels and the fast-constructor generator (standard library only)."""
+"""Shared aliases, sentinels, the record base and the fast-constructor generator (standard
+library only)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,19 @@ import dataclasses
 import enum
 import types
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Literal, TypeAlias, TypeVar
+from typing import Any, ClassVar, Final, Literal, TypeAlias, TypeVar
 
-__all__ = ("MISSING", "JSONPath", "Missing", "ValueKind", "fast_constructor")
+__all__ = (
+    "MISSING",
+    "JSONPath",
+    "Missing",
+    "Record",
+    "ValueKind",
+    "assign_field",
+    "delete_field",
+    "fast_constructor",
+    "is_native",
+)
 
 _T = TypeVar("_T")
 
@@ -35,6 +46,88 @@ ValueKind: TypeAlias = Literal["object", "array", "string", "number", "true", "f
 """The JSON kind of a value."""
 
 
+class Record:
+    """Base of the immutable values built on the hot path, once or more per chunk
+    (:class:`~callstream.StreamUpdate`, :class:`~callstream.CallChunk`,
+    :class:`~callstream.TextDelta`, :class:`~callstream.ArgumentsDelta`).
+
+    They behave as frozen dataclasses did -- keyword-only construction, ``==``
+    and ``hash`` over the fields in :attr:`_compared`, a ``repr`` of every field, ``match``
+    by position (``__match_args__`` lists the fields in order) or keyword, pickling and
+    ``copy``, and assignment or deletion raising :class:`dataclasses.FrozenInstanceError`
+    -- but they are plain classes, so that mypyc compiles their ``__init__`` (a compiled
+    dataclass keeps an interpreted ``__init__``: 20 times the cost of a native one).
+
+    A subclass is ``@final``, lists its fields in ``__slots__`` and ``__match_args__``,
+    sets each once in ``__init__`` as ``self.name: Final = value``, and defines its own
+    ``__setattr__`` / ``__delattr__`` calling :func:`assign_field` / :func:`delete_field`
+    (defined in the class itself: compiled, an ``__init__``'s stores then skip them).
+    Cost: O(number of fields) for ``==``, ``hash``, ``repr``; construction is the
+    subclass's ``__init__`` (or a :func:`fast_constructor` factory in pure Python).
+    """
+
+    __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+    _compared: ClassVar[tuple[str, ...]] = ()
+    """The fields ``==`` and ``hash`` compare (all of them unless a subclass says)."""
+
+    def _values(self, names: tuple[str, ...]) -> tuple[Any, ...]:
+        return tuple([getattr(self, name) for name in names])
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            [f"{name}={getattr(self, name)!r}" for name in self.__match_args__]
+        )
+        return f"{type(self).__qualname__}({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Record)
+        return self._values(self._compared) == other._values(self._compared)
+
+    def __hash__(self) -> int:
+        return hash(self._values(self._compared))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self._values(self.__match_args__)))
+
+
+def _rebuild(cls: type[Record], values: tuple[Any, ...]) -> Record:
+    """A pickled / copied :class:`Record`, built again by its keyword-only constructor."""
+    return cls(**dict(zip(cls.__match_args__, values, strict=True)))
+
+
+def assign_field(obj: Record, name: str, value: object) -> None:
+    """``__setattr__`` of a :class:`Record`: refuse, as a frozen dataclass does.
+
+    Interpreted, a record's ``__init__`` assigns through ``__setattr__``: the first
+    assignment of each field (the one in ``__init__``) goes through. Compiled with mypyc,
+    ``__init__`` stores directly and this only ever refuses.
+
+    Raises:
+        dataclasses.FrozenInstanceError: ``name`` is set already, or is not a field.
+    """
+    if name in type(obj).__match_args__ and not hasattr(obj, name):
+        object.__setattr__(obj, name, value)
+        return
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def delete_field(obj: Record, name: str) -> None:
+    """``__delattr__`` of a :class:`Record`: always refuse.
+
+    Raises:
+        dataclasses.FrozenInstanceError: always.
+    """
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+def is_native(cls: type) -> bool:
+    """True when mypyc compiled ``cls`` (its ``__init__`` is not a Python function)."""
+    return not isinstance(cls.__dict__.get("__init__"), types.FunctionType)
+
+
 _FACTORY_SOURCE = """\
 def {name}({params}):
 {body}"""
@@ -46,7 +139,8 @@ def fast_constructor(
     routes: Mapping[str, tuple[type, Callable[[Any, Any], None]]] | None = None,
     unchecked: bool = False,
 ) -> Callable[..., _T]:
-    """A generated positional factory for the slotted dataclass ``cls``: ``f(*values)``.
+    """A generated positional factory for the slotted dataclass or interpreted
+    :class:`Record` ``cls``: ``f(*values)``.
 
     ``f(a, b, ...)`` returns an object equal to ``cls(a=a, b=b, ...)`` (same type, fields,
     ``==``, ``hash``, ``repr``, ``match``; still frozen if ``cls`` is), built the way a hot
@@ -61,33 +155,42 @@ def fast_constructor(
     left-out argument would cost on every call), and fields with ``init=False`` set from
     their default or ``default_factory``. So it follows the class: a field added to the
     class is a parameter of the next generated factory; nothing is kept in step by hand.
+    A :class:`Record`'s fields are its ``__match_args__``, all required. A record compiled
+    by mypyc has no slot descriptors to set: call the class itself (its native ``__init__``
+    is the fast way, see :func:`is_native`).
 
     ``routes`` is the one hook: ``{"path": (tuple, set_node)}`` stores the ``path``
     argument with the class's own slot when its type is exactly ``tuple``, and with
     ``set_node(obj, value)`` otherwise (one ``type(x) is T`` test, inside the same call:
     the changes' shared ``PathNode`` paths use it).
 
-    ``unchecked=True`` accepts a class whose ``__post_init__`` only checks and normalizes
-    the fields the caller passes (:class:`~callstream.CallChunk`): the factory skips it,
-    for callers whose values already have the checked types (the translators).
+    ``unchecked=True`` accepts a class whose ``__post_init__`` (or a record's ``__init__``)
+    only checks and normalizes the fields the caller passes (:class:`~callstream.CallChunk`):
+    the factory skips it, for callers whose values already have the checked types (the
+    translators). It is required for every :class:`Record`.
 
     Cost: generation is O(number of fields), once per call of this function (call it at
     import time); the factory costs one Python call plus one C call per field.
 
     Raises:
-        TypeError: ``cls`` is not a dataclass with ``slots=True``, has a
-            ``__post_init__`` (the factory would skip it) without ``unchecked=True``, or
+        TypeError: ``cls`` is not a dataclass with ``slots=True`` nor a slotted
+            :class:`Record` (or is a compiled one), has a ``__post_init__`` or is a
+            record (the factory would skip the checks) without ``unchecked=True``, or
             ``routes`` names a field that is not an ``init`` field.
     """
-    if not dataclasses.is_dataclass(cls) or "__slots__" not in cls.__dict__:
-        raise TypeError(f"fast_constructor needs a slotted dataclass, got {cls!r}")
-    if hasattr(cls, "__post_init__") and not unchecked:
-        raise TypeError(f"fast_constructor cannot run {cls.__name__}.__post_init__")
+    record = isinstance(cls, type) and issubclass(cls, Record)
+    if "__slots__" not in cls.__dict__ or not (record or dataclasses.is_dataclass(cls)):
+        raise TypeError(f"fast_constructor needs a slotted dataclass or Record, got {cls!r}")
+    if record and is_native(cls):
+        raise TypeError(f"{cls.__name__} is compiled: call it (its __init__ is native)")
+    if (record or hasattr(cls, "__post_init__")) and not unchecked:
+        checks = "__init__" if record else "__post_init__"
+        raise TypeError(f"fast_constructor cannot run {cls.__name__}.{checks}")
     routes = dict(routes or {})
     names: dict[str, Any] = {"__cls__": cls, "__new__": object.__new__}
     params: list[str] = []
     body: list[str] = ["__obj__ = __new__(__cls__)"]
-    for number, item in enumerate(dataclasses.fields(cls)):
+    for number, item in enumerate(_fields(cls, record)):
         setter = f"__set{number}__"
         names[setter] = _slot_descriptor(cls, item.name).__set__
         value: str | None = item.name
@@ -125,6 +228,19 @@ def fast_constructor(
     factory.__module__ = cls.__module__
     factory.__doc__ = f"``{cls.__name__}(...)`` built through its slots (see fast_constructor)."
     return factory
+
+
+def _fields(cls: Any, record: bool) -> tuple[dataclasses.Field[Any], ...]:
+    """The dataclass fields of ``cls``; for a :class:`Record`, one required ``init`` field
+    per name in its ``__match_args__``."""
+    if not record:
+        return dataclasses.fields(cls)
+    fields = []
+    for name in cls.__match_args__:
+        item: dataclasses.Field[Any] = dataclasses.field()
+        item.name = name
+        fields.append(item)
+    return tuple(fields)
 
 
 def _slot_descriptor(cls: type, name: str) -> Any:

@@ -15,10 +15,7 @@ from callstream._assembly.options import (
     MAX_NAME_CHARS,
     check_options,
 )
-from callstream._assembly.state import (
-    AssemblyState,
-    _delta,  # noqa: F401  (old home: tests import it here)
-)
+from callstream._assembly.state import AssemblyState
 from callstream._assembly.types import (
     AssemblyEvent,
     CallChunk,

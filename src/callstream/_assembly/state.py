@@ -18,7 +18,7 @@ state machine across files without taking a concept out of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from callstream._assembly.arguments import NO_LIMIT, ArgumentText, TextBudget
@@ -32,19 +32,15 @@ from callstream._assembly.types import (
     CallInvalid,
     CallStarted,
     InvalidToolCall,
+    new_arguments_delta,
 )
 from callstream._assembly.validation import Args
 from callstream._assembly.verdict import rejected, verdict
 from callstream._assembly.views import CallViews
 from callstream._errors import JSONLimitError, PartialJSONError
-from callstream._json.changes import Change
-from callstream._types import fast_constructor
 
 __all__ = ("AssemblyState",)
 
-_delta: Callable[[int, str, tuple[Change, ...]], ArgumentsDelta] = fast_constructor(ArgumentsDelta)
-"""``ArgumentsDelta(index=..., text=..., changes=...)``, positional, built through the slots
-(hot path: one per fragment; 40% of the constructor's cost)."""
 
 
 class AssemblyState:
@@ -431,7 +427,7 @@ class AssemblyState:
                 arguments.buffer(text, changes)
                 return
             self._announce(call, events)
-        events.append(_delta(call.number, text, tuple(changes)))
+        events.append(new_arguments_delta(call.number, text, tuple(changes)))
 
     def _replace_args(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
         """Replace an undecided call's arguments with the provider's authoritative text."""
@@ -456,7 +452,7 @@ class AssemblyState:
             arguments.buffer(text, changes)
             return
         self._announce(call, events)
-        events.append(_delta(call.number, text, tuple(changes)))
+        events.append(new_arguments_delta(call.number, text, tuple(changes)))
 
     # --- announcing and verdicts (verdict.py) -------------------------------------------
 

@@ -9,13 +9,11 @@ raise (:mod:`callstream.providers._fields`), values as plain JSON data
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-from callstream._assembly.types import CallChunk, Signal, TextDelta
-from callstream._types import fast_constructor
+from callstream._assembly.types import Signal
 
-__all__ = ("Translator", "text_delta", "tool_chunk")
+__all__ = ("Translator",)
 
 
 @runtime_checkable
@@ -41,24 +39,3 @@ class Translator(Protocol):
         """Return the signals carried by one payload (cost: O(size of the payload))."""
         ...
 
-
-tool_chunk: Callable[[int | None, str | None, str | None, str | dict[str, Any] | None], CallChunk]
-tool_chunk = fast_constructor(CallChunk, unchecked=True)
-tool_chunk.__doc__ = """``tool_chunk(index, id, name, args)``: the
-:class:`~callstream.CallChunk` every translator emits for a fragment of a call, equal to
-``CallChunk(index=..., id=..., name=..., args=...)``.
-
-Built without :class:`CallChunk`'s field checks (a generated constructor, see
-:func:`~callstream._types.fast_constructor`): translators pass what this package's
-accessors return (:func:`get_index`, :func:`get_str`, a plain dict or str for ``args``),
-so the fields already have their types. Cost: O(1).
-"""
-
-
-text_delta: Callable[[str, bool], TextDelta] = fast_constructor(TextDelta, unchecked=True)
-text_delta.__doc__ = """``text_delta(text, reasoning)``: the :class:`~callstream.TextDelta`
-a translator emits for a piece of the model's text (``reasoning=True`` for reasoning /
-thinking text), equal to ``TextDelta(text=..., reasoning=...)``. Translators pass a plain
-``str`` (what :func:`~callstream.providers._fields.get_str` returns) and never ``""``.
-Cost: O(1).
-"""

@@ -34,9 +34,9 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
+from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
-from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str
 from callstream.providers._text import add_text
 

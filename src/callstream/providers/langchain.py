@@ -50,12 +50,12 @@ from callstream._assembly.types import (
     TextDelta,
     ToolCallChunk,
 )
+from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream._assembly.validation import chunk_fields
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
-from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_str, is_record
 from callstream.providers._plain import describe, to_plain
 from callstream.providers._text import add_text

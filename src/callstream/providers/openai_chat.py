@@ -47,12 +47,12 @@ import re
 from typing import Any
 
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
+from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._arguments import args_error, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
-from callstream.providers._base import tool_chunk
 from callstream.providers._fields import get, get_list, get_str, is_record, is_sequence
 from callstream.providers._plain import to_json_data
 from callstream.providers._text import add_text

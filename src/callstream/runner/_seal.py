@@ -53,7 +53,7 @@ from callstream._assembly.types import (
     StreamFinished,
     ToolCall,
 )
-from callstream._result import _copy_json
+from callstream._update import copy_json
 
 __all__ = (
     "VOID_REASONS",
@@ -151,7 +151,7 @@ Action: TypeAlias = Sealed | Rejected | Broken | Ended | Voided
 
 def _sealed_copy(call: ToolCall, args: dict[str, Any]) -> ToolCall:
     """The call with a private deep copy of ``args`` (the assembler's views stay its own)."""
-    return {"name": call["name"], "args": _copy_json(args), "id": call["id"], "type": "tool_call"}
+    return {"name": call["name"], "args": copy_json(args), "id": call["id"], "type": "tool_call"}
 
 
 class Sealer:

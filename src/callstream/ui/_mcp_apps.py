@@ -38,7 +38,8 @@ from typing import Any, NamedTuple
 from callstream._assembly.types import ArgumentsDelta, CallDone, CallInvalid, CallStarted
 from callstream._errors import OptionTypeError, OptionValueError, PartialJSONError
 from callstream._json.parser import PartialJSONParser
-from callstream._result import StreamUpdate, _copy_json
+from callstream._result import StreamUpdate
+from callstream._update import copy_json
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
 from callstream.ui._state import check_item
 
@@ -126,7 +127,7 @@ class McpAppsEncoder:
                     "isError": result.is_error,
                 }
                 if type(result.output) is dict:
-                    params["structuredContent"] = _copy_json(result.output)
+                    params["structuredContent"] = copy_json(result.output)
                 note = _note("ui/notifications/tool-result", params)
             out.append(ViewMessage(index, call_id, note))
         else:
@@ -155,7 +156,7 @@ class McpAppsEncoder:
                 return
             self._sent.add(event.index)
             self._parsers.pop(event.index, None)
-            arguments = _copy_json(event.tool_call["args"])
+            arguments = copy_json(event.tool_call["args"])
             note = _note("ui/notifications/tool-input", {"arguments": arguments})
             out.append(ViewMessage(event.index, call_id, note))
         elif isinstance(event, CallInvalid):
@@ -181,5 +182,5 @@ class McpAppsEncoder:
         if last is not None and now - last < self._min_interval:
             return
         self._last[index] = now
-        note = _note("ui/notifications/tool-input-partial", {"arguments": _copy_json(preview)})
+        note = _note("ui/notifications/tool-input-partial", {"arguments": copy_json(preview)})
         out.append(ViewMessage(index, self._ids[index], note))
