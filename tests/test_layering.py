@@ -51,6 +51,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "examples": (3, "examples"),
         "_pipeline": (4, "_pipeline"),
         "_result": (4, "_pipeline"),
+        "_update": (4, "_pipeline"),
         "_provider_errors": (4, "_pipeline"),
         "_sync": (4.5, "_sync"),
         "_async": (4.5, "_async"),
@@ -185,6 +186,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
     ],
     "callstream._assembly": [
         {"validation", "options", "arguments", "verdict"},
+        {"records"},  # the per-chunk values (compiled), re-exported by types
         {"types"},
         {"call"},
         {"routing", "views"},

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import CallChunk, CallFailure, ServerToolUse, Signal
-from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream.providers._fields import get, int_value
 from callstream.providers._plain import describe
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from callstream._assembly.records import new_text_delta as text_delta
 from callstream._assembly.types import Signal
-from callstream._assembly.types import new_text_delta as text_delta
 from callstream.providers._fields import get_str
 
 __all__ = ("add_text", "text_value")

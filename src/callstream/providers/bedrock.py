@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import (
     CallEnd,
     CallFailure,
@@ -34,7 +35,6 @@ from callstream._assembly.types import (
     Signal,
     StreamEnd,
 )
-from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
 from callstream.providers._fields import get, get_str

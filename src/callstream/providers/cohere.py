@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._fields import get, get_list, get_str

@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from callstream._assembly.assembler import TRUNCATION_REASONS
+from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import (
     CallChunk,
     CallEnd,
@@ -50,7 +51,6 @@ from callstream._assembly.types import (
     TextDelta,
     ToolCallChunk,
 )
-from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream._assembly.validation import chunk_fields
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth

@@ -46,8 +46,8 @@ import json
 import re
 from typing import Any
 
+from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
-from callstream._assembly.types import new_call_chunk as tool_chunk
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
