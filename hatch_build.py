@@ -52,9 +52,12 @@ setup(
 
 def _mypy_config(modules: list[str]) -> str:
     """The mypy settings of the compile: missing imports (the runtime dependencies are not
-    in the build environment) read as Any, and type errors counted only in the compiled
-    modules -- the others are checked by ``mypy`` in CI against the real dependencies."""
-    lines = ["[mypy]", "ignore_missing_imports = True", "", "[mypy-callstream.*]"]
+    in the build environment) read as Any; type errors counted only in the compiled
+    modules -- the others are checked by ``mypy`` in CI against the real dependencies;
+    and ``COMPILING`` true, so that the options our own code checks read as ``object``
+    (``src/callstream/_argtypes.py``)."""
+    lines = ["[mypy]", "ignore_missing_imports = True", "always_true = COMPILING", ""]
+    lines.append("[mypy-callstream.*]")
     lines.append("ignore_errors = True")
     for module in modules:
         lines += ["", f"[mypy-{module}]", "ignore_errors = False"]

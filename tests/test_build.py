@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import importlib.machinery
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import callstream
 from callstream import _build
@@ -67,3 +72,40 @@ def test_callstream_pure_runs_pure_python_in_a_fresh_process() -> None:
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["False", "True"]
+
+
+def _hook_module() -> Any:
+    """hatch_build.py, imported as a module (hatchling is in the test extra)."""
+    pytest.importorskip("hatchling")
+    path = Path(__file__).resolve().parents[1] / "hatch_build.py"
+    spec = importlib.util.spec_from_file_location("callstream_hatch_build", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_without_a_c_compiler_the_build_says_so_and_installs_pure_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    hook = _hook_module()
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    assert hook.CompileHook._cannot_compile(None) == "no C compiler found"
+    monkeypatch.delenv("CC")
+    if shutil.which("cc") or shutil.which("gcc"):
+        assert hook.CompileHook._cannot_compile(None) is None
+
+
+def test_the_compile_list_names_modules_that_exist_and_may_be_compiled() -> None:
+    hook = _hook_module()
+    root = Path(__file__).resolve().parents[1]
+    modules = hook.CompileHook._modules(type("Hook", (), {"root": str(root)})())
+    assert "callstream._json.parser" in modules and "callstream._update" in modules
+    for module in modules:
+        assert (root / "src" / (module.replace(".", "/") + ".py")).is_file(), module
+    # pydantic reads these TypedDicts: compiled, they would be typing's, not
+    # typing_extensions' (refused by pydantic on Python < 3.12)
+    assert "callstream._assembly.types" not in modules
+    config = hook._mypy_config(modules)
+    assert "always_true = COMPILING" in config
+    assert "[mypy-callstream._update]\nignore_errors = False" in config
