@@ -179,10 +179,10 @@ def fast_constructor(
             ``routes`` names a field that is not an ``init`` field.
     """
     record = isinstance(cls, type) and issubclass(cls, Record)
-    if "__slots__" not in cls.__dict__ or not (record or dataclasses.is_dataclass(cls)):
-        raise TypeError(f"fast_constructor needs a slotted dataclass or Record, got {cls!r}")
     if record and is_native(cls):
         raise TypeError(f"{cls.__name__} is compiled: call it (its __init__ is native)")
+    if "__slots__" not in cls.__dict__ or not (record or dataclasses.is_dataclass(cls)):
+        raise TypeError(f"fast_constructor needs a slotted dataclass or Record, got {cls!r}")
     if (record or hasattr(cls, "__post_init__")) and not unchecked:
         checks = "__init__" if record else "__post_init__"
         raise TypeError(f"fast_constructor cannot run {cls.__name__}.{checks}")
