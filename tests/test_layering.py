@@ -54,6 +54,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "_update": (4, "_pipeline"),
         "_provider_errors": (4, "_pipeline"),
         "_sync": (4.5, "_sync"),
+        "_drive": (4.5, "_sync"),
         "_async": (4.5, "_async"),
         "runner": (4.6, "runner"),
         "ui": (4.7, "ui"),

@@ -11,11 +11,11 @@ dropped (CPython frees it at once; other interpreters at their next collection).
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Generator, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from callstream._errors import ConcurrentIterationError, UsageError
+from callstream._drive import UpdateRun
+from callstream._errors import UsageError
 from callstream._pipeline import Pipeline
 from callstream._result import StreamResult, StreamState, StreamUpdate, attach_result
 from callstream.providers import Translator
@@ -35,47 +35,6 @@ def _iterator(source: Any) -> Iterator[Any]:
     return iter(source)
 
 
-def _close(obj: Any) -> None:
-    close = getattr(obj, "close", None)
-    if callable(close):
-        result = close()
-        if inspect.iscoroutine(result):  # an async close() we cannot await here
-            result.close()
-
-
-def _close_source(source: Iterator[Any], owner: Any) -> None:
-    """Close the iterator taken from the source, then the source object itself."""
-    try:
-        _close(source)
-    finally:
-        if owner is not source:
-            _close(owner)
-
-
-def _run(
-    source: Iterator[Any], owner: Any, pipeline: Pipeline
-) -> Generator[StreamUpdate, None, None]:
-    # Module-level on purpose: no reference back to the ToolCallStream, so dropping the
-    # stream (a `break` out of a for loop) closes this generator, which closes the source.
-    try:
-        while True:
-            try:
-                item = next(source)
-            except StopIteration:
-                break
-            except Exception as exc:  # the source failed (not our code, not the consumer)
-                recovered = pipeline.recover(exc)
-                if recovered is None:
-                    pipeline.interrupt(exc)
-                    raise
-                yield from recovered
-                return
-            yield from pipeline.feed(item)
-        yield from pipeline.close()
-    finally:
-        _close_source(source, owner)
-
-
 class ToolCallStream(StreamState, Iterator[StreamUpdate]):
     """An iterator of :class:`StreamUpdate` s over a source; see :func:`stream`.
 
@@ -85,36 +44,26 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
     iterator taken from it.
     """
 
-    __slots__ = ("_busy", "_owner", "_pipeline", "_source", "_updates")
+    __slots__ = ("_owner", "_pipeline", "_source", "_updates")
 
     def __init__(self, source: Any, provider: str | Translator, options: dict[str, Any]) -> None:
         self._pipeline = Pipeline(provider, **options)
         self._source = _iterator(source)
         self._owner = source
-        self._updates = _run(self._source, source, self._pipeline)
-        self._busy = False
+        self._updates = UpdateRun(self._source, source, self._pipeline)
 
     def __next__(self) -> StreamUpdate:
-        if self._busy:
-            raise ConcurrentIterationError("this stream is already being iterated elsewhere")
-        self._busy = True
-        try:
-            return next(self._updates)
-        except ValueError as exc:  # another thread got into the generator first
-            if "already executing" in str(exc):
-                raise ConcurrentIterationError("this stream is already being iterated") from exc
-            raise
-        finally:
-            self._busy = False
+        return self._updates.next_update()
 
     def close(self) -> None:
         """Stop reading and close the source object and its iterator (idempotent)."""
-        # A started generator closes the source in its `finally`; one never started
-        # does not run it, so the source is closed here (once either way).
-        unstarted = inspect.getgeneratorstate(self._updates) == inspect.GEN_CREATED
         self._updates.close()
-        if unstarted:
-            _close_source(self._source, self._owner)
+
+    def __del__(self) -> None:
+        # Dropped without close() (a `break` out of a for loop): close the source now.
+        updates = getattr(self, "_updates", None)  # None when __init__ raised
+        if updates is not None:
+            updates.close()
 
     def __enter__(self) -> ToolCallStream:
         return self

@@ -23,11 +23,10 @@ without the generic ``Mapping`` / attribute path.
 from __future__ import annotations
 
 import enum
-import functools
 import inspect
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 __all__ = (
     "alternate_key",
@@ -47,12 +46,30 @@ _MISSING: Any = object()
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-@functools.lru_cache(maxsize=512)
+_ALTERNATES: dict[str, str | None] = {}
+""":func:`alternate_key`'s answers so far (the keys are this package's field names: a few
+dozen, bounded by ``_MAX_ALTERNATES`` against a caller passing data as keys)."""
+_MAX_ALTERNATES: Final = 512
+
+
 def alternate_key(key: str) -> str | None:
     """Return ``key`` in the other naming style (camel <-> snake), or None if the same.
 
     ``"functionCall"`` -> ``"function_call"``; ``"tool_use_id"`` -> ``"toolUseId"``.
+    Cost: one dict lookup once a key was seen (read for every absent field of every
+    payload, so cheaper than a cache wrapper's call), O(len(key)) the first time.
     """
+    other = _ALTERNATES.get(key, key)
+    if other is not key:
+        return other
+    other = _other_style(key)
+    if len(_ALTERNATES) < _MAX_ALTERNATES:
+        _ALTERNATES[key] = other
+    return other
+
+
+def _other_style(key: str) -> str | None:
+    """:func:`alternate_key`, computed."""
     if "_" in key.strip("_"):
         head, *rest = key.split("_")
         other = head + "".join(part[:1].upper() + part[1:] for part in rest)

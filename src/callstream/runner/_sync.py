@@ -20,8 +20,9 @@ import anyio
 import anyio.from_thread
 import anyio.to_thread
 
+from callstream._drive import close_source as _close_source
 from callstream._errors import UsageError
-from callstream._sync import _close_source, _iterator
+from callstream._sync import _iterator
 from callstream.runner._results import RunItem, RunResult
 
 if TYPE_CHECKING:

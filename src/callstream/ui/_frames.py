@@ -17,8 +17,8 @@ from typing import Any, Protocol, TypeVar, overload
 from pydantic_core import to_jsonable_python
 
 from callstream._async import _close_one
+from callstream._drive import close_object as _close
 from callstream._errors import UsageError
-from callstream._sync import _close
 from callstream.ui._agui import AGUIEncoder
 from callstream.ui._mcp_apps import McpAppsEncoder, ViewMessage
 from callstream.ui._vercel import VercelEncoder
