@@ -1,19 +1,19 @@
-"""Building the hot paths' frozen dataclasses: constructor vs hand-written vs generated.
+"""Building the hot paths' records: the constructor vs the builder the hot paths call.
 
-For each class the hot paths build (the four changes, ``ArgumentsDelta``, ``StreamUpdate``)
-times, in one run, interleaved (round-robin over the variants, best of several
-repeats, so machine noise hits every variant alike):
+For each value the hot paths build once or more per chunk (the four changes,
+``CallChunk``, ``TextDelta``, ``ArgumentsDelta``, ``StreamUpdate``: records, see
+``callstream._types.Record``) times, in one run, interleaved (round-robin over the
+variants, best of several repeats, so machine noise hits every variant alike):
 
-- ``constructor``: ``Cls(path=..., ...)`` (the frozen dataclass ``__init__``);
-- ``hand-written``: the factories callstream had before ``fast_constructor`` (a module
-  function per class: ``object.__new__`` and one ``slot_setter`` global per field,
-  rebuilt here as they were); for ``ArgumentsDelta`` also the copy written out inline
-  in the assembler's per-fragment path;
-- ``generated``: :func:`callstream._types.fast_constructor`'s factory (what the hot
-  paths now call).
+- ``constructor``: ``Cls(field=..., ...)`` (keywords, what user code writes);
+- ``builder``: the positional function the hot paths call (``string_extended``,
+  ``new_call_chunk``, ``new_update``, ...). Compiled (mypyc), it calls the native
+  constructor; interpreted, a ``fast_constructor`` factory that sets the slots (the
+  constructor goes through the frozen ``__setattr__``).
 
-Prints a table of ns per object. The generated factory should match the hand-written
-within noise.
+Run it in both builds: ``python benchmarks/bench_construct.py`` (compiled when
+installed) and ``CALLSTREAM_PURE=1 python benchmarks/bench_construct.py``. Prints the
+build and a table of ns per object.
 
     python benchmarks/bench_construct.py [--repeat 7] [--number 200000]
 """
@@ -23,124 +23,18 @@ from __future__ import annotations
 import argparse
 import sys
 import timeit
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from callstream import (
-    ArgumentsDelta,
-    ScalarSet,
-    StreamUpdate,
-    StringExtended,
-    ValueClosed,
-    ValueStarted,
-)
-from callstream._assembly.types import new_arguments_delta
+import callstream
+from callstream import ValueStarted
+from callstream._assembly.records import new_arguments_delta, new_call_chunk, new_text_delta
+from callstream._build import REASON
 from callstream._json import changes
 from callstream._json.changes import PathNode
 from callstream._update import new_update
-
-# --- the hand-written factories as they were (baseline) ---------------------------------
-
-_new = object.__new__
-
-
-def _setter(cls: type, name: str) -> Callable[[Any, Any], None]:
-    setter: Callable[[Any, Any], None] = cls.__dict__[name].__set__
-    return setter
-
-
-_set_node = _setter(changes._LazyPath, "_node")
-_vs_path = _setter(ValueStarted, "path")
-_vs_kind = _setter(ValueStarted, "kind")
-_se_path = _setter(StringExtended, "path")
-_se_text = _setter(StringExtended, "text")
-_ss_path = _setter(ScalarSet, "path")
-_ss_value = _setter(ScalarSet, "value")
-_vc_path = _setter(ValueClosed, "path")
-_set_index = _setter(ArgumentsDelta, "index")
-_set_text = _setter(ArgumentsDelta, "text")
-_set_changes = _setter(ArgumentsDelta, "changes")
-_set_events = _setter(StreamUpdate, "events")
-_set_tool_calls = _setter(StreamUpdate, "tool_calls")
-_set_invalid = _setter(StreamUpdate, "invalid_tool_calls")
-_set_finish_reason = _setter(StreamUpdate, "finish_reason")
-_set_payload = _setter(StreamUpdate, "payload")
-_set_server = _setter(StreamUpdate, "server_tool_calls")
-_set_update_text = _setter(StreamUpdate, "text")
-_set_update_reasoning = _setter(StreamUpdate, "reasoning")
-
-
-def old_value_started(path: Any, kind: Any) -> ValueStarted:
-    change: ValueStarted = _new(ValueStarted)
-    if type(path) is tuple:
-        _vs_path(change, path)
-    else:
-        _set_node(change, path)
-    _vs_kind(change, kind)
-    return change
-
-
-def old_string_extended(path: Any, text: str) -> StringExtended:
-    change: StringExtended = _new(StringExtended)
-    if type(path) is tuple:
-        _se_path(change, path)
-    else:
-        _set_node(change, path)
-    _se_text(change, text)
-    return change
-
-
-def old_scalar_set(path: Any, value: Any) -> ScalarSet:
-    change: ScalarSet = _new(ScalarSet)
-    if type(path) is tuple:
-        _ss_path(change, path)
-    else:
-        _set_node(change, path)
-    _ss_value(change, value)
-    return change
-
-
-def old_value_closed(path: Any) -> ValueClosed:
-    change: ValueClosed = _new(ValueClosed)
-    if type(path) is tuple:
-        _vc_path(change, path)
-    else:
-        _set_node(change, path)
-    return change
-
-
-def old_delta(number: int, text: str, found: tuple[Any, ...]) -> ArgumentsDelta:
-    delta: ArgumentsDelta = _new(ArgumentsDelta)
-    _set_index(delta, number)
-    _set_text(delta, text)
-    _set_changes(delta, found)
-    return delta
-
-
-def old_update(
-    events: Any,
-    calls: Any,
-    invalid: Any,
-    reason: Any,
-    payload: Any,
-    server: Any,
-    text: str,
-    reasoning: str,
-) -> StreamUpdate:
-    update: StreamUpdate = _new(StreamUpdate)
-    _set_events(update, events)
-    _set_tool_calls(update, calls)
-    _set_invalid(update, invalid)
-    _set_finish_reason(update, reason)
-    _set_payload(update, payload)
-    _set_server(update, server)
-    _set_update_text(update, text)
-    _set_update_reasoning(update, reasoning)
-    return update
-
 
 # --- the cases --------------------------------------------------------------------------
 
@@ -151,49 +45,50 @@ CALLS: list[Any] = [{"name": "f", "args": {}, "id": "c1", "type": "tool_call"}]
 
 ENV: dict[str, Any] = {
     **globals(),
+    **{name: getattr(callstream, name) for name in callstream.__all__},
     "new_value_started": changes.value_started,
     "new_string_extended": changes.string_extended,
     "new_scalar_set": changes.scalar_set,
     "new_value_closed": changes.value_closed,
     "new_delta": new_arguments_delta,
+    "new_call_chunk": new_call_chunk,
+    "new_text_delta": new_text_delta,
     "new_update": new_update,
 }
-
-INLINE_DELTA = (
-    "d = _new(ArgumentsDelta); _set_index(d, 2); _set_text(d, 'ab'); _set_changes(d, CHANGES)"
-)
 
 # class -> [(variant, statement)]
 CASES: dict[str, list[tuple[str, str]]] = {
     "ValueStarted": [
         ("constructor", "ValueStarted(path=PATH, kind='string')"),
-        ("hand-written", "old_value_started(PATH, 'string')"),
-        ("generated", "new_value_started(PATH, 'string')"),
+        ("builder", "new_value_started(PATH, 'string')"),
     ],
     "ValueStarted (PathNode)": [
-        ("hand-written", "old_value_started(NODE, 'string')"),
-        ("generated", "new_value_started(NODE, 'string')"),
+        ("constructor", "ValueStarted(path=NODE, kind='string')"),
+        ("builder", "new_value_started(NODE, 'string')"),
     ],
     "StringExtended": [
         ("constructor", "StringExtended(path=PATH, text='abcd')"),
-        ("hand-written", "old_string_extended(PATH, 'abcd')"),
-        ("generated", "new_string_extended(PATH, 'abcd')"),
+        ("builder", "new_string_extended(PATH, 'abcd')"),
     ],
     "ScalarSet": [
         ("constructor", "ScalarSet(path=PATH, value=12)"),
-        ("hand-written", "old_scalar_set(PATH, 12)"),
-        ("generated", "new_scalar_set(PATH, 12)"),
+        ("builder", "new_scalar_set(PATH, 12)"),
     ],
     "ValueClosed": [
         ("constructor", "ValueClosed(path=PATH)"),
-        ("hand-written", "old_value_closed(PATH)"),
-        ("generated", "new_value_closed(PATH)"),
+        ("builder", "new_value_closed(PATH)"),
+    ],
+    "CallChunk": [
+        ("constructor", "CallChunk(index=0, id=None, name=None, args='ab')"),
+        ("builder", "new_call_chunk(0, None, None, 'ab')"),
+    ],
+    "TextDelta": [
+        ("constructor", "TextDelta(text='ab', reasoning=False)"),
+        ("builder", "new_text_delta('ab', False)"),
     ],
     "ArgumentsDelta": [
         ("constructor", "ArgumentsDelta(index=2, text='ab', changes=CHANGES)"),
-        ("hand-written", "old_delta(2, 'ab', CHANGES)"),
-        ("hand-written inline", INLINE_DELTA),
-        ("generated", "new_delta(2, 'ab', CHANGES)"),
+        ("builder", "new_delta(2, 'ab', CHANGES)"),
     ],
     "StreamUpdate": [
         (
@@ -201,8 +96,7 @@ CASES: dict[str, list[tuple[str, str]]] = {
             "StreamUpdate(events=(), tool_calls=CALLS, invalid_tool_calls=CALLS,"
             " finish_reason=None, payload=CALLS, server_tool_calls=CALLS, text='', reasoning='')",
         ),
-        ("hand-written", "old_update((), CALLS, CALLS, None, CALLS, CALLS, '', '')"),
-        ("generated", "new_update((), CALLS, CALLS, None, CALLS, CALLS, '', '')"),
+        ("builder", "new_update((), CALLS, CALLS, None, CALLS, CALLS, '', '')"),
     ],
 }
 
@@ -226,14 +120,14 @@ def run(repeat: int, number: int) -> dict[str, dict[str, float]]:
 
 
 def render(table: dict[str, dict[str, float]]) -> str:
-    columns = ["constructor", "hand-written", "hand-written inline", "generated"]
+    columns = ["constructor", "builder"]
     lines = [
-        "| class | " + " | ".join(f"{c} (ns)" for c in columns) + " | generated / hand-written |",
+        "| class | " + " | ".join(f"{c} (ns)" for c in columns) + " | builder / constructor |",
         "|---|" + "---:|" * (len(columns) + 1),
     ]
     for name, row in table.items():
-        cells = [f"{row[c]:.0f}" if c in row else "" for c in columns]
-        ratio = row["generated"] / row["hand-written"]
+        cells = [f"{row[c]:.0f}" for c in columns]
+        ratio = row["builder"] / row["constructor"]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f} |")
     return "\n".join(lines)
 
@@ -244,7 +138,7 @@ def check_equal() -> None:
         built = []
         for _variant, statement in variants:
             scope = dict(ENV)
-            exec(statement if statement.startswith("d = ") else f"d = {statement}", scope)
+            exec(f"d = {statement}", scope)
             built.append(scope["d"])
         assert all(obj == built[0] and type(obj) is type(built[0]) for obj in built), variants
 
@@ -255,7 +149,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--number", type=int, default=200_000)
     args = parser.parse_args(argv)
     check_equal()
-    print(f"Python {sys.version.split()[0]}; best of {args.repeat} x {args.number:,}, interleaved")
+    print(
+        f"Python {sys.version.split()[0]}, callstream {REASON}; "
+        f"best of {args.repeat} x {args.number:,}, interleaved"
+    )
     print(render(run(args.repeat, args.number)))
     return 0
 

@@ -19,13 +19,14 @@ from callstream import (
 from callstream._assembly.types import new_arguments_delta
 from callstream._json import changes
 from callstream._pipeline import Pipeline
+from tests.record_fields import as_dict
 
 
 def same(fast: object, slow: object) -> None:
     assert type(fast) is type(slow)
     assert fast == slow
     assert repr(fast) == repr(slow)
-    assert dataclasses.asdict(fast) == dataclasses.asdict(slow)  # type: ignore[call-overload]
+    assert as_dict(fast) == as_dict(slow)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.path = ()  # type: ignore[attr-defined]
 

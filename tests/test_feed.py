@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import shutil
@@ -122,7 +121,7 @@ def test_feed_objects_carry_every_field_of_their_event() -> None:
         ValueClosed(path=()),
     ):
         item: Any = to_feed(ArgumentsDelta(index=0, text="", changes=(change,)))["changes"][0]
-        assert {f.name for f in dataclasses.fields(change)} | {"type"} == set(item)
+        assert {*field_names(change), "type"} == set(item)
 
 
 def test_not_an_event_is_a_usage_error() -> None:

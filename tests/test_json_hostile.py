@@ -9,7 +9,6 @@ scanned once).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import pickle
 import re
@@ -39,6 +38,7 @@ from callstream import (
 )
 from callstream._json.changes import EAGER_DEPTH, PathNode
 from tests.compiled_build import skip_if_compiled
+from tests.record_fields import as_dict
 from tests.strategies import split_every, splits
 
 
@@ -89,16 +89,14 @@ def test_a_deep_change_holds_a_shared_node_until_its_path_is_read() -> None:
     assert isinstance(deepest, ValueStarted)
     assert deepest.kind == "string"
     # Nothing of length ~depth is held yet: only a node (parent link + one key).
-    assert type(deepest._node) is PathNode  # type: ignore[attr-defined]
-    with pytest.raises(AttributeError):
-        ValueStarted.__dict__["path"].__get__(deepest)  # the tuple slot is still empty
+    assert type(deepest._at) is PathNode  # no tuple built yet
     # The nodes are shared: the string's node hangs off the array's, not a copy of it.
     array_change = changes[-3]
-    assert deepest._node.parent is array_change._node  # type: ignore[attr-defined]
+    assert deepest._at.parent is array_change._at
     # Reading the path builds the tuple once and keeps it.
     assert deepest.path == (0,) * depth
     assert deepest.path is deepest.path
-    assert len(ValueStarted.__dict__["path"].__get__(deepest)) == depth
+    assert type(deepest._at) is tuple and len(deepest._at) == depth
     # The tuple-free change compares, hashes, prints and pickles like a built one.
     built = ValueStarted(path=(0,) * depth, kind="string")
     fresh = parser.feed("y")[0]
@@ -108,7 +106,7 @@ def test_a_deep_change_holds_a_shared_node_until_its_path_is_read() -> None:
     assert pickle.loads(pickle.dumps(changes[-3])) == ValueStarted(
         path=(0,) * (depth - 1), kind="array"
     )
-    assert dataclasses.asdict(changes[-1]) == {"path": (0,) * depth, "text": "x"}
+    assert as_dict(changes[-1]) == {"path": (0,) * depth, "text": "x"}
     match changes[-1]:
         case StringExtended(path=path, text="x"):
             assert len(path) == depth

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, ClassVar, Final, Literal, TypeAlias, TypeVar
 
 __all__ = (
@@ -108,7 +108,7 @@ def assign_field(obj: Record, name: str, value: object) -> None:
     Raises:
         dataclasses.FrozenInstanceError: ``name`` is set already, or is not a field.
     """
-    if name in type(obj).__match_args__ and not hasattr(obj, name):
+    if name in getattr(type(obj), "__slots__", ()) and not hasattr(obj, name):
         object.__setattr__(obj, name, value)
         return
     raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -136,7 +136,6 @@ def {name}({params}):
 def fast_constructor(
     cls: type[_T],
     *,
-    routes: Mapping[str, tuple[type, Callable[[Any, Any], None]]] | None = None,
     unchecked: bool = False,
 ) -> Callable[..., _T]:
     """A generated positional factory for the slotted dataclass or interpreted
@@ -159,11 +158,6 @@ def fast_constructor(
     by mypyc has no slot descriptors to set: call the class itself (its native ``__init__``
     is the fast way, see :func:`is_native`).
 
-    ``routes`` is the one hook: ``{"path": (tuple, set_node)}`` stores the ``path``
-    argument with the class's own slot when its type is exactly ``tuple``, and with
-    ``set_node(obj, value)`` otherwise (one ``type(x) is T`` test, inside the same call:
-    the changes' shared ``PathNode`` paths use it).
-
     ``unchecked=True`` accepts a class whose ``__post_init__`` (or a record's ``__init__``)
     only checks and normalizes the fields the caller passes (:class:`~callstream.CallChunk`):
     the factory skips it, for callers whose values already have the checked types (the
@@ -175,8 +169,7 @@ def fast_constructor(
     Raises:
         TypeError: ``cls`` is not a dataclass with ``slots=True`` nor a slotted
             :class:`Record` (or is a compiled one), has a ``__post_init__`` or is a
-            record (the factory would skip the checks) without ``unchecked=True``, or
-            ``routes`` names a field that is not an ``init`` field.
+            record (the factory would skip the checks) without ``unchecked=True``.
     """
     record = isinstance(cls, type) and issubclass(cls, Record)
     if record and is_native(cls):
@@ -186,7 +179,6 @@ def fast_constructor(
     if (record or hasattr(cls, "__post_init__")) and not unchecked:
         checks = "__init__" if record else "__post_init__"
         raise TypeError(f"fast_constructor cannot run {cls.__name__}.{checks}")
-    routes = dict(routes or {})
     names: dict[str, Any] = {"__cls__": cls, "__new__": object.__new__}
     params: list[str] = []
     body: list[str] = ["__obj__ = __new__(__cls__)"]
@@ -206,15 +198,7 @@ def fast_constructor(
             value = None
         if value is None:
             continue  # init=False without a default: left unset, as the constructor does
-        route = routes.pop(item.name, None) if item.init else None
-        if route is None:
-            body.append(f"{setter}(__obj__, {value})")
-        else:
-            names[f"__type{number}__"], names[f"__other{number}__"] = route
-            body.append(f"if type({value}) is __type{number}__: {setter}(__obj__, {value})")
-            body.append(f"else: __other{number}__(__obj__, {value})")
-    if routes:
-        raise TypeError(f"routes name no init field of {cls.__name__}: {sorted(routes)}")
+        body.append(f"{setter}(__obj__, {value})")
     body.append("return __obj__")
     name = f"new_{cls.__name__}"
     source = _FACTORY_SOURCE.format(
@@ -236,7 +220,7 @@ def _fields(cls: Any, record: bool) -> tuple[dataclasses.Field[Any], ...]:
     if not record:
         return dataclasses.fields(cls)
     fields = []
-    for name in cls.__match_args__:
+    for name in cls.__slots__:  # the stored fields, in the order of __match_args__
         item: dataclasses.Field[Any] = dataclasses.field()
         item.name = name
         fields.append(item)

@@ -26,7 +26,6 @@ from callstream._assembly.call import INVALID, UNDECIDED, VALID, Call
 from callstream._assembly.options import MAX_NAME_CHARS
 from callstream._assembly.routing import Routes, join_piece, starts_new_call
 from callstream._assembly.types import (
-    ArgumentsDelta,
     AssemblyEvent,
     CallDone,
     CallInvalid,
@@ -473,7 +472,7 @@ class AssemblyState:
             held = arguments.take_buffered()
             if held is not None:
                 text, changes = held
-                events.append(ArgumentsDelta(index=call.number, text=text, changes=changes))
+                events.append(new_arguments_delta(call.number, text, changes))
 
     def _report(self, call: Call, events: list[AssemblyEvent]) -> None:
         """Emit the call's final event (announcing it first if it has a name)."""

@@ -21,16 +21,25 @@ own tuple of keys (O(depth) each, O(depth²) for a deep document). A change made
 than :data:`EAGER_DEPTH` instead holds a :class:`PathNode` (its parent's path and one
 key), and builds the ``path`` tuple the first time ``path`` is read (O(depth), once; the
 tuple is then kept). Everything that reads ``path`` — ``==``, ``hash``, ``repr``,
-``match``, ``dataclasses.asdict``, pickling — sees the same tuple either way.
+``match``, pickling — sees the same tuple either way.
+
+The changes are :class:`~callstream._types.Record` s (immutable, compared and matched as
+the frozen dataclasses they were before 0.2): mypyc compiles their constructors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, cast
+from typing import Any, ClassVar, Final, Literal, TypeAlias, cast, final
 
-from callstream._types import JSONPath, fast_constructor
+from callstream._types import (
+    JSONPath,
+    Record,
+    assign_field,
+    delete_field,
+    fast_constructor,
+    is_native,
+)
 
 __all__ = (
     "EAGER_DEPTH",
@@ -77,103 +86,168 @@ class PathNode:
         return f"PathNode({self.to_tuple()!r})"
 
 
-class _LazyPath:
-    """Base of the change classes: a ``path`` given as a :class:`PathNode` is built on read.
-
-    The dataclass's own ``path`` slot is then left empty; reading it fails over to
-    ``__getattr__``, which builds the tuple from ``_node``, stores it in the slot (later
-    reads cost what a plain slot costs). The node is kept, so concurrent first reads
-    from two threads both succeed and build equal tuples.
-    """
-
-    __slots__ = ("_node",)
-
-    if not TYPE_CHECKING:  # keep attribute typos visible to type checkers
-
-        def __getattr__(self, name: str) -> Any:
-            if name == "path":
-                try:
-                    node = _get_node(self)
-                except AttributeError:
-                    pass
-                else:
-                    path = node.to_tuple()
-                    type(self).__dict__["path"].__set__(self, path)
-                    return path
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
-            )
+def _path_of(change: ValueStarted | StringExtended | ScalarSet | ValueClosed) -> JSONPath:
+    """The ``path`` of a change: its tuple, built from its :class:`PathNode` on the first
+    read and kept (O(depth) once; later reads O(1)). Two threads reading it first both
+    build equal tuples."""
+    at = change._at
+    if type(at) is tuple:
+        return at
+    path = cast(PathNode, at).to_tuple()
+    object.__setattr__(change, "_at", path)  # past the frozen __setattr__, as intended
+    return path
 
 
-_node_slot = _LazyPath.__dict__["_node"]
-_get_node = _node_slot.__get__
-_set_node = _node_slot.__set__
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ValueStarted(_LazyPath):
+@final
+class ValueStarted(Record):
     """An object, array or string began at ``path``."""
 
-    path: JSONPath
-    kind: Literal["object", "array", "string"]
+    __slots__ = ("_at", "kind")
+    __match_args__: ClassVar = ("path", "kind")
+    _compared: ClassVar = ("path", "kind")
+
+    def __init__(
+        self, *, path: JSONPath | PathNode, kind: Literal["object", "array", "string"]
+    ) -> None:
+        self._at: JSONPath | PathNode = path
+        self.kind: Final = kind
+
+    @property
+    def path(self) -> JSONPath:
+        """Where, from the root (keys and indexes)."""
+        return _path_of(self)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        assign_field(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delete_field(self, name)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StringExtended(_LazyPath):
+@final
+class StringExtended(Record):
     """The string at ``path`` grew by ``text`` (escapes already decoded)."""
 
-    path: JSONPath
-    text: str
+    __slots__ = ("_at", "text")
+    __match_args__: ClassVar = ("path", "text")
+    _compared: ClassVar = ("path", "text")
+
+    def __init__(self, *, path: JSONPath | PathNode, text: str) -> None:
+        self._at: JSONPath | PathNode = path
+        self.text: Final = text
+
+    @property
+    def path(self) -> JSONPath:
+        """Where, from the root (keys and indexes)."""
+        return _path_of(self)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        assign_field(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delete_field(self, name)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScalarSet(_LazyPath):
+@final
+class ScalarSet(Record):
     """A complete number, boolean or null was set at ``path``."""
 
-    path: JSONPath
-    value: Any
+    __slots__ = ("_at", "value")
+    __match_args__: ClassVar = ("path", "value")
+    _compared: ClassVar = ("path", "value")
+
+    def __init__(self, *, path: JSONPath | PathNode, value: Any) -> None:
+        self._at: JSONPath | PathNode = path
+        self.value: Final = value
+
+    @property
+    def path(self) -> JSONPath:
+        """Where, from the root (keys and indexes)."""
+        return _path_of(self)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        assign_field(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delete_field(self, name)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ValueClosed(_LazyPath):
+@final
+class ValueClosed(Record):
     """The object, array or string at ``path`` is complete."""
 
-    path: JSONPath
+    __slots__ = ("_at",)
+    __match_args__: ClassVar = ("path",)
+    _compared: ClassVar = ("path",)
+
+    def __init__(self, *, path: JSONPath | PathNode) -> None:
+        self._at: JSONPath | PathNode = path
+
+    @property
+    def path(self) -> JSONPath:
+        """Where, from the root (keys and indexes)."""
+        return _path_of(self)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        assign_field(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delete_field(self, name)
 
 
 Change: TypeAlias = ValueStarted | StringExtended | ScalarSet | ValueClosed
 """Any of the four change types."""
 
 
-# --- fast construction (the parser's hot path) ----------------------------------------
+# --- construction on the parser's hot path ----------------------------------------------
 #
-# A frozen dataclass's __init__ sets each field through object.__setattr__ by name, after
-# the keyword-argument call machinery: 2.3 times what these factories cost. They
-# are generated from the fields (see fast_constructor) and build equal objects (frozen,
-# slotted); a ``path`` given as a PathNode (not a tuple) is routed to ``_node`` and built
-# into a tuple on read.
+# Compiled (mypyc), the native constructors are the fast way: these functions call the
+# classes. Interpreted, a constructor assigns through the frozen __setattr__, so they call
+# factories that set the slots instead (fast_constructor, built once here). A ``path`` may
+# be a tuple or a PathNode (built into a tuple on its first read).
 
-_PATH_ROUTE: Final = {"path": (tuple, _set_node)}
-
-value_started: Callable[
-    [JSONPath | PathNode, Literal["object", "array", "string"]], ValueStarted
-] = fast_constructor(ValueStarted, routes=_PATH_ROUTE)
-"""``ValueStarted(path=path, kind=kind)``, positional, built through the slots."""
-
-string_extended: Callable[[JSONPath | PathNode, str], StringExtended] = fast_constructor(
-    StringExtended, routes=_PATH_ROUTE
+_STARTED: Final[Callable[..., ValueStarted] | None] = (
+    None if is_native(ValueStarted) else fast_constructor(ValueStarted, unchecked=True)
 )
-"""``StringExtended(path=path, text=text)``, positional, built through the slots."""
-
-scalar_set: Callable[[JSONPath | PathNode, Any], ScalarSet] = fast_constructor(
-    ScalarSet, routes=_PATH_ROUTE
+_EXTENDED: Final[Callable[..., StringExtended] | None] = (
+    None if is_native(StringExtended) else fast_constructor(StringExtended, unchecked=True)
 )
-"""``ScalarSet(path=path, value=value)``, positional, built through the slots."""
-
-value_closed: Callable[[JSONPath | PathNode], ValueClosed] = fast_constructor(
-    ValueClosed, routes=_PATH_ROUTE
+_SET: Final[Callable[..., ScalarSet] | None] = (
+    None if is_native(ScalarSet) else fast_constructor(ScalarSet, unchecked=True)
 )
-"""``ValueClosed(path=path)``, positional, built through the slots."""
+_CLOSED: Final[Callable[..., ValueClosed] | None] = (
+    None if is_native(ValueClosed) else fast_constructor(ValueClosed, unchecked=True)
+)
+
+
+def value_started(
+    path: JSONPath | PathNode, kind: Literal["object", "array", "string"]
+) -> ValueStarted:
+    """``ValueStarted(path=path, kind=kind)``. Cost: O(1)."""
+    if _STARTED is None:
+        return ValueStarted(path=path, kind=kind)
+    return _STARTED(path, kind)
+
+
+def string_extended(path: JSONPath | PathNode, text: str) -> StringExtended:
+    """``StringExtended(path=path, text=text)``. Cost: O(1)."""
+    if _EXTENDED is None:
+        return StringExtended(path=path, text=text)
+    return _EXTENDED(path, text)
+
+
+def scalar_set(path: JSONPath | PathNode, value: Any) -> ScalarSet:
+    """``ScalarSet(path=path, value=value)``. Cost: O(1)."""
+    if _SET is None:
+        return ScalarSet(path=path, value=value)
+    return _SET(path, value)
+
+
+def value_closed(path: JSONPath | PathNode) -> ValueClosed:
+    """``ValueClosed(path=path)``. Cost: O(1)."""
+    if _CLOSED is None:
+        return ValueClosed(path=path)
+    return _CLOSED(path)
 
 
 def to_json_pointer(path: JSONPath) -> str:

@@ -126,9 +126,18 @@ def resolve_format(name: str) -> str:
     return key
 
 
+_MODULES: dict[str, Any] = {}
+"""The translator modules imported so far, by format (``importlib.import_module`` costs
+about a microsecond even for a module already imported, and format detection asks for
+each format's module once per stream)."""
+
+
 def _module(name: str) -> Any:
-    module_name, _ = _REGISTRY[name]
-    return importlib.import_module(f"{__name__}.{module_name}")
+    module = _MODULES.get(name)
+    if module is None:
+        module_name, _ = _REGISTRY[name]
+        module = _MODULES[name] = importlib.import_module(f"{__name__}.{module_name}")
+    return module
 
 
 def get_translator(name: str) -> Translator:
