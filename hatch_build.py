@@ -43,8 +43,11 @@ setup(
     # the build environment has no runtime dependencies (pydantic, anyio): mypy reads
     # them as Any, which the compiled modules never depend on. The project's strict
     # settings are for `mypy` in CI; this build reads only the small config beside it.
+    # mypyc's generated C goes to the temporary directory (target_dir), not the sources
     ext_modules=mypycify(
-        ["--config-file", sys.argv.pop(1), *sys.argv.pop(1).split(",")], opt_level="3"
+        ["--config-file", sys.argv.pop(1), *sys.argv.pop(1).split(",")],
+        opt_level="3",
+        target_dir=sys.argv.pop(1),
     ),
 )
 """
@@ -117,6 +120,7 @@ class CompileHook(BuildHookInterface):  # type: ignore[misc]
                     setup,
                     config,
                     ",".join(files),
+                    os.path.join(temp, "c"),
                     "build_ext",
                     "--inplace",
                     "--build-temp",

@@ -49,7 +49,7 @@ pipeline does neither).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from callstream._assembly.assembler import ToolCallAssembler
@@ -86,17 +86,17 @@ __all__ = (
     "StreamUpdate",
 )
 
-MAX_UNRECOGNIZED = 64
+MAX_UNRECOGNIZED: Final = 64
 """Payloads held back by ``provider="auto"`` before giving up on recognizing the format."""
 
-MAX_UNRECOGNIZED_OBJECTS = 8
+MAX_UNRECOGNIZED_OBJECTS: Final = 8
 """SDK objects (not dicts) held back, none of a known shape, before giving up: a stream
 of objects is recognized from its first payloads or never, so it fails fast."""
 
-MIN_VOTES = 3
+MIN_VOTES: Final = 3
 """Payloads shaped like one format that choose it without evidence (text-only streams)."""
 
-MAX_MISMATCHED = 16
+MAX_MISMATCHED: Final = 16
 """Consecutive payloads without any field of the chosen format tolerated (pings, usage)."""
 
 
@@ -154,6 +154,7 @@ class Pipeline:
         "_reasoning_parts",
         "_seen",
         "_text_parts",
+        "_translate_payload",
         "_translator",
         "_transport",
         "_votes",
@@ -208,6 +209,10 @@ class Pipeline:
             raise UsageError(
                 f"provider must be 'auto', a format name or a translator, got {provider!r}"
             )
+        # the bound method, looked up once (a translator is any object with translate())
+        self._translate_payload: Callable[[Any], list[Signal]] | None = (
+            None if self._translator is None else self._translator.translate
+        )
         self._transport: TransportDecoder | None = None
         self._pending: list[Any] = []
         self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
@@ -420,6 +425,7 @@ class Pipeline:
     def _commit(self, name: str, out: list[StreamUpdate]) -> None:
         """Read the stream as ``name`` from now on; translate the held payloads into ``out``."""
         self._translator = get_translator(name)
+        self._translate_payload = self._translator.translate
         self._format = name
         held, self._pending = self._pending, []
         self._votes = {}
@@ -448,10 +454,10 @@ class Pipeline:
         with ``reasoning=True``; text after the end of the stream is ignored. A payload
         that carries only text gave signals, so it counts as of the format.
         """
-        assert self._translator is not None
+        assert self._translate_payload is not None
         events: list[AssemblyEvent] = []
         assembler = self._assembler
-        signals: list[Signal] = self._translator.translate(payload)
+        signals: list[Signal] = self._translate_payload(payload)
         if self._format is not None:
             if signals:
                 self._misses = 0
@@ -459,7 +465,7 @@ class Pipeline:
                 self._mismatch(payload)
         text = reasoning = ""
         for signal in signals:  # the assembler ignores signals after the stream's end
-            if signal.__class__ is not TextDelta:  # (cheaper than type() here)
+            if type(signal) is not TextDelta:
                 events += assembler.apply(signal)
             elif not assembler.finished:  # text after the end is ignored too
                 if not signal.reasoning:

@@ -128,7 +128,7 @@ def is_native(cls: type) -> bool:
     return not isinstance(cls.__dict__.get("__init__"), types.FunctionType)
 
 
-_FACTORY_SOURCE = """\
+_FACTORY_SOURCE: Final = """\
 def {name}({params}):
 {body}"""
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from callstream._assembly.call import UNDECIDED, VALID
 from callstream._assembly.options import (
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         StrArg,
     )
 
-_SIGNAL_TYPES = (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
+_SIGNAL_TYPES: Final = (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
 """What :meth:`ToolCallAssembler.apply` dispatches besides a :class:`CallChunk` (and lists);
 a :class:`TextDelta` is taken too, and passed through."""
 

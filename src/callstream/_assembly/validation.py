@@ -28,7 +28,7 @@ __all__ = (
     "read_chunk",
 )
 
-_REPR_LIMIT = 60
+_REPR_LIMIT: Final = 60
 
 MAX_INDEX_DIGITS: Final = 18
 """Longest digit string accepted as an ``index`` (beyond it ``int()`` would be slow or

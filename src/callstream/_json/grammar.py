@@ -38,18 +38,20 @@ DEFAULT_MAX_DEPTH: Final = 1000
 
 # --- lexical patterns -------------------------------------------------------------------
 
-_WS = re.compile(r"[ \t\n\r]*")
-_STRING_RUN_STRICT = re.compile(r'[^"\\\x00-\x1f]*')
-_STRING_RUN_LAX = re.compile(r'[^"\\]*')
+_WS: Final = re.compile(r"[ \t\n\r]*")
+_STRING_RUN_STRICT: Final = re.compile(r'[^"\\\x00-\x1f]*')
+_STRING_RUN_LAX: Final = re.compile(r'[^"\\]*')
 # Longest prefix of the text that can still begin a JSON number.
-_NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:(?:\.[0-9]+)?[eE][+-]?[0-9]*|\.[0-9]*)?)?")
+_NUMBER_PREFIX: Final = re.compile(
+    r"-?(?:(?:0|[1-9][0-9]*)(?:(?:\.[0-9]+)?[eE][+-]?[0-9]*|\.[0-9]*)?)?"
+)
 # These patterns match the empty string too, so ``match`` never returns None.
 _Run = Callable[[str, int], "re.Match[str]"]
-_number_prefix = cast(_Run, _NUMBER_PREFIX.match)
-_ws_match = cast(_Run, _WS.match)
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
-_digit_run = cast(_Run, re.compile(r"[0-9]*").match)
-_HEX = frozenset("0123456789abcdefABCDEF")
+_number_prefix: Final = cast(_Run, _NUMBER_PREFIX.match)
+_ws_match: Final = cast(_Run, _WS.match)
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_digit_run: Final = cast(_Run, re.compile(r"[0-9]*").match)
+_HEX: Final = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES: Final = {
     '"': '"',
     "\\": "\\",
@@ -73,31 +75,31 @@ _LITERALS: Final[dict[str, tuple[str, Any, int]]] = {
 
 # --- scanner states -----------------------------------------------------------------------
 
-_VALUE = 0  # a value is expected (start, after ':' or after ',' in an array)
-_ARRAY_FIRST = 1  # just after '[': a value or ']'
-_OBJECT_FIRST = 2  # just after '{': a key or '}'
-_KEY = 3  # after ',' in an object: a key
-_COLON = 4  # after a key: ':'
-_AFTER = 5  # after a value in a container: ',' or the closer
-_STRING = 6  # inside a string (a value or a key)
-_NUMBER_PENDING = 7  # a number that may go on is in ``_num_parts`` (state ``_num_state``)
-_LITERAL_PENDING = 8  # a literal that is not complete yet is in the carry
-_DONE = 9  # the top-level value is complete: only whitespace may follow
+_VALUE: Final = 0  # a value is expected (start, after ':' or after ',' in an array)
+_ARRAY_FIRST: Final = 1  # just after '[': a value or ']'
+_OBJECT_FIRST: Final = 2  # just after '{': a key or '}'
+_KEY: Final = 3  # after ',' in an object: a key
+_COLON: Final = 4  # after a key: ':'
+_AFTER: Final = 5  # after a value in a container: ',' or the closer
+_STRING: Final = 6  # inside a string (a value or a key)
+_NUMBER_PENDING: Final = 7  # a number that may go on is in ``_num_parts`` (state ``_num_state``)
+_LITERAL_PENDING: Final = 8  # a literal that is not complete yet is in the carry
+_DONE: Final = 9  # the top-level value is complete: only whitespace may follow
 
 # --- number grammar states (a number that may still go on, kept in ``_num_parts``) ---------
 
-_N_START = 0  # nothing yet
-_N_MINUS = 1  # "-"
-_N_ZERO = 2  # "0" or "-0": only '.', 'e' or the end may follow
-_N_INT = 3  # integer digits "12"  (a digit run)
-_N_DOT = 4  # "1."
-_N_FRAC = 5  # "1.5"  (a digit run)
-_N_EXP = 6  # "1e"
-_N_EXP_SIGN = 7  # "1e-"
-_N_EXP_DIGITS = 8  # "1e5"  (a digit run)
-_N_COMPLETE = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP_DIGITS))
-_N_RUNS = frozenset((_N_INT, _N_FRAC, _N_EXP_DIGITS))
-_DIGIT_CHARS = "0123456789"
+_N_START: Final = 0  # nothing yet
+_N_MINUS: Final = 1  # "-"
+_N_ZERO: Final = 2  # "0" or "-0": only '.', 'e' or the end may follow
+_N_INT: Final = 3  # integer digits "12"  (a digit run)
+_N_DOT: Final = 4  # "1."
+_N_FRAC: Final = 5  # "1.5"  (a digit run)
+_N_EXP: Final = 6  # "1e"
+_N_EXP_SIGN: Final = 7  # "1e-"
+_N_EXP_DIGITS: Final = 8  # "1e5"  (a digit run)
+_N_COMPLETE: Final = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP_DIGITS))
+_N_RUNS: Final = frozenset((_N_INT, _N_FRAC, _N_EXP_DIGITS))
+_DIGIT_CHARS: Final = "0123456789"
 
 
 def _number_moves() -> tuple[dict[str, int], ...]:
@@ -121,7 +123,7 @@ def _number_moves() -> tuple[dict[str, int], ...]:
 
 _NUMBER_MOVES: Final = _number_moves()
 
-_EXPECTED = {
+_EXPECTED: Final = {
     _VALUE: "expected a value",
     _ARRAY_FIRST: "expected a value or ']'",
     _OBJECT_FIRST: "expected a string key or '}'",

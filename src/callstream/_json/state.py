@@ -71,7 +71,7 @@ class Frame:
         self.placed = placed
 
 
-_new = object.__new__
+_new: Final = object.__new__
 # True when Frame is an ordinary class; False when mypyc compiled it (a native class has
 # its own ``__new__``, and ``object.__new__(Frame)`` raises TypeError there).
 _BY_NEW: Final = Frame.__new__ is object.__new__
@@ -102,7 +102,7 @@ def new_frame(  # noqa: PLR0917 - positional, as the one caller passes them
     return frame
 
 
-_ROOT = None  # "parent" of the top-level value
+_ROOT: Final = None  # "parent" of the top-level value
 
 
 class ParserState:

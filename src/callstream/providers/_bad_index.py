@@ -10,7 +10,7 @@ once where a block starts with it: Anthropic, Bedrock).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import CallChunk, CallFailure, ServerToolUse, Signal
@@ -85,11 +85,11 @@ def get_block_index(obj: Any, key: str) -> int | BadIndex:
     return _NULL_INDEX if index is None else index
 
 
-_NULL_INDEX = BadIndex(None)
+_NULL_INDEX: Final = BadIndex(None)
 
 
 #: Most distinct unusable index values given their own key (per translator).
-MAX_BAD_INDEX_KEYS = 1024
+MAX_BAD_INDEX_KEYS: Final = 1024
 
 
 class BadIndexCalls:
@@ -203,9 +203,9 @@ class BadIndexCalls:
         return [CallFailure(index=key, name=self._names.pop(key, None), error=error)]
 
 
-_FIRST_KEY = -(2**64)
+_FIRST_KEY: Final = -(2**64)
 
-_BAD_INDEX = (
+_BAD_INDEX: Final = (
     "the provider's index is not a non-negative integer, so these pieces belong to no known call"
 )
 

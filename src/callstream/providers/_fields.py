@@ -41,12 +41,12 @@ __all__ = (
     "sequence_items",
 )
 
-_MISSING: Any = object()
+_MISSING: Final[Any] = object()
 
-_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL_BOUNDARY: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-_ALTERNATES: dict[str, str | None] = {}
+_ALTERNATES: Final[dict[str, str | None]] = {}
 """:func:`alternate_key`'s answers so far (the keys are this package's field names: a few
 dozen, bounded by ``_MAX_ALTERNATES`` against a caller passing data as keys)."""
 _MAX_ALTERNATES: Final = 512
@@ -78,7 +78,7 @@ def _other_style(key: str) -> str | None:
     return other if other != key else None
 
 
-_NONE_ATTRIBUTE: Any = object()
+_NONE_ATTRIBUTE: Final[Any] = object()
 """What :func:`_lookup` gives for an object's attribute that exists and is None."""
 
 

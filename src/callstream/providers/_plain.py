@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import dumps_bounded
@@ -23,7 +23,7 @@ from callstream.providers._fields import sequence_items
 
 __all__ = ("describe", "scalar_value", "to_json_data", "to_plain")
 
-_MISSING: Any = object()
+_MISSING: Final[Any] = object()
 
 
 def describe(value: Any) -> str:
@@ -136,7 +136,7 @@ def _key_text(key: Any) -> str:
     raise _NotPlain(f"a mapping key of type {kind.__name__} is not JSON")
 
 
-_EXIT: Any = object()  # stack marker: leave a container (drop it from the ancestors)
+_EXIT: Final[Any] = object()  # stack marker: leave a container (drop it from the ancestors)
 
 
 #: One step of the walk: (parent, slot, item, depth of item, shallow), or

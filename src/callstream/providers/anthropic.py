@@ -40,7 +40,7 @@ import base64
 import binascii
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import (
@@ -58,15 +58,15 @@ from callstream.providers._text import add_text
 __all__ = ("AnthropicTranslator", "detect")
 
 #: Content-block types that are run by the provider (server-side tools).
-SERVER_BLOCK_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
+SERVER_BLOCK_TYPES: Final = frozenset({"server_tool_use", "mcp_tool_use"})
 
 #: Content-block types that are calls the model makes (client, server and MCP tools).
-TOOL_BLOCK_TYPES = frozenset({"tool_use"}) | SERVER_BLOCK_TYPES
+TOOL_BLOCK_TYPES: Final = frozenset({"tool_use"}) | SERVER_BLOCK_TYPES
 
 #: Stop reasons meaning the output was cut off by a token limit.
-_LENGTH_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
+_LENGTH_REASONS: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
 
-_EVENT_TYPES = frozenset(
+_EVENT_TYPES: Final = frozenset(
     {
         "message_start",
         "content_block_start",
@@ -265,7 +265,7 @@ class AnthropicTranslator:
 
 
 #: Event type -> its handler (any other type carries nothing for us).
-_HANDLERS: dict[str | None, Callable[[AnthropicTranslator, Any], list[Signal]]] = {
+_HANDLERS: Final[dict[str | None, Callable[[AnthropicTranslator, Any], list[Signal]]]] = {
     "content_block_start": AnthropicTranslator._block_start,
     "content_block_delta": AnthropicTranslator._block_delta,
     "content_block_stop": AnthropicTranslator._block_stop,

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Final
 
 from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
@@ -59,7 +59,7 @@ from callstream.providers._text import add_text
 
 __all__ = ("OpenAIChatTranslator", "detect", "failed_generation_calls", "normalize_finish_reason")
 
-_FINISH_REASONS = {"eos_token": "stop", "eos": "stop", "max_tokens": "length"}
+_FINISH_REASONS: Final = {"eos_token": "stop", "eos": "stop", "max_tokens": "length"}
 
 
 def normalize_finish_reason(reason: str) -> str:
@@ -80,7 +80,7 @@ def detect(payload: Any) -> bool:
 
 # Llama-style text a model may emit instead of a structured call:
 # <function=f>{"a": 1}</function> or <function=f{"a": 1}</function>
-_FUNCTION_TAG = re.compile(r"<function=([^>{\s]+)>?\s*(.*?)\s*</function>", re.DOTALL)
+_FUNCTION_TAG: Final = re.compile(r"<function=([^>{\s]+)>?\s*(.*?)\s*</function>", re.DOTALL)
 
 
 def failed_generation_calls(text: str) -> list[tuple[str | None, str]]:
