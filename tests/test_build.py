@@ -109,3 +109,24 @@ def test_the_compile_list_names_modules_that_exist_and_may_be_compiled() -> None
     config = hook._mypy_config(modules)
     assert "always_true = COMPILING" in config
     assert "[mypy-callstream._update]\nignore_errors = False" in config
+
+
+@pytest.mark.skipif(not callstream.COMPILED, reason="the compiled build only")
+def test_compiled_classes_refuse_subclasses_as_documented() -> None:
+    from callstream import PartialJSONParser, StreamUpdate, ToolCallAssembler
+
+    for cls in (PartialJSONParser, ToolCallAssembler, StreamUpdate):
+        with pytest.raises(TypeError):
+            type("Sub", (cls,), {})
+
+
+def test_the_package_builds_one_way_as_a_whole() -> None:
+    """Compiled modules call each other directly: either all of them run or none does."""
+    from callstream._assembly import records
+    from callstream._json import changes, parser
+
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    kinds = {str(m.__file__).endswith(suffixes) for m in (records, changes, parser, _build)}
+    assert kinds == ({True, False} if callstream.COMPILED else {False})
+    assert str(parser.__file__).endswith(suffixes) is callstream.COMPILED
+    assert str(_build.__file__).endswith(".py")  # never compiled: it decides the build

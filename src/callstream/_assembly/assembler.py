@@ -424,13 +424,14 @@ class ToolCallAssembler:
         if type(given) is CallChunk:  # the hot path: what every translator sends
             if self._finished:
                 return []  # late provider data: the stream already ended
+            chunk: CallChunk = given  # typed: its fields are read natively when compiled
             events: list[AssemblyEvent] = []
-            args = given.args
+            args = chunk.args
             if args is None or type(args) is str:
-                self._state.merge(given.index, given.id, given.name, args, False, events)
+                self._state.merge(chunk.index, chunk.id, chunk.name, args, False, events)
             else:
                 text, whole = args_text(args, "", self._max_depth)
-                self._state.merge(given.index, given.id, given.name, text, whole, events)
+                self._state.merge(chunk.index, chunk.id, chunk.name, text, whole, events)
             return events
         if isinstance(given, _SIGNAL_TYPES):
             return [] if self._finished else self._dispatch(given)
