@@ -111,13 +111,32 @@ def test_the_compile_list_names_modules_that_exist_and_may_be_compiled() -> None
     assert "[mypy-callstream._update]\nignore_errors = False" in config
 
 
-@pytest.mark.skipif(not callstream.COMPILED, reason="the compiled build only")
-def test_compiled_classes_refuse_subclasses_as_documented() -> None:
+def test_a_subclass_works_pure_and_is_refused_compiled() -> None:
+    """README: compiled classes cannot be subclassed (CPython builds the subclass, mypyc
+    refuses its instances); pure Python they can."""
     from callstream import PartialJSONParser, StreamUpdate, ToolCallAssembler
 
-    for cls in (PartialJSONParser, ToolCallAssembler, StreamUpdate):
-        with pytest.raises(TypeError):
-            type("Sub", (cls,), {})
+    class Counting(PartialJSONParser):
+        fed = 0
+
+        def feed(self, text: str) -> list[Any]:
+            Counting.fed += 1
+            return super().feed(text)
+
+    if callstream.COMPILED:
+        for cls in (Counting, type("A", (ToolCallAssembler,), {})):
+            with pytest.raises(TypeError, match="interpreted classes cannot inherit"):
+                cls()
+        with pytest.raises(TypeError, match="interpreted classes cannot inherit"):
+            type("U", (StreamUpdate,), {})(
+                events=(), tool_calls=[], invalid_tool_calls=[], finish_reason=None
+            )
+        return
+    parser = Counting()
+    parser.feed('{"a"')
+    parser.feed(": 1}")
+    assert Counting.fed == 2
+    assert parser.close() == {"a": 1}
 
 
 def test_the_package_builds_one_way_as_a_whole() -> None:
