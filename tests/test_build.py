@@ -111,9 +111,9 @@ def test_the_compile_list_names_modules_that_exist_and_may_be_compiled() -> None
     assert "[mypy-callstream._update]\nignore_errors = False" in config
 
 
-def test_a_subclass_works_pure_and_is_refused_compiled() -> None:
-    """README: compiled classes cannot be subclassed (CPython builds the subclass, mypyc
-    refuses its instances); pure Python they can."""
+def test_the_parser_and_the_assembler_take_subclasses_in_both_builds() -> None:
+    """README: ``PartialJSONParser`` and ``ToolCallAssembler`` allow interpreted subclasses
+    (mypyc's allow_interpreted_subclasses); the records are final and, compiled, refuse."""
     from callstream import PartialJSONParser, StreamUpdate, ToolCallAssembler
 
     class Counting(PartialJSONParser):
@@ -123,20 +123,25 @@ def test_a_subclass_works_pure_and_is_refused_compiled() -> None:
             Counting.fed += 1
             return super().feed(text)
 
-    if callstream.COMPILED:
-        for cls in (Counting, type("A", (ToolCallAssembler,), {})):
-            with pytest.raises(TypeError, match="interpreted classes cannot inherit"):
-                cls()
-        with pytest.raises(TypeError, match="interpreted classes cannot inherit"):
-            type("U", (StreamUpdate,), {})(
-                events=(), tool_calls=[], invalid_tool_calls=[], finish_reason=None
-            )
-        return
     parser = Counting()
     parser.feed('{"a"')
     parser.feed(": 1}")
     assert Counting.fed == 2
     assert parser.close() == {"a": 1}
+
+    class Named(ToolCallAssembler):
+        def describe(self) -> str:
+            return f"{len(self.tool_calls)} call(s)"
+
+    assembler = Named()
+    assembler.feed({"index": 0, "id": "c", "name": "f", "args": "{}"})
+    assembler.finish("stop")
+    assert assembler.describe() == "1 call(s)"
+    if callstream.COMPILED:
+        with pytest.raises(TypeError, match="interpreted classes cannot inherit"):
+            type("U", (StreamUpdate,), {})(
+                events=(), tool_calls=[], invalid_tool_calls=[], finish_reason=None
+            )
 
 
 def test_the_package_builds_one_way_as_a_whole() -> None:

@@ -37,7 +37,6 @@ from callstream import (
     parse_partial_json,
 )
 from callstream._json.changes import EAGER_DEPTH, PathNode
-from tests.compiled_build import skip_if_compiled
 from tests.record_fields import as_dict
 from tests.strategies import split_every, splits
 
@@ -169,7 +168,6 @@ class CountingParser(PartialJSONParser):
 NUMBERS = ["1", "-0", "12", "-12.5", "0.25e-3", "1E+9", "1.5e10", "-7e-0"]
 
 
-@skip_if_compiled  # subclasses / monkeypatches a compiled class, or reads its docs
 @pytest.mark.parametrize("size", [1, 2, 3, 4])
 @pytest.mark.parametrize("digits", [10, 4000])
 def test_a_long_number_is_scanned_once_with_a_bounded_carry(size: int, digits: int) -> None:
@@ -198,7 +196,6 @@ def test_a_long_number_is_scanned_once_with_a_bounded_carry(size: int, digits: i
     wrap=st.sampled_from(["{}", "[{}]", '{{"x": {}}}', "[1, {}, 2]", "{} "]),
     data=st.data(),
 )
-@skip_if_compiled  # subclasses / monkeypatches a compiled class, or reads its docs
 def test_numbers_in_any_split_equal_json_loads(number: str, wrap: str, data: st.DataObject) -> None:
     text = wrap.format(number)
     expected = json.dumps(json.loads(text))

@@ -30,7 +30,6 @@ from callstream import (
     to_json_pointer,
 )
 from callstream._json import parser as parser_module
-from tests.compiled_build import skip_if_compiled
 from tests.strategies import serializations, split_every, splits
 
 # --- helpers ----------------------------------------------------------------------------
@@ -689,7 +688,6 @@ class CountingParser(PartialJSONParser):
         super()._scan(text, base, changes, final)
 
 
-@skip_if_compiled  # subclasses / monkeypatches a compiled class, or reads its docs
 def test_no_rescanning_and_bounded_carry() -> None:
     """Each character is scanned once, plus a bounded carry at fragment boundaries."""
     document = json.dumps(

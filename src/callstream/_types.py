@@ -19,9 +19,18 @@ __all__ = (
     "delete_field",
     "fast_constructor",
     "is_native",
+    "mypyc_attr",
 )
 
 _T = TypeVar("_T")
+
+try:  # mypy's own helper: mypyc reads the decorator at compile time
+    from mypy_extensions import mypyc_attr
+except ImportError:  # not installed at run time: the decorator then changes nothing
+
+    def mypyc_attr(*_args: str, **_flags: bool) -> Callable[[_T], _T]:  # type: ignore[misc]
+        """Stand-in for ``mypy_extensions.mypyc_attr`` (a no-op outside mypyc)."""
+        return lambda cls: cls
 
 
 class Missing(enum.Enum):

@@ -35,6 +35,7 @@ from callstream._assembly.validation import args_text, check_index, check_str, r
 from callstream._assembly.verdict import TRUNCATION_REASONS, truncation
 from callstream._errors import AssemblerStateError, ChunkValidationError
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH
+from callstream._types import mypyc_attr
 
 if TYPE_CHECKING:
     from callstream._argtypes import (
@@ -62,6 +63,7 @@ __all__ = (
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # subclasses work in both builds
 class ToolCallAssembler:
     """Merges streamed tool-call chunks into tool calls, with events and live views.
 

@@ -80,7 +80,7 @@ from callstream._json.grammar import (
 )
 from callstream._json.scanner import Scanner
 from callstream._json.state import _place
-from callstream._types import MISSING
+from callstream._types import MISSING, mypyc_attr
 
 if TYPE_CHECKING:
     from callstream._argtypes import BoolArg, IntArg, OptIntArg, StrArg
@@ -103,6 +103,7 @@ __all__ = (
 )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # subclasses work in both builds
 class PartialJSONParser(Scanner):
     """Incremental, tolerant parser for one JSON text, with honest previews.
 

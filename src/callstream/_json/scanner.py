@@ -32,10 +32,12 @@ from callstream._json.grammar import (
     _ws_match,
 )
 from callstream._json.values import ValueReader
+from callstream._types import mypyc_attr
 
 __all__ = ("Scanner",)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # PartialJSONParser subclasses
 class Scanner(ValueReader):
     """The scan loop of the parser (internal)."""
 

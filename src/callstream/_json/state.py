@@ -22,7 +22,7 @@ from callstream._json.grammar import (
     _VALUE,
     _Run,
 )
-from callstream._types import MISSING, JSONPath
+from callstream._types import MISSING, JSONPath, mypyc_attr
 
 __all__ = ("Frame", "ParserState", "new_frame")
 
@@ -105,6 +105,7 @@ def new_frame(  # noqa: PLR0917 - positional, as the one caller passes them
 _ROOT: Final = None  # "parent" of the top-level value
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # PartialJSONParser subclasses
 class ParserState:
     """Every attribute of the parser, and the bookkeeping shared by all values (internal).
 

@@ -43,10 +43,12 @@ from callstream._json.grammar import (
     _hex4,
 )
 from callstream._json.state import ParserState, _place, new_frame
+from callstream._types import mypyc_attr
 
 __all__ = ("ValueReader",)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # PartialJSONParser subclasses
 class ValueReader(ParserState):
     """Strings, escapes, containers, numbers and literals of the parser (internal)."""
 
