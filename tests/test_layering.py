@@ -12,7 +12,8 @@ layers only) and the third-party packages each layer may import at module level:
         (tools includes _tool_docstrings and _tool_schema, split out of tools.py)
     L2  _assembly                       standard library (+ typing_extensions)
     L1  _json                           standard library only
-    L0  _errors, _types                 standard library only
+    L0  _errors, _types                 standard library only (_types: mypy_extensions'
+                                        mypyc_attr if installed, for the compiled build)
 
 Inside the core packages (``_json``, ``_assembly``, ``providers``) the modules have tiers
 too (``INNER_TIERS`` below): the rules sit below the machine that applies them.
@@ -79,6 +80,9 @@ THIRD_PARTY_AT_MODULE_LEVEL: dict[float, set[str]] = {
     5: {"partial_json_parser", "typing_extensions"},
 }
 ONLY_IN = {
+    # mypyc's decorator, read at compile time; at run time optional (try / except
+    # ImportError with a no-op stand-in), so only the lowest module may touch it
+    "mypy_extensions": {"callstream._types"},
     "anyio": {
         "callstream._async",
         "callstream.runner._run",
