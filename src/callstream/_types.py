@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Final, Literal, TypeAlias, TypeVar
 
 __all__ = (
@@ -20,6 +20,7 @@ __all__ = (
     "fast_constructor",
     "is_native",
     "mypyc_attr",
+    "use_slot_builders",
 )
 
 _T = TypeVar("_T")
@@ -135,6 +136,22 @@ def delete_field(obj: Record, name: str) -> None:
 def is_native(cls: type) -> bool:
     """True when mypyc compiled ``cls`` (its ``__init__`` is not a Python function)."""
     return not isinstance(cls.__dict__.get("__init__"), types.FunctionType)
+
+
+def use_slot_builders(namespace: dict[str, Any], builders: Mapping[str, type[Record]]) -> None:
+    """Interpreted, make each builder function of ``namespace`` (a module's ``globals()``)
+    the :func:`fast_constructor` factory of its record; compiled, leave it.
+
+    A hot path builds records through module functions (``new_update(...)``, positional)
+    whose body calls the constructor: compiled, that is a native call of a native
+    ``__init__``, the fastest way. Interpreted, ``__init__`` assigns through the frozen
+    ``__setattr__`` (1-7 us), so the name is rebound to a factory that sets the slots,
+    without the function call in between. Call it at the end of the module, before
+    another module imports the names. Cost: one generation per record, at import.
+    """
+    for name, cls in builders.items():
+        if not is_native(cls):
+            namespace[name] = fast_constructor(cls, unchecked=True)
 
 
 _FACTORY_SOURCE: Final = """\

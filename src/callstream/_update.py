@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar, Final, final
 
 from callstream._assembly.types import (
@@ -14,7 +13,7 @@ from callstream._assembly.types import (
     ServerToolCall,
     ToolCall,
 )
-from callstream._types import Record, assign_field, delete_field, fast_constructor, is_native
+from callstream._types import Record, assign_field, delete_field, use_slot_builders
 
 __all__ = ("StreamUpdate", "copy_json", "new_update")
 
@@ -156,9 +155,6 @@ def copy_json(value: Any) -> Any:
     return root
 
 
-_UPDATE: Final[Callable[..., StreamUpdate] | None] = (
-    None if is_native(StreamUpdate) else fast_constructor(StreamUpdate, unchecked=True)
-)
 
 
 def new_update(  # noqa: PLR0917 - the hot path passes every field by position
@@ -174,24 +170,16 @@ def new_update(  # noqa: PLR0917 - the hot path passes every field by position
     """``StreamUpdate(...)`` with every field by position (one per payload). Compiled, the
     native constructor; interpreted, a factory that sets the slots (``__init__`` would go
     through the frozen ``__setattr__``). Cost: O(1)."""
-    if _UPDATE is None:
-        return StreamUpdate(
-            events=events,
-            tool_calls=tool_calls,
-            invalid_tool_calls=invalid_tool_calls,
-            finish_reason=finish_reason,
-            payload=payload,
-            server_tool_calls=server_tool_calls,
-            text=text,
-            reasoning=reasoning,
-        )
-    return _UPDATE(
-        events,
-        tool_calls,
-        invalid_tool_calls,
-        finish_reason,
-        payload,
-        server_tool_calls,
-        text,
-        reasoning,
+    return StreamUpdate(
+        events=events,
+        tool_calls=tool_calls,
+        invalid_tool_calls=invalid_tool_calls,
+        finish_reason=finish_reason,
+        payload=payload,
+        server_tool_calls=server_tool_calls,
+        text=text,
+        reasoning=reasoning,
     )
+
+
+use_slot_builders(globals(), {"new_update": StreamUpdate})

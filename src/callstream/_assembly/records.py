@@ -6,13 +6,12 @@ the other signals and events); compiled with mypyc in the compiled build.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from callstream._assembly.validation import check_args, check_index, check_str
 from callstream._errors import ChunkValidationError
 from callstream._json.changes import Change
-from callstream._types import Record, assign_field, delete_field, fast_constructor, is_native
+from callstream._types import Record, assign_field, delete_field, use_slot_builders
 
 if TYPE_CHECKING:
     from callstream._argtypes import ArgsArg, BoolArg, OptIntArg, OptStrArg, StrArg
@@ -145,18 +144,9 @@ class ArgumentsDelta(Record):
 #
 # Compiled (mypyc), a record's native __init__ is the fast way: the functions below call
 # the class directly. Interpreted, __init__ assigns through __setattr__ (which keeps the
-# record frozen), so the same functions call a factory that sets the slots instead
-# (fast_constructor, built once here). Both build equal records.
+# record frozen), so the names are rebound to factories that set the slots
+# (use_slot_builders, at the end). Both build equal records.
 
-_CHUNK: Final[Callable[..., CallChunk] | None] = (
-    None if is_native(CallChunk) else fast_constructor(CallChunk, unchecked=True)
-)
-_TEXT: Final[Callable[..., TextDelta] | None] = (
-    None if is_native(TextDelta) else fast_constructor(TextDelta, unchecked=True)
-)
-_DELTA: Final[Callable[..., ArgumentsDelta] | None] = (
-    None if is_native(ArgumentsDelta) else fast_constructor(ArgumentsDelta, unchecked=True)
-)
 
 
 def new_call_chunk(
@@ -165,21 +155,25 @@ def new_call_chunk(
     """``CallChunk(index, id, name, args)`` without its field checks, for callers whose
     values have the checked types already (the translators pass what this package's
     accessors return). Cost: O(1)."""
-    if _CHUNK is None:
-        return CallChunk(index=index, id=id, name=name, args=args)
-    return _CHUNK(index, id, name, args)
+    return CallChunk(index=index, id=id, name=name, args=args)
 
 
 def new_text_delta(text: str, reasoning: bool) -> TextDelta:
     """``TextDelta(text, reasoning)`` without its field checks (``text`` a plain ``str``,
     ``reasoning`` a bool). Cost: O(1)."""
-    if _TEXT is None:
-        return TextDelta(text=text, reasoning=reasoning)
-    return _TEXT(text, reasoning)
+    return TextDelta(text=text, reasoning=reasoning)
 
 
 def new_arguments_delta(index: int, text: str, changes: tuple[Change, ...]) -> ArgumentsDelta:
     """``ArgumentsDelta(index, text, changes)`` (one per argument fragment). Cost: O(1)."""
-    if _DELTA is None:
-        return ArgumentsDelta(index=index, text=text, changes=changes)
-    return _DELTA(index, text, changes)
+    return ArgumentsDelta(index=index, text=text, changes=changes)
+
+
+use_slot_builders(
+    globals(),
+    {
+        "new_call_chunk": CallChunk,
+        "new_text_delta": TextDelta,
+        "new_arguments_delta": ArgumentsDelta,
+    },
+)

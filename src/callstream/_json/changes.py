@@ -29,17 +29,9 @@ the frozen dataclasses they were before 0.2): mypyc compiles their constructors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar, Final, Literal, TypeAlias, cast, final
 
-from callstream._types import (
-    JSONPath,
-    Record,
-    assign_field,
-    delete_field,
-    fast_constructor,
-    is_native,
-)
+from callstream._types import JSONPath, Record, assign_field, delete_field, use_slot_builders
 
 __all__ = (
     "EAGER_DEPTH",
@@ -202,52 +194,32 @@ Change: TypeAlias = ValueStarted | StringExtended | ScalarSet | ValueClosed
 # --- construction on the parser's hot path ----------------------------------------------
 #
 # Compiled (mypyc), the native constructors are the fast way: these functions call the
-# classes. Interpreted, a constructor assigns through the frozen __setattr__, so they call
-# factories that set the slots instead (fast_constructor, built once here). A ``path`` may
-# be a tuple or a PathNode (built into a tuple on its first read).
+# classes. Interpreted, a constructor assigns through the frozen __setattr__, so the names
+# are rebound to factories that set the slots (use_slot_builders, at the end). A ``path``
+# may be a tuple or a PathNode (built into a tuple on its first read).
 
-_STARTED: Final[Callable[..., ValueStarted] | None] = (
-    None if is_native(ValueStarted) else fast_constructor(ValueStarted, unchecked=True)
-)
-_EXTENDED: Final[Callable[..., StringExtended] | None] = (
-    None if is_native(StringExtended) else fast_constructor(StringExtended, unchecked=True)
-)
-_SET: Final[Callable[..., ScalarSet] | None] = (
-    None if is_native(ScalarSet) else fast_constructor(ScalarSet, unchecked=True)
-)
-_CLOSED: Final[Callable[..., ValueClosed] | None] = (
-    None if is_native(ValueClosed) else fast_constructor(ValueClosed, unchecked=True)
-)
 
 
 def value_started(
     path: JSONPath | PathNode, kind: Literal["object", "array", "string"]
 ) -> ValueStarted:
     """``ValueStarted(path=path, kind=kind)``. Cost: O(1)."""
-    if _STARTED is None:
-        return ValueStarted(path=path, kind=kind)
-    return _STARTED(path, kind)
+    return ValueStarted(path=path, kind=kind)
 
 
 def string_extended(path: JSONPath | PathNode, text: str) -> StringExtended:
     """``StringExtended(path=path, text=text)``. Cost: O(1)."""
-    if _EXTENDED is None:
-        return StringExtended(path=path, text=text)
-    return _EXTENDED(path, text)
+    return StringExtended(path=path, text=text)
 
 
 def scalar_set(path: JSONPath | PathNode, value: Any) -> ScalarSet:
     """``ScalarSet(path=path, value=value)``. Cost: O(1)."""
-    if _SET is None:
-        return ScalarSet(path=path, value=value)
-    return _SET(path, value)
+    return ScalarSet(path=path, value=value)
 
 
 def value_closed(path: JSONPath | PathNode) -> ValueClosed:
     """``ValueClosed(path=path)``. Cost: O(1)."""
-    if _CLOSED is None:
-        return ValueClosed(path=path)
-    return _CLOSED(path)
+    return ValueClosed(path=path)
 
 
 def to_json_pointer(path: JSONPath) -> str:
@@ -259,3 +231,14 @@ def to_json_pointer(path: JSONPath) -> str:
         "/" + (str(part) if isinstance(part, int) else part.replace("~", "~0").replace("/", "~1"))
         for part in path
     )
+
+
+use_slot_builders(
+    globals(),
+    {
+        "value_started": ValueStarted,
+        "string_extended": StringExtended,
+        "scalar_set": ScalarSet,
+        "value_closed": ValueClosed,
+    },
+)
