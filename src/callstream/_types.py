@@ -59,7 +59,8 @@ ValueKind: TypeAlias = Literal["object", "array", "string", "number", "true", "f
 class Record:
     """Base of the immutable values built on the hot path, once or more per chunk
     (:class:`~callstream.StreamUpdate`, :class:`~callstream.CallChunk`,
-    :class:`~callstream.TextDelta`, :class:`~callstream.ArgumentsDelta`).
+    :class:`~callstream.TextDelta`, :class:`~callstream.ArgumentsDelta` and the four
+    parser changes).
 
     They behave as frozen dataclasses did -- keyword-only construction, ``==``
     and ``hash`` over the fields in :attr:`_compared`, a ``repr`` of every field, ``match``
@@ -68,10 +69,13 @@ class Record:
     -- but they are plain classes, so that mypyc compiles their ``__init__`` (a compiled
     dataclass keeps an interpreted ``__init__``: 20 times the cost of a native one).
 
-    A subclass is ``@final``, lists its fields in ``__slots__`` and ``__match_args__``,
-    sets each once in ``__init__`` as ``self.name: Final = value``, and defines its own
-    ``__setattr__`` / ``__delattr__`` calling :func:`assign_field` / :func:`delete_field`
-    (defined in the class itself: compiled, an ``__init__``'s stores then skip them).
+    A subclass is ``@final``, lists its fields in ``__match_args__`` and what it stores
+    for them, in the same order, in ``__slots__`` (a stored name may differ: the changes
+    keep ``path`` as ``_at`` and read it through a property), names the compared ones in
+    ``_compared``, sets each once in ``__init__`` (``self.name: Final = value``), and
+    defines its own ``__setattr__`` / ``__delattr__`` calling :func:`assign_field` /
+    :func:`delete_field` (in the class itself: compiled, ``__init__``'s stores then skip
+    them; inherited, they would not).
     Cost: O(number of fields) for ``==``, ``hash``, ``repr``; construction is the
     subclass's ``__init__`` (or a :func:`fast_constructor` factory in pure Python).
     """
@@ -79,7 +83,7 @@ class Record:
     __slots__ = ()
     __match_args__: ClassVar[tuple[str, ...]] = ()
     _compared: ClassVar[tuple[str, ...]] = ()
-    """The fields ``==`` and ``hash`` compare (all of them unless a subclass says)."""
+    """The fields ``==`` and ``hash`` compare (each subclass lists them)."""
 
     def _values(self, names: tuple[str, ...]) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in names])
