@@ -22,7 +22,7 @@ from callstream._json.grammar import (
     _VALUE,
     _Run,
 )
-from callstream._types import MISSING, JSONPath, mypyc_attr
+from callstream._types import MISSING, JSONPath, is_native, mypyc_attr
 
 __all__ = ("Frame", "ParserState", "new_frame")
 
@@ -74,7 +74,7 @@ class Frame:
 _new: Final = object.__new__
 # True when Frame is an ordinary class; False when mypyc compiled it (a native class has
 # its own ``__new__``, and ``object.__new__(Frame)`` raises TypeError there).
-_BY_NEW: Final = Frame.__new__ is object.__new__
+_BY_NEW: Final = not is_native(Frame)
 
 
 def new_frame(  # noqa: PLR0917 - positional, as the one caller passes them
