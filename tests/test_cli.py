@@ -428,6 +428,14 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, comman
         ('{"type": "ping"}\n\n{"type": oops}\n', ":3: not JSON ("),
         ('{"type": "ping"}\n{"a": 1\n', ":2: not JSON ("),
         ('{"a": 1', ":1: not JSON ("),
+        # the first line is not JSON, and no payload comes out of the lines as a document
+        ('{"choices": [\nnot json\n', ":1: not JSON (Expecting value at column 14): '{\"ch"),
+        ("[\nnot json\n", ":1: not JSON (Expecting value at column 2): '['"),
+        ('{"choices": [\n', ":1: not JSON (Expecting value at column 14)"),
+        # a document over several lines: the error names its own line, not the last one
+        ('{"choices": [\nnot json\n]}\n', ":2: not JSON (Expecting value at column 1): 'not"),
+        ('{"choices": [\r\nnot json\r\n]}\r\n', ":2: not JSON (Expecting value at column 1)"),
+        ('[\n{"a": 1,\n "b": oops,\n "c": 2}\n]\n', ":3: not JSON (Expecting value at column 7)"),
         ("event: ping\ndata: {}\n\nevent: x\ndata: {not json\n\n", ":5: SSE data is not JSON"),
         ("hello\n", ":1: not a recorded stream"),
         ("", ": the file is empty"),

@@ -5,7 +5,8 @@ Two layouts are recognized from the first non-blank line:
 - JSON lines (also NDJSON): one decoded payload per line, as in the bundled examples.
   A file that is one JSON array of payloads (or one payload object, pretty-printed over
   several lines) is accepted too: when the first line is not JSON by itself, the file is
-  split into its top-level objects instead.
+  split into its top-level objects instead (a payload that is not JSON there is named by
+  the line its error is on; if no payload comes out, the error is the first line's).
 - Server-sent events text (``data:`` / ``event:`` lines separated by blank lines), as it
   comes off the wire. ``data: [DONE]`` is kept as the end marker it is.
 
@@ -183,7 +184,7 @@ def _json_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Ite
                 source.cut = True
                 return
             if first and isinstance(error, json.JSONDecodeError):
-                yield from _document_records(source, number, line, lines)
+                yield from _document_records(source, number, line, lines, error)
                 return
             raise _decode_error(name, number, line, error, "not JSON") from None
         first = False
@@ -195,18 +196,26 @@ def _json_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Ite
 
 
 def _document_records(
-    source: Source, number: int, line: str, lines: Iterator[tuple[int, str, bool]]
+    source: Source,
+    number: int,
+    line: str,
+    lines: Iterator[tuple[int, str, bool]],
+    first_error: json.JSONDecodeError,
 ) -> Iterator[Record]:
-    """Split a pretty-printed array of payloads (or a single payload) into its objects."""
+    """Split a pretty-printed array of payloads (or a single payload) into its objects.
+
+    ``line`` (line ``number``) is the first line, not JSON by itself (``first_error``):
+    if no payload comes out of the document either, that is the error reported.
+    """
+    first_number, first_line = number, line
     decoder = JSONStreamDecoder()
     texts = decoder.feed(line + "\n")
     ended = True
+    found = False
     while True:
         for text in texts:
-            try:
-                yield Record(number, _loads(text))
-            except _DECODE_ERRORS as error:
-                raise _decode_error(source.name, number, text, error, "not JSON") from None
+            found = True
+            yield _document_record(source.name, number, text)
         if not ended:
             break
         try:
@@ -215,10 +224,23 @@ def _document_records(
             break
         texts = decoder.feed(line + "\n" if ended else line)
     for text in decoder.close():  # an object left open at the end was cut off: dropped
-        try:
-            yield Record(number, _loads(text))
-        except _DECODE_ERRORS as error:
-            raise _decode_error(source.name, number, text, error, "not JSON") from None
+        found = True
+        yield _document_record(source.name, number, text)
+    if not found:
+        raise _decode_error(source.name, first_number, first_line, first_error, "not JSON")
+
+
+def _document_record(name: str, end: int, text: str) -> Record:
+    """The payload of one object of a document, which ends on line ``end``; a decode
+    error names the line it is on (every line was fed with one line end)."""
+    try:
+        return Record(end, _loads(text))
+    except json.JSONDecodeError as error:
+        start = end - text.count("\n")
+        at = text.split("\n")[error.lineno - 1]
+        raise _decode_error(name, start + error.lineno - 1, at, error, "not JSON") from None
+    except _DECODE_ERRORS as error:
+        raise _decode_error(name, end, text, error, "not JSON") from None
 
 
 def _sse_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Iterator[Record]:
