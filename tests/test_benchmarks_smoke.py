@@ -211,6 +211,15 @@ def _check_growth_script(bench: ModuleType) -> None:
 # --- the helpers -----------------------------------------------------------------------------
 
 
+def test_results_name_paths_relative_to_the_checkout(tmp_path: Path) -> None:
+    report = _load("_report")
+    assert report.shown_path(BENCH.parent / "src" / "callstream") == "src/callstream"
+    assert report.shown_path(BENCH.parent) == "."
+    outside = tmp_path / "before" / "src"
+    assert report.shown_path(outside) == "…/before/src"
+    assert str(tmp_path) not in report.shown_path(outside / "callstream" / "__init__.py")
+
+
 def test_series_skips_and_extrapolates() -> None:
     measure = _load("_measure")
     try:
