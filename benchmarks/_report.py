@@ -26,6 +26,18 @@ if TYPE_CHECKING:
 RESULTS = Path(__file__).resolve().parent / "results"
 """Default output folder for tables, plots and JSON."""
 
+CHECKOUT = RESULTS.parent.parent
+"""The checkout these scripts belong to: the paths a result names are relative to it."""
+
+TINY_HELP = "the test suite's smoke run: smallest sizes, one pass, seconds; not judged"
+"""The help of ``--tiny``, which every script takes (``tests/test_benchmarks_smoke.py``
+runs each script with it, and with ``--out`` into a temporary folder when it writes)."""
+
+SKIP_STATUS = 77
+"""The exit status of a script that cannot measure on this install (what it measures is
+missing, the compiled build say), the reason on stderr: the smoke test
+(``tests/test_benchmarks_smoke.py``) counts it as a skip, as automake's test harness does."""
+
 PEER_PACKAGES = (
     "callstream",
     "jiter",
@@ -57,9 +69,7 @@ def arguments(description: str, argv: Sequence[str] | None) -> argparse.Namespac
     )
     parser.add_argument("--repeats", type=int, default=None, help="max passes per measurement")
     parser.add_argument("--no-plot", action="store_true", help="skip the PNG plot")
-    parser.add_argument(
-        "--tiny", action="store_true", help="smallest sizes only (the test suite's smoke run)"
-    )
+    parser.add_argument("--tiny", action="store_true", help=TINY_HELP)
     parser.add_argument(
         "--render",
         action="store_true",
@@ -105,6 +115,19 @@ def git_line(tree: Path, *args: str, missing: str = "unknown") -> str:
 
 def _git_commit() -> str:
     return git_line(Path(__file__).resolve().parent, "rev-parse", "--short", "HEAD")
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as a result may name it: relative to the checkout
+    (``src/callstream/__init__.py``), or, outside it, ``…/`` and its last two parts.
+
+    A result names the commit and the machine kind (:func:`machine`), never a folder of
+    the machine it ran on (``tests/test_benchmarks_smoke.py`` scans the committed ones).
+    """
+    resolved = Path(path).resolve()
+    if resolved.is_relative_to(CHECKOUT):
+        return resolved.relative_to(CHECKOUT).as_posix() or "."
+    return "…/" + "/".join(resolved.parts[-2:])
 
 
 def machine() -> dict[str, Any]:

@@ -2,17 +2,19 @@
 
     python benchmarks/bench_builds.py            # full run -> results/builds.{md,json}
     python benchmarks/bench_builds.py --quick    # smoke run (small sizes, ~1 minute at most)
+    python benchmarks/bench_builds.py --tiny     # the test suite's (smallest sizes, 1 round)
 
 Needs the mypyc-compiled build installed (``pip install -e .`` with a C compiler); refuses
-with a message otherwise. Each build is measured in its own subprocess of the same Python:
-the compiled one with ``CALLSTREAM_PURE`` unset, the pure one with ``CALLSTREAM_PURE=1``
-(each worker checks ``callstream.COMPILED`` is what was asked). The two alternate, compiled
-then pure, for several rounds (3; 2 with ``--quick``) so that a change in the machine's
-load falls on both; the peers (openai-python, anthropic, pydantic-ai, LangChain) run once,
-in a third subprocess after the first round. The streams come from ``_streams.py`` (one
-call, argument text in 4-character fragments), the peers from ``_peers.py``, the timing
-from ``_measure.whole_pass`` and compare_trees' ``_passes`` (a pass is one whole stream,
-timed whole; passes repeat until 0.5 s of work, at least 2), the report helpers from
+with a message otherwise (exit status ``_report.SKIP_STATUS``). Each build is measured in
+its own subprocess of the same Python: the compiled one with ``CALLSTREAM_PURE`` unset,
+the pure one with ``CALLSTREAM_PURE=1`` (each worker checks ``callstream.COMPILED`` is
+what was asked). The two alternate, compiled then pure, for several rounds (3; 2 with
+``--quick``) so that a change in the machine's load falls on both; the peers
+(openai-python, anthropic, pydantic-ai, LangChain) run once, in a third subprocess after
+the first round. The streams come from ``_streams.py`` (one call, argument text in
+4-character fragments), the peers from ``_peers.py``, the timing from
+``_measure.whole_pass`` and compare_trees' ``_passes`` (a pass is one whole stream, timed
+whole; passes repeat until 0.5 s of work, at least 2), the report helpers from
 ``_report.py``.
 
 What each worker measures (every pass's final calls / value checked against the original):
@@ -64,12 +66,15 @@ from _peers import (  # noqa: E402
 )
 from _report import (  # noqa: E402
     RESULTS,
+    SKIP_STATUS,
+    TINY_HELP,
     fmt_bytes,
     load_average,
     log,
     machine,
     machine_markdown,
     markdown_table,
+    shown_path,
     write_text,
 )
 from _streams import (  # noqa: E402
@@ -130,6 +135,7 @@ class Plan:
 
 FULL = Plan((200, 10 << 10, 100 << 10, 1 << 20), rounds=3)
 QUICK = Plan((200, 2 << 10, 8 << 10, 32 << 10), rounds=2)
+TINY = Plan((200, 512, 1 << 10, 2 << 10), rounds=1)
 
 
 @dataclass(frozen=True)
@@ -266,7 +272,7 @@ def work_build(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
         "build": mode,
         "compiled": callstream.COMPILED,
         "reason": _build.REASON,
-        "callstream_file": callstream.__file__,
+        "callstream_file": shown_path(callstream.__file__),
         "cells": cells,
     }
 
@@ -355,13 +361,14 @@ def build_info(mode: str) -> dict[str, Any]:
     if done.returncode != 0:
         return {"compiled": False, "reason": "import failed", "error": done.stderr[-2000:]}
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    out["file"] = shown_path(out["file"])
     return out
 
 
-def _run_worker(mode: str, quick: bool) -> dict[str, Any]:
-    """One worker's results (its progress lines go to this process's stderr)."""
-    argv = [sys.executable, str(Path(__file__).resolve()), "--worker", mode]
-    argv += ["--quick"] if quick else []
+def _run_worker(mode: str, size: Sequence[str]) -> dict[str, Any]:
+    """One worker's results (its progress lines go to this process's stderr); ``size``:
+    ``--quick`` or ``--tiny`` or nothing, as the parent was given."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--worker", mode, *size]
     done = subprocess.run(argv, env=_env(mode), stdout=subprocess.PIPE, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the {mode} worker failed (exit {done.returncode}): see above")
@@ -793,6 +800,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Probe the builds, alternate their workers, run the peers; write builds.{md,json}."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--quick", action="store_true", help="small sizes, 2 rounds, few passes")
+    parser.add_argument("--tiny", action="store_true", help=TINY_HELP)
     parser.add_argument("--rounds", type=int, default=None, help="rounds per build")
     parser.add_argument("--out", type=Path, default=RESULTS, help="results folder")
     parser.add_argument(
@@ -802,7 +810,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--worker", choices=(*BUILDS, PEERS_WORKER), help=argparse.SUPPRESS)
     ns = parser.parse_args(argv)
-    plan = QUICK if ns.quick else FULL
+    plan = TINY if ns.tiny else QUICK if ns.quick else FULL
+    size = ["--tiny"] if ns.tiny else ["--quick"] if ns.quick else []
+    ns.quick = ns.quick or ns.tiny
     if ns.worker == PEERS_WORKER:
         print(json.dumps(work_peers(plan, ns.quick)))
         return 0
@@ -822,7 +832,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "prints 'compiled N modules with mypyc'), then rerun.",
             file=sys.stderr,
         )
-        return 2
+        return SKIP_STATUS
     if builds["pure"]["compiled"]:
         print("bench_builds.py: CALLSTREAM_PURE=1 did not select pure Python", file=sys.stderr)
         return 2
@@ -833,12 +843,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in range(rounds):
         for build in BUILDS:
             log(f"[builds] round {r + 1}/{rounds}: {build} ...")
-            runs.append(_run_worker(build, ns.quick))
+            runs.append(_run_worker(build, size))
         if r == 0:
             log("[builds] peers (once) ...")
-            runs.append(_run_worker(PEERS_WORKER, ns.quick))
+            runs.append(_run_worker(PEERS_WORKER, size))
     info["load_average_1m_end"] = load_average()
-    info["command"] = "python benchmarks/bench_builds.py" + (" --quick" if ns.quick else "")
+    info["command"] = "python benchmarks/bench_builds.py" + "".join(f" {a}" for a in size)
     data = {
         "machine": info,
         "quick": ns.quick,

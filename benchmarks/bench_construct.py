@@ -16,6 +16,7 @@ installed) and ``CALLSTREAM_PURE=1 python benchmarks/bench_construct.py``. Print
 build and a table of ns per object.
 
     python benchmarks/bench_construct.py [--repeat 7] [--number 200000]
+    python benchmarks/bench_construct.py --tiny    # smoke run: 1 x 1,000
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import callstream
+from _report import TINY_HELP
 from callstream import ValueStarted
 from callstream._assembly.records import new_arguments_delta, new_call_chunk, new_text_delta
 from callstream._build import REASON
@@ -145,9 +147,12 @@ def check_equal() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--number", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=None, help="best of (7)")
+    parser.add_argument("--number", type=int, default=None, help="objects per timing (200,000)")
+    parser.add_argument("--tiny", action="store_true", help=f"{TINY_HELP} (1 x 1,000)")
     args = parser.parse_args(argv)
+    args.repeat = args.repeat or (1 if args.tiny else 7)
+    args.number = args.number or (1_000 if args.tiny else 200_000)
     check_equal()
     print(
         f"Python {sys.version.split()[0]}, callstream {REASON}; "

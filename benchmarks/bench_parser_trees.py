@@ -9,6 +9,7 @@ as its own copy of the ``callstream`` package), and the trees are timed in turn,
 pass, so machine load hits them alike; the best and the median pass are printed.
 
     python benchmarks/bench_parser_trees.py /tmp/before/src src [--passes 9]
+    python benchmarks/bench_parser_trees.py --tiny   # smoke run: ./src against itself
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
 
-import _common as c
+from _report import TINY_HELP  # noqa: E402
+from _streams import fragments, structured_document  # noqa: E402
 
 
 def load_parser(tree: str) -> Callable[..., Any]:
@@ -49,10 +52,17 @@ def nested(target: int) -> str:
 
 
 DOCS: dict[str, Callable[[], str]] = {
-    "structured 200 B": lambda: c.structured_document(200),
-    "structured 1 MB": lambda: c.structured_document(1 << 20),
+    "structured 200 B": lambda: structured_document(200),
+    "structured 1 MB": lambda: structured_document(1 << 20),
     "nested 256 KB": lambda: nested(1 << 18),
 }
+
+TINY_DOCS: dict[str, Callable[[], str]] = {
+    "structured 200 B": lambda: structured_document(200),
+    "structured 8 KB": lambda: structured_document(8 << 10),
+    "nested 16 KB": lambda: nested(16 << 10),
+}
+"""``--tiny``: the same kinds of document, small."""
 
 
 def one_pass(make: Callable[..., Any], parts: list[str], inner: int) -> float:
@@ -70,25 +80,36 @@ def one_pass(make: Callable[..., Any], parts: list[str], inner: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("trees", nargs="+", help="source trees (folders holding callstream/)")
-    parser.add_argument("--passes", type=int, default=9, help="passes per tree and document")
+    parser.add_argument(
+        "trees", nargs="*", help="source trees (folders holding callstream/); two or more"
+    )
+    parser.add_argument("--passes", type=int, default=None, help="passes per tree and document")
+    parser.add_argument(
+        "--tiny", action="store_true", help=f"{TINY_HELP} (trees: ./src against itself)"
+    )
     args = parser.parse_args(argv)
-    makers = {tree: load_parser(tree) for tree in args.trees}
+    if args.tiny and not args.trees:
+        args.trees = [str(BENCH.parent / "src")] * 2
+    if len(args.trees) < 2:
+        parser.error("give two source trees or more (or --tiny)")
+    args.passes = args.passes or (1 if args.tiny else 9)
+    docs = TINY_DOCS if args.tiny else DOCS
+    makers = [load_parser(tree) for tree in args.trees]  # a tree may come twice (--tiny)
     print(f"Python {sys.version.split()[0]}; {args.passes} passes per tree, trees in turn")
     header = " | ".join(f"{t}: best / median (ms)" for t in args.trees)
     print(f"| document | {header} | ratio of best (last / first) |")
     print("|---|" + "---:|" * (len(args.trees) + 1))
-    for doc, build in DOCS.items():
+    for doc, build in docs.items():
         text = build()
-        parts = c.fragments(text)
+        parts = fragments(text)
         inner = max(1, 50_000 // len(text))
-        times: dict[str, list[float]] = {tree: [] for tree in args.trees}
+        times: list[list[float]] = [[] for _ in args.trees]
         for k in range(args.passes):
-            order = args.trees if k % 2 == 0 else list(reversed(args.trees))
-            for tree in order:
-                times[tree].append(one_pass(makers[tree], parts, inner))
-        cells = [f"{min(s) / 1e6:.3f} / {statistics.median(s) / 1e6:.3f}" for s in times.values()]
-        ratio = min(times[args.trees[-1]]) / min(times[args.trees[0]])
+            order = range(len(makers)) if k % 2 == 0 else reversed(range(len(makers)))
+            for i in order:
+                times[i].append(one_pass(makers[i], parts, inner))
+        cells = [f"{min(s) / 1e6:.3f} / {statistics.median(s) / 1e6:.3f}" for s in times]
+        ratio = min(times[-1]) / min(times[0])
         print(f"| {doc} ({len(text):,} chars) | " + " | ".join(cells) + f" | {ratio:.3f} |")
     return 0
 

@@ -2,6 +2,7 @@
 
     python benchmarks/compare_trees.py --baseline /tmp/before/src            # vs ./src
     python benchmarks/compare_trees.py --baseline A/src --candidate B/src --quick
+    python benchmarks/compare_trees.py --tiny    # smoke run: ./src against itself, 4 KB
 
 For a change's before/after on one machine at one time. Each tree is measured in its own
 subprocess run with ``PYTHONPATH=<tree>`` (``callstream`` is imported from that tree,
@@ -49,6 +50,7 @@ if str(BENCH) not in sys.path:
 from _measure import Consumer, Finish, settled, whole_pass  # noqa: E402
 from _report import (  # noqa: E402
     RESULTS,
+    TINY_HELP,
     fmt_bytes,
     git_line,
     load_average,
@@ -56,12 +58,14 @@ from _report import (  # noqa: E402
     machine,
     machine_markdown,
     markdown_table,
+    shown_path,
     write_text,
 )
 from _streams import FORMATS, dict_calls, expected_calls, format_calls, wire_stream  # noqa: E402
 
 SIZES = (200, 1 << 20)
 QUICK_SIZES = (200, 64 << 10)
+TINY_SIZES = (200, 4 << 10)
 DRIVERS = ("stream()", "collect()")
 ROUNDS = 3
 QUICK_ROUNDS = 2
@@ -113,8 +117,9 @@ def _passes(
     return walls, cpus
 
 
-def work(tree: Path, quick: bool) -> dict[str, Any]:
-    """Measure every cell with the ``callstream`` found on ``sys.path`` (it must be ``tree``'s)."""
+def work(tree: Path, sizes: Sequence[int], quick: bool) -> dict[str, Any]:
+    """Measure every cell with the ``callstream`` found on ``sys.path`` (it must be ``tree``'s);
+    the file it was imported from is given relative to the tree."""
     import callstream
 
     where = Path(callstream.__file__).resolve()
@@ -123,7 +128,7 @@ def work(tree: Path, quick: bool) -> dict[str, Any]:
     cells = []
     with settled(("callstream", "callstream._sync")):
         for fmt in FORMATS:
-            for i, size in enumerate(QUICK_SIZES if quick else SIZES):
+            for i, size in enumerate(sizes):
                 calls = format_calls(fmt, 1, size)
                 payloads = wire_stream(fmt, calls)
                 expected = expected_calls(calls)
@@ -137,15 +142,15 @@ def work(tree: Path, quick: bool) -> dict[str, Any]:
                     cell["wall"] = [t * 1e6 / n for t in walls]
                     cell["cpu"] = [t * 1e6 / n for t in cpus]
                     cells.append(cell)
-    return {"callstream_file": str(where), "cells": cells}
+    return {"callstream_file": where.relative_to(tree.resolve()).as_posix(), "cells": cells}
 
 
 # --- the parent: alternate the trees, then compare -----------------------------------------
 
 
-def _run_tree(tree: Path, quick: bool) -> dict[str, Any]:
-    argv = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree)]
-    argv += ["--quick"] if quick else []
+def _run_tree(tree: Path, size: Sequence[str]) -> dict[str, Any]:
+    """One tree's worker (``size``: ``--quick`` or ``--tiny`` or nothing, as given)."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree), *size]
     env = {**os.environ, "PYTHONPATH": str(tree)}
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
@@ -192,34 +197,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, help="source tree holding callstream/")
     parser.add_argument("--candidate", type=Path, default=BENCH.parent / "src")
     parser.add_argument("--quick", action="store_true", help="64 KB not 1 MB, 2 rounds")
+    parser.add_argument(
+        "--tiny", action="store_true", help=f"{TINY_HELP} (baseline: the candidate)"
+    )
     parser.add_argument("--rounds", type=int, default=None, help="rounds per tree")
     parser.add_argument("--out", type=Path, default=RESULTS, help="results folder")
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     ns = parser.parse_args(argv)
+    sizes = TINY_SIZES if ns.tiny else QUICK_SIZES if ns.quick else SIZES
+    size = ["--tiny"] if ns.tiny else ["--quick"] if ns.quick else []
+    quick = ns.quick or ns.tiny
     if ns.worker is not None:
-        print(json.dumps(work(ns.worker, ns.quick)))
+        print(json.dumps(work(ns.worker, sizes, quick)))
         return 0
+    if ns.baseline is None and ns.tiny:
+        ns.baseline = ns.candidate
     if ns.baseline is None:
         parser.error("--baseline is required")
     trees = {"baseline": ns.baseline.resolve(), "candidate": ns.candidate.resolve()}
     for name, tree in trees.items():
         if not (tree / "callstream" / "__init__.py").is_file():
             parser.error(f"--{name} {tree} holds no callstream/ package")
-    rounds = ns.rounds or (QUICK_ROUNDS if ns.quick else ROUNDS)
+    rounds = ns.rounds or (1 if ns.tiny else QUICK_ROUNDS if ns.quick else ROUNDS)
     info = machine()
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     for r in range(rounds):
         for name, tree in trees.items():
             log(f"[compare] round {r + 1}/{rounds}: {name} ({tree}) ...")
-            runs[name].append(_run_tree(tree, ns.quick))
+            runs[name].append(_run_tree(tree, size))
     info["load_average_1m_end"] = load_average()
-    command = f"python benchmarks/compare_trees.py --baseline {ns.baseline}"
+    command = f"python benchmarks/compare_trees.py --baseline {shown_path(ns.baseline)}"
     if ns.candidate != parser.get_default("candidate"):
-        command += f" --candidate {ns.candidate}"
-    command += " --quick" if ns.quick else ""
+        command += f" --candidate {shown_path(ns.candidate)}"
+    command += "".join(f" {a}" for a in size)
     trees_md = "".join(
-        f"- {name}: `{tree}` ({_commit(tree)}); callstream imported from "
-        f"`{runs[name][0]['callstream_file']}`\n"
+        f"- {name}: `{shown_path(tree)}` ({_commit(tree)}); callstream imported from "
+        f"`{shown_path(tree)}/{runs[name][0]['callstream_file']}`\n"
         for name, tree in trees.items()
     )
     tables = (

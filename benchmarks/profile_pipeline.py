@@ -15,6 +15,7 @@ Usage::
     python benchmarks/profile_pipeline.py                 # wall-clock, every stage
     python benchmarks/profile_pipeline.py --callgrind     # instructions (needs valgrind)
     python benchmarks/profile_pipeline.py --run MODE N    # one stage N times (for profilers)
+    python benchmarks/profile_pipeline.py --tiny          # smoke run: wall-clock, 7 passes
 
 With ``--callgrind`` each stage is run under ``valgrind --tool=callgrind`` twice (N passes
 and 0 passes) and the difference is divided by the number of inputs: instructions per
@@ -37,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _report import TINY_HELP
 from _streams import anthropic_stream, fragments, make_calls, openai_chat_stream
 
 MODES = (
@@ -148,13 +150,16 @@ def _callgrind(mode: str, passes: int) -> int:
     raise RuntimeError("no totals in callgrind output")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--callgrind", action="store_true", help="count instructions")
     parser.add_argument("--run", nargs=2, metavar=("MODE", "N"), help="run one stage N times")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated stages")
     parser.add_argument("--passes", type=int, default=None, help="passes per measurement")
-    ns = parser.parse_args()
+    parser.add_argument("--tiny", action="store_true", help=f"{TINY_HELP} (wall-clock, 7 passes)")
+    ns = parser.parse_args(argv)
+    if ns.tiny and ns.callgrind:
+        parser.error("--tiny measures wall-clock time: leave out --callgrind")
     if ns.run:
         run(ns.run[0], int(ns.run[1]))
         return
@@ -166,7 +171,7 @@ def main() -> None:
             total = _callgrind(mode, passes) - _callgrind(mode, 0)
             print(f"{mode:22s} {total / passes / n_items:9.0f} instructions per input")
         else:
-            passes = ns.passes or 2000
+            passes = ns.passes or (7 if ns.tiny else 2000)
             items = _inputs(mode)
             body = _pass(mode)
             body(items)

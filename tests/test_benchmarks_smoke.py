@@ -1,9 +1,14 @@
-"""Smoke test: each benchmark script runs end to end in its tiny mode, in-process.
+"""Smoke test: every script in ``benchmarks/`` imports and runs its ``--tiny`` mode.
 
-No timing is asserted. What is asserted: each script exits 0, writes its report, every
-library row is present (peers agreeing with callstream on the final result is asserted
-inside the scripts), and the helpers' budget logic skips / extrapolates as documented.
-Skipped when the ``bench`` extra (the peers and matplotlib) is not installed.
+Every ``benchmarks/*.py`` not starting with ``_`` is a script: it is imported here (a
+broken import fails at once), then run as a command, ``python SCRIPT --tiny`` (the test
+suite's smoke run: smallest sizes, one pass, seconds; ``--out`` a temporary folder when it
+writes results), and must exit 0 without touching ``benchmarks/results``; one that cannot
+measure on this install (the compiled build missing) exits ``_report.SKIP_STATUS`` and is
+skipped with its reason. A new script is covered as soon as it exists. For some scripts
+the report is checked too (:data:`REPORT_CHECKS`): every row present, peers agreeing
+with callstream on the final result (asserted inside the scripts). No timing is asserted.
+Peers that are not installed (the ``bench`` extra) are rows marked n/a, not failures.
 """
 
 from __future__ import annotations
@@ -16,24 +21,22 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-for _module in ("jiter", "openai", "anthropic", "langchain_core", "pydantic_ai", "matplotlib"):
-    pytest.importorskip(_module, reason="the bench extra is not installed")
-
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+RESULTS = BENCH / "results"
+SCRIPTS = sorted(p.stem for p in BENCH.glob("*.py") if not p.name.startswith("_"))
 
 
 def _load(name: str) -> ModuleType:
     if str(BENCH) not in sys.path:
         sys.path.insert(0, str(BENCH))
-    if name in ("_measure", "_report", "_streams", "_peers"):  # the shared helper modules
-        return importlib.import_module(name)
-    if name == "_growth_harness":  # the scripts import it as ``_growth``: the same module
-        return importlib.import_module("_growth")
+    if name.startswith("_"):  # the shared helper modules, as the scripts import them
+        return importlib.import_module(name.removesuffix("_harness"))
     module_name = f"_bench_{name}"
     spec = importlib.util.spec_from_file_location(module_name, BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
@@ -43,45 +46,178 @@ def _load(name: str) -> ModuleType:
     return module
 
 
-def test_partial_json_tiny(tmp_path: Path) -> None:
-    bench = _load("bench_partial_json")
-    assert bench.main(["--tiny", "--out", str(tmp_path), "--no-plot"]) == 0
-    text = (tmp_path / "partial_json.md").read_text(encoding="utf-8")
+def _installed(*modules: str) -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in modules)
+
+
+def _results() -> dict[str, int]:
+    return {p.name: p.stat().st_mtime_ns for p in RESULTS.iterdir()}
+
+
+def test_every_script_is_found() -> None:
+    assert {"bench_parser_trees", "bench_pipeline", "growth", "profile_pipeline"} <= set(SCRIPTS)
+    assert len(SCRIPTS) >= 20
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_script_imports_and_runs_its_tiny_mode(tmp_path: Path, name: str) -> None:
+    module = _load(name)
+    script = str(BENCH / f"{name}.py")
+    usage = subprocess.run(
+        [sys.executable, script, "--help"], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert usage.returncode == 0, usage.stderr[-3000:]
+    assert "--tiny" in usage.stdout, f"give benchmarks/{name}.py a --tiny mode (see above)"
+    argv = [sys.executable, script, "--tiny"]
+    out = tmp_path / "out"
+    if "--out" in usage.stdout:
+        argv += ["--out", str(out)]
+    before = _results()
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    assert _results() == before, "a --tiny run must not write benchmarks/results"
+    skip_status = _load("_report").SKIP_STATUS
+    if done.returncode == skip_status:
+        pytest.skip(f"{name}.py cannot measure here: {done.stderr.strip()[-500:]}")
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
+    check = REPORT_CHECKS.get(name)
+    if check is not None:
+        check(module, out, done.stdout)
+    if name.startswith("bench_growth_"):
+        _check_growth_script(module)
+
+
+# --- the reports of some --tiny runs ---------------------------------------------------------
+
+
+def _partial_json(bench: ModuleType, out: Path, stdout: str) -> None:
+    text = (out / "partial_json.md").read_text(encoding="utf-8")
     for label in (bench.OURS_A, bench.OURS_B, bench.JITER, bench.PJP, bench.LANGCHAIN, bench.FLOOR):
         assert label in text
     assert "Machine:" in text and "CPython" in text
-    data = json.loads((tmp_path / "partial_json.json").read_text(encoding="utf-8"))
+    data = json.loads((out / "partial_json.json").read_text(encoding="utf-8"))
     rows = [r for rows in data["results"].values() for r in rows]
     assert {r["status"] for r in rows} <= {"measured", "n/a"}
     assert all(r["total_s"] and r["total_s"] > 0 for r in rows if r["status"] == "measured")
 
 
-def test_assembler_tiny(tmp_path: Path) -> None:
-    bench = _load("bench_assembler")
-    assert bench.main(["--tiny", "--out", str(tmp_path)]) == 0
-    text = (tmp_path / "assembler.md").read_text(encoding="utf-8")
+def _assembler(bench: ModuleType, out: Path, stdout: str) -> None:
+    text = (out / "assembler.md").read_text(encoding="utf-8")
     for label in (bench.OURS_VIEW, bench.OURS_EVENTS, bench.LANGCHAIN):
         assert label in text
-    data = json.loads((tmp_path / "assembler.json").read_text(encoding="utf-8"))
+    data = json.loads((out / "assembler.json").read_text(encoding="utf-8"))
     assert {r["calls"] for r in data["results"]} == set(bench.TINY_CALLS)
 
 
-def test_pipeline_tiny_with_plot(tmp_path: Path) -> None:
-    bench = _load("bench_pipeline")
-    assert bench.main(["--tiny", "--out", str(tmp_path)]) == 0
-    text = (tmp_path / "pipeline.md").read_text(encoding="utf-8")
+def _pipeline(bench: ModuleType, out: Path, stdout: str) -> None:
+    text = (out / "pipeline.md").read_text(encoding="utf-8")
     for lib in bench.LIBRARIES:
         assert lib.label in text
     assert "concurrent streams" in text and "Memory" in text
-    data = json.loads((tmp_path / "pipeline.json").read_text(encoding="utf-8"))
+    data = json.loads((out / "pipeline.json").read_text(encoding="utf-8"))
     assert set(data["speed"]) == set(bench.FORMATS)
     measured = [r for rows in data["speed"].values() for r in rows if r["status"] == "measured"]
     assert measured and all(r["agrees"] for r in measured)
-    png = (tmp_path / "pipeline.png").read_bytes()
-    assert png.startswith(b"\x89PNG")
+    if _installed("matplotlib"):
+        assert (out / "pipeline.png").read_bytes().startswith(b"\x89PNG")
     # Re-rendering from the JSON alone reproduces the report exactly.
-    assert bench.main(["--render", "--out", str(tmp_path), "--no-plot"]) == 0
-    assert (tmp_path / "pipeline.md").read_text(encoding="utf-8") == text
+    assert bench.main(["--render", "--out", str(out), "--no-plot"]) == 0
+    assert (out / "pipeline.md").read_text(encoding="utf-8") == text
+
+
+def _runner(bench: ModuleType, out: Path, stdout: str) -> None:
+    data = json.loads((out / "runner.json").read_text(encoding="utf-8"))
+    assert [t["label"] for t in data["turns"]] == [bench.TINY]
+    turn = data["turns"][0]
+    assert turn["agree"] and turn["time_scale"] == bench.TINY_SCALE
+    assert "not judged" in stdout
+    text = (out / "runner.md").read_text(encoding="utf-8")
+    assert "callstream imported from `src/callstream`" in text
+
+
+def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
+    """Both trees this checkout's src, one round: each worker imports callstream from its
+    tree (checked in the worker), and the report holds every cell."""
+    text = (out / "compare.md").read_text(encoding="utf-8")
+    assert text.count("callstream imported from `src/callstream/__init__.py`") == 2
+    for fmt in ("openai-chat", "anthropic"):
+        for driver in ("stream()", "collect()"):
+            assert text.count(f"| {fmt} | 1 call, 200 B | {driver} |") == 2  # CPU and wall
+    assert "ratio (median)" in text and "Machine:" in text
+    assert "Regenerate: `python benchmarks/compare_trees.py --baseline src --tiny`" in text
+
+
+def _growth_runner(bench: ModuleType, out: Path, stdout: str) -> None:
+    text = (out / "growth.md").read_text(encoding="utf-8")
+    assert "| bench_growth_server_tools | bad index blocks | time | 3 | 6 |" in text
+    assert "load average" in stdout and "Regenerate: `python benchmarks/growth.py --tiny`" in text
+
+
+def _builds(bench: ModuleType, out: Path, stdout: str) -> None:
+    text = (out / "builds.md").read_text(encoding="utf-8")
+    for heading in (
+        "## 1. stream()",
+        "## 2. Anthropic",
+        "## 3. pydantic-ai",
+        "## 4. One ",
+        "## 5. Parser alone",
+        "## Targets",
+    ):
+        assert text.count(heading) == 1, heading
+    assert "COMPILED=True" in text and "COMPILED=False (CALLSTREAM_PURE=1)" in text
+    assert "callstream `src/callstream/__init__.py`" in text
+    assert "pure / compiled" in text and "peer / compiled" in text and "peer / pure" in text
+    s = bench.fmt_bytes(bench.TINY.sizes[0])
+    assert f"| openai-chat, 1 call, {s} | 54 |" in text
+    assert f"| anthropic, 1 call, {s} | 57 |" in text
+    data = json.loads((out / "builds.json").read_text(encoding="utf-8"))
+    names = [t["name"] for t in data["targets"]]
+    assert len(names) == len(set(names)) == 15
+    peers = _installed("jiter", "openai", "anthropic", "langchain_core", "pydantic_ai")
+    for t in data["targets"]:  # a target against a peer that is not installed: unmeasured
+        assert f"| {t['name']} |" in text
+        if peers or t["value"] is not None:
+            assert t["met"] in (True, False) and t["value"] is not None, t
+    assert {c["worker"] for c in data["cells"]} == {"compiled", "pure", "peers"}
+    assert data["builds"]["compiled"]["compiled"] and not data["builds"]["pure"]["compiled"]
+    # Re-rendering from the JSON alone reproduces the report exactly.
+    argv = [sys.executable, str(BENCH / "bench_builds.py"), "--render", "--out", str(out)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (out / "builds.md").read_text(encoding="utf-8") == text
+
+
+REPORT_CHECKS: dict[str, Callable[[ModuleType, Path, str], None]] = {
+    "bench_partial_json": _partial_json,
+    "bench_assembler": _assembler,
+    "bench_pipeline": _pipeline,
+    "bench_runner": _runner,
+    "bench_builds": _builds,
+    "compare_trees": _compare_trees,
+    "growth": _growth_runner,
+}
+"""Per script, what its --tiny report must hold (given the module, --out, its stdout)."""
+
+
+def _check_growth_script(bench: ModuleType) -> None:
+    """A growth script on the shared harness: its checks are well formed (its --tiny run
+    measured each at n = 3 and 6)."""
+    growth = _load("_growth_harness")
+    checks = bench.checks(True)
+    assert checks and all(isinstance(c, growth.Check) for c in checks)
+    assert len({c.label for c in checks}) == len(checks), "check labels must be distinct"
+    assert all(c.n >= 1 and c.measure in ("time", "memory") for c in checks)
+
+
+# --- the helpers -----------------------------------------------------------------------------
+
+
+def test_results_name_paths_relative_to_the_checkout(tmp_path: Path) -> None:
+    report = _load("_report")
+    assert report.shown_path(BENCH.parent / "src" / "callstream") == "src/callstream"
+    assert report.shown_path(BENCH.parent) == "."
+    outside = tmp_path / "before" / "src"
+    assert report.shown_path(outside) == "…/before/src"
+    assert str(tmp_path) not in report.shown_path(outside / "callstream" / "__init__.py")
 
 
 def test_series_skips_and_extrapolates() -> None:
@@ -140,38 +276,6 @@ def test_streams_are_valid_wire_payloads() -> None:
     assert all(len(f) <= streams.FRAGMENT for f in streams.fragments(text))
 
 
-# --- growth checks (benchmarks/_growth.py, bench_growth_*.py, growth.py) ------------------
-
-GROWTH_SCRIPTS = sorted(p.stem for p in BENCH.glob("bench_growth_*.py"))
-
-
-def test_growth_scripts_are_found() -> None:
-    topics = {name.removeprefix("bench_growth_") for name in GROWTH_SCRIPTS}
-    assert {"assembly", "cli", "drivers", "json", "providers", "server_tools"} <= topics
-    assert "transport" in topics
-
-
-@pytest.mark.parametrize("name", GROWTH_SCRIPTS)
-def test_growth_checks_build_and_run_tiny(name: str) -> None:
-    """Every check of a script on the shared harness builds and runs at n = 3 and 6 (one
-    run, no retry); the numbers are not judged. A script not yet on the harness is
-    skipped (the runner runs it as a subprocess)."""
-    growth = _load("_growth_harness")
-    bench = _load(name)
-    if not callable(getattr(bench, "checks", None)):
-        pytest.skip(f"{name} has no checks(quick) yet: growth.py runs it as a subprocess")
-    checks = bench.checks(True)
-    assert checks and all(isinstance(c, growth.Check) for c in checks)
-    assert len({c.label for c in checks}) == len(checks), "check labels must be distinct"
-    for check in checks:
-        assert check.n >= 1 and check.measure in ("time", "memory")
-        tiny = dataclasses.replace(check, n=3, repeats=1, min_time_s=0.0, rounds=1)
-        result = growth.measure_check(tiny, script=name, retries=0)
-        assert result.name == check.name and result.n == 3
-        assert len(result.ratios) == 1 and len(result.cells()) == len(growth.HEADERS)
-        assert result.at_n >= 0 and result.at_2n >= 0
-
-
 def test_growth_harness_retries_bounds_and_fresh_inputs() -> None:
     growth = _load("_growth_harness")
     with pytest.raises(ValueError, match="exactly one"):
@@ -224,33 +328,6 @@ def test_growth_runner_subprocess_script_and_report(tmp_path: Path) -> None:
     text = runner.report(rows, "python benchmarks/growth.py", info, 1.0)
     assert "| s | n things | time | 3 | 6 | 1 ms | 2 ms | 2.00 | ok |" in text
     assert "Output of `bench_growth_fake.py`" in text and "Machine:" in text
-
-
-def test_growth_runner_end_to_end(tmp_path: Path) -> None:
-    """growth.py in a subprocess (it tunes the allocator of its process), one quick check."""
-    argv = [sys.executable, str(BENCH / "growth.py"), "--quick", "--retries", "0"]
-    argv += ["--only", "bad index blocks", "--out", str(tmp_path)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode in (0, 1), done.stderr  # 1 only if the ratio was over (noise)
-    text = (tmp_path / "growth.md").read_text(encoding="utf-8")
-    assert "| bench_growth_server_tools | bad index blocks | time |" in text
-    assert "load average" in done.stdout and "Regenerate: `python benchmarks/growth.py" in text
-
-
-def test_compare_trees_alternates_two_trees(tmp_path: Path) -> None:
-    """compare_trees.py with both trees the worktree's src, one round: each worker imports
-    callstream from its tree (checked in the worker), and the report holds every cell."""
-    src = BENCH.parent / "src"
-    argv = [sys.executable, str(BENCH / "compare_trees.py"), "--baseline", str(src)]
-    argv += ["--candidate", str(src), "--quick", "--rounds", "1", "--out", str(tmp_path)]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr
-    text = (tmp_path / "compare.md").read_text(encoding="utf-8")
-    assert f"callstream imported from `{src.resolve()}" in text
-    for fmt in ("openai-chat", "anthropic"):
-        for driver in ("stream()", "collect()"):
-            assert text.count(f"| {fmt} | 1 call, 200 B | {driver} |") == 2  # CPU and wall
-    assert "ratio (median)" in text and "Machine:" in text
 
 
 def test_compare_trees_worker_refuses_callstream_from_elsewhere(tmp_path: Path) -> None:

@@ -179,7 +179,30 @@ def test_replay_every_example_prints_final_state_and_summary(
     assert out.count("✓ valid") == len(expected["valid"])
     assert out.count("✗ invalid") == len(expected["invalid"])
     assert re.search(r"[\d,]+ chunks · [\d,]+ bytes · [\d.]+ ms in callstream", out)
+    assert f" · {Path(path_of(name)).stat().st_size:,} bytes · " in out, "the file's size"
     assert "streaming…" not in out, "the final state has no call still streaming"
+
+
+@pytest.mark.parametrize("split", [None, 3])
+@pytest.mark.parametrize("name", ["openai_chat_parallel", "anthropic_max_tokens"])
+def test_summary_bytes_are_the_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, split: int | None
+) -> None:
+    """The summary counts the file's bytes as read, however the payloads were written
+    (spaces, blank lines, CRLF) and whatever ``--split`` makes of them."""
+    text = read_example(name)
+    if text.startswith("{"):
+        loose = "\r\n\r\n".join(
+            json.dumps(json.loads(line), indent=None) for line in text.splitlines()
+        )
+    else:
+        loose = text.replace("\n", "\r\n").replace('":', '": ')
+    file = tmp_path / "loose.txt"
+    file.write_bytes(loose.encode("utf-8"))
+    argv = ["replay", str(file), "--speed", "0", *(["--split", str(split)] if split else [])]
+    status, out, _ = cli(capsys, *argv)
+    assert status == 0
+    assert f" · {file.stat().st_size:,} bytes · " in re.sub(r"\s+", " ", out)
 
 
 def test_replay_shows_values_errors_and_marks(capsys: pytest.CaptureFixture[str]) -> None:
@@ -428,6 +451,14 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, comman
         ('{"type": "ping"}\n\n{"type": oops}\n', ":3: not JSON ("),
         ('{"type": "ping"}\n{"a": 1\n', ":2: not JSON ("),
         ('{"a": 1', ":1: not JSON ("),
+        # the first line is not JSON, and no payload comes out of the lines as a document
+        ('{"choices": [\nnot json\n', ":1: not JSON (Expecting value at column 14): '{\"ch"),
+        ("[\nnot json\n", ":1: not JSON (Expecting value at column 2): '['"),
+        ('{"choices": [\n', ":1: not JSON (Expecting value at column 14)"),
+        # a document over several lines: the error names its own line, not the last one
+        ('{"choices": [\nnot json\n]}\n', ":2: not JSON (Expecting value at column 1): 'not"),
+        ('{"choices": [\r\nnot json\r\n]}\r\n', ":2: not JSON (Expecting value at column 1)"),
+        ('[\n{"a": 1,\n "b": oops,\n "c": 2}\n]\n', ":3: not JSON (Expecting value at column 7)"),
         ("event: ping\ndata: {}\n\nevent: x\ndata: {not json\n\n", ":5: SSE data is not JSON"),
         ("hello\n", ":1: not a recorded stream"),
         ("", ": the file is empty"),

@@ -323,6 +323,58 @@ def test_load_path_reads_only_the_head(tmp_path: Path) -> None:
     assert len(list(source.stream())) == 3
 
 
+_PEAK = """
+import io, sys
+from callstream.cli import run
+status = run(["inspect", sys.argv[1]], stdout=io.StringIO())
+with open("/proc/self/status", encoding="ascii") as f:  # VmHWM: the peak since exec
+    peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+print(status, peak * 1024)
+"""
+
+
+def _inspect_peak(file: Path) -> int:
+    """The peak resident memory (bytes) of ``callstream inspect FILE`` in a fresh process.
+
+    Read from the process's own ``VmHWM`` (Linux), which starts afresh at exec; the
+    ``ru_maxrss`` of ``getrusage`` does not (it keeps the forking parent's, here the
+    whole test session's, resident size).
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(file)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    status, peak = done.stdout.split()
+    assert status in ("0", "1"), done.stdout
+    return int(peak)
+
+
+@pytest.mark.parametrize("what", ["text", "arguments"])
+def test_one_long_line_costs_about_twice_its_size(tmp_path: Path, what: str) -> None:
+    """One 20 MB line: the line's text and the payload decoded from it, little else (the
+    line was held three times over and the payload re-serialized to count its bytes:
+    six times the line)."""
+    if not Path("/proc/self/status").is_file():
+        pytest.skip("the peak resident memory is read from /proc (Linux)")
+    size = 20 << 20
+    if what == "text":
+        delta: dict[str, Any] = {"content": "y" * size}
+        payload = {"choices": [{"index": 0, "delta": delta, "finish_reason": "stop"}]}
+    else:  # over max_argument_chars: an invalid call keeping its first 8 MB of raw text
+        payload = chunk("write_file", json.dumps({"content": "x" * size}))
+    small = tmp_path / "small.jsonl"
+    small.write_text(json.dumps(chunk("f", "{}")) + "\n", encoding="utf-8")
+    big = tmp_path / "big.jsonl"
+    big.write_text(json.dumps(payload) + "\n", encoding="utf-8")
+    del payload
+    growth = _inspect_peak(big) - _inspect_peak(small)
+    kept = 8 << 20 if what == "arguments" else 0  # the raw text the invalid call keeps
+    assert growth < 2.2 * big.stat().st_size + kept, (growth, big.stat().st_size)
+
+
 # --- files cut mid-line: the cut call is invalid, as in the library -------------------------
 
 

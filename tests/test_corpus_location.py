@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.corpus import ROOT
 
 TESTS = Path(__file__).resolve().parent
@@ -50,8 +52,18 @@ def test_pytest_summary_names_an_absent_corpus() -> None:
     assert "/nonexistent/recorded" in lines[0]
 
 
-def test_ci_refuses_to_run_without_the_corpus() -> None:
-    env = dict(os.environ, CI="true", CALLSTREAM_PEERS="/nonexistent/peers")
+@pytest.mark.parametrize("missing", ["recorded", "peers"])
+def test_ci_refuses_to_run_without_the_corpus(tmp_path: Path, missing: str) -> None:
+    """Either corpus absent under CI=true: .ci/run stops at once, naming it. The other
+    one is given (an empty folder), so the check is the same on a bare clone, where
+    neither is beside the checkout."""
+    absent = f"/nonexistent/{missing}"
+    env = dict(
+        os.environ,
+        CI="true",
+        CALLSTREAM_RECORDED_STREAMS=absent if missing == "recorded" else str(tmp_path),
+        CALLSTREAM_PEERS=absent if missing == "peers" else str(tmp_path),
+    )
     done = subprocess.run(
         ["bash", str(ROOT / ".ci" / "run")],
         cwd=ROOT,
@@ -62,4 +74,6 @@ def test_ci_refuses_to_run_without_the_corpus() -> None:
         stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 1
-    assert "/nonexistent/peers is missing" in done.stderr
+    assert done.stderr == (
+        f"CI=true but the test corpus {absent} is missing: refusing to skip its tests\n"
+    )

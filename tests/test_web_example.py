@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
+import socket
+import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -110,6 +114,86 @@ def test_app_endpoints_send_the_protocols_with_their_headers() -> None:
         page = client.get("/")
         assert page.status_code == 200 and 'id="turn"' in page.text
         assert client.get("/static/app.js").status_code == 200
+
+
+def _long_recording(fragments: int) -> str:
+    """An OpenAI Chat stream of one call whose arguments come in ``fragments`` pieces."""
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return json.dumps({"object": "chat.completion.chunk", "choices": [choice]}) + "\n"
+
+    call = {"index": 0, "id": "call_long", "function": {"name": "write_file", "arguments": ""}}
+    lines = [
+        chunk({"tool_calls": [call]}),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"content": "'}}]}),
+    ]
+    piece = {"tool_calls": [{"index": 0, "function": {"arguments": "abcd"}}]}
+    lines += [chunk(piece)] * fragments
+    lines.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]}))
+    lines.append(chunk({}, "tool_calls"))
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("leave", ["reset", "close"])
+def test_a_client_that_leaves_stops_the_stream(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, protocol: str, leave: str
+) -> None:
+    """A real uvicorn on loopback; the client reads the start of a long replay sent without
+    pauses, then goes away (a reset, or a plain close). The replay is closed soon after,
+    far from its end, and nothing is logged (it was generated to its end, every send
+    into the closed connection logging ``socket.send() raised exception.``)."""
+    import uvicorn
+
+    module = _app_module()
+    fragments = 50_000
+    text = _long_recording(fragments)
+    monkeypatch.setattr(module, "EXAMPLES", {**EXAMPLES, "long": EXAMPLES["gemini"]})
+    monkeypatch.setattr(module, "read_example", lambda name: text)
+    replayed = {"lines": 0}
+    closed = threading.Event()
+    replay = module.replay
+
+    async def counted(text: str, delay: float) -> AsyncIterator[str]:
+        try:
+            async for line in replay(text, delay):
+                replayed["lines"] += 1
+                yield line
+        finally:
+            closed.set()
+
+    monkeypatch.setattr(module, "replay", counted)
+    caplog.set_level(logging.INFO)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(module.app, log_config=None, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+            time.sleep(0.01)
+        client = socket.create_connection(("127.0.0.1", port), timeout=30)
+        request = f"GET /api/{protocol}?example=long&delay=0 HTTP/1.1\r\nHost: test\r\n\r\n"
+        client.sendall(request.encode())
+        received = b""
+        while len(received) < 4096:
+            received += client.recv(4096)
+        if leave == "reset":
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+        assert received.startswith(b"HTTP/1.1 200"), received[:200]
+        assert closed.wait(30), "the replay was not closed after the client left"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+    assert replayed["lines"] < fragments // 2, replayed
+    complaints = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert complaints == [], [r.getMessage() for r in complaints[:5]]
 
 
 # --- the page in Chromium -------------------------------------------------------------------

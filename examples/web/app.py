@@ -21,8 +21,11 @@ Routes:
                                   the replay as AG-UI events: :func:`callstream.ui.agui_stream`
 
 ``delay`` is the pause in milliseconds after each line of the recording that carries a
-payload (default 40, at most 2000, 0 for none). The app is a dependency-light example,
-not part of the library: ``starlette`` and ``uvicorn`` come with the ``web`` extra.
+payload (default 40, at most 2000, 0 for none). When the client goes away mid-stream the
+response ends at the next event and the replay is closed (with a provider, its HTTP
+stream would be), instead of being generated to its end into a closed connection. The
+app is a dependency-light example, not part of the library: ``starlette`` and
+``uvicorn`` come with the ``web`` extra.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from pathlib import Path
 
 import uvicorn
@@ -63,6 +66,25 @@ async def replay(text: str, delay: float) -> AsyncIterator[str]:
             await asyncio.sleep(delay)
 
 
+async def while_connected(
+    request: Request,
+    source: AsyncIterable[str],
+    encode: Callable[[AsyncIterator[callstream.StreamUpdate]], AsyncIterator[str]],
+) -> AsyncIterator[str]:
+    """The protocol's events for ``source``, until the client is gone.
+
+    ``callstream.astream`` is used as a context manager, so leaving (the client went
+    away, or the server cancelled the response) closes the source at once: a provider's
+    stream stops there, and no further events are made only to fail on a closed
+    connection (a server that does not stop the app logs each failed send).
+    """
+    async with callstream.astream(source) as updates:
+        async for frame in encode(updates):
+            if await request.is_disconnected():
+                return
+            yield frame
+
+
 def _replay_options(request: Request) -> tuple[str, float] | Response:
     """The example's text and the delay in seconds, or an error response."""
     name = request.query_params.get("example", "")
@@ -84,10 +106,8 @@ async def vercel(request: Request) -> Response:
     if isinstance(options, Response):
         return options
     text, delay = options
-    updates = callstream.astream(replay(text, delay))
-    return StreamingResponse(
-        callstream.ui.vercel_stream(updates), headers=callstream.ui.VERCEL_HEADERS
-    )
+    frames = while_connected(request, replay(text, delay), callstream.ui.vercel_stream)
+    return StreamingResponse(frames, headers=callstream.ui.VERCEL_HEADERS)
 
 
 async def agui(request: Request) -> Response:
@@ -96,8 +116,8 @@ async def agui(request: Request) -> Response:
     if isinstance(options, Response):
         return options
     text, delay = options
-    updates = callstream.astream(replay(text, delay))
-    return StreamingResponse(callstream.ui.agui_stream(updates), headers=AGUI_HEADERS)
+    frames = while_connected(request, replay(text, delay), callstream.ui.agui_stream)
+    return StreamingResponse(frames, headers=AGUI_HEADERS)
 
 
 async def examples(request: Request) -> Response:

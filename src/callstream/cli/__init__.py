@@ -18,7 +18,8 @@ feed instead (one JSON object per event, see ``docs/event-feed.md``), paced only
 terminal unless ``--speed`` is given; it and ``inspect`` work without rich.
 
 Files are read line by line while they replay, so memory stays bounded by the calls,
-not the file. A last line cut off mid-way is dropped, as callstream's own decoder does:
+not the file (a line costs about twice its size while it is read: its text and the payload
+decoded from it). A last line cut off mid-way is dropped, as callstream's own decoder does:
 the call it belonged to ends invalid. Text from the stream is printed with terminal
 controls (C0, C1), bidi formatting characters and lone surrogates escaped, also in the
 JSON output (as ``\\uXXXX``, so it stays valid JSON). ``--output agui`` / ``vercel`` print

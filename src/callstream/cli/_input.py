@@ -5,7 +5,8 @@ Two layouts are recognized from the first non-blank line:
 - JSON lines (also NDJSON): one decoded payload per line, as in the bundled examples.
   A file that is one JSON array of payloads (or one payload object, pretty-printed over
   several lines) is accepted too: when the first line is not JSON by itself, the file is
-  split into its top-level objects instead.
+  split into its top-level objects instead (a payload that is not JSON there is named by
+  the line its error is on; if no payload comes out, the error is the first line's).
 - Server-sent events text (``data:`` / ``event:`` lines separated by blank lines), as it
   comes off the wire. ``data: [DONE]`` is kept as the end marker it is.
 
@@ -22,7 +23,8 @@ Integers longer than Python's int conversion limit (``sys.get_int_max_str_digits
 4,300 digits by default) in a payload are refused with a one-line error naming the line,
 instead of a ``ValueError`` traceback (converting them would cost quadratic time).
 
-Cost: O(size of the file); one ``json.loads`` per payload; memory O(longest line).
+Cost: O(size of the file); one ``json.loads`` per payload; memory O(longest line): about
+twice the longest line, its text and the payload decoded from it.
 """
 
 from __future__ import annotations
@@ -66,18 +68,27 @@ class Record:
 
 @dataclass(frozen=True, slots=True)
 class Recording:
-    """A whole recording held in memory: layout, payloads in order, name for messages."""
+    """A whole recording held in memory: layout, payloads in order, name for messages;
+    ``size``: its text in UTF-8 bytes."""
 
     name: str
     layout: Literal["jsonl", "sse"]
     records: tuple[Record, ...]
     done_marker: bool = False
+    size: int = 0
 
     def stream(self) -> Iterator[Record]:
         """The records, then a :data:`DONE` record if the stream had its end marker."""
         yield from self.records
         if self.done_marker:
             yield Record(self.records[-1].line if self.records else 1, DONE)
+
+
+@dataclass(slots=True)
+class _Tally:
+    """The bytes of a recording read so far (its line reader counts them)."""
+
+    bytes: int = 0
 
 
 @dataclass(eq=False)
@@ -91,7 +102,13 @@ class Source:
     layout: Literal["jsonl", "sse"]
     _lines: Iterator[tuple[int, str, bool]] = field(repr=False)
     _head: list[tuple[int, str, bool]] = field(repr=False)
+    _tally: _Tally = field(repr=False)
     cut: bool = False
+
+    @property
+    def size(self) -> int:
+        """The bytes of the file read so far: all of it once :meth:`stream` is done."""
+        return self._tally.bytes
 
     def stream(self) -> Iterator[Record]:
         """Yield the records in order (a :data:`DONE` record for ``data: [DONE]``).
@@ -101,7 +118,7 @@ class Source:
                 conversion limit, or no payload at all.
         """
         lines = _chain(self._head, self._lines)
-        self._head = []
+        self._head = []  # _chain empties the list as it goes: no line is held past its turn
         reader = _json_records if self.layout == "jsonl" else _sse_records
         count = 0
         for record in reader(self, lines):
@@ -115,7 +132,9 @@ class Source:
 def _chain(
     head: list[tuple[int, str, bool]], rest: Iterator[tuple[int, str, bool]]
 ) -> Iterator[tuple[int, str, bool]]:
-    yield from head
+    head.reverse()
+    while head:
+        yield head.pop()
     yield from rest
 
 
@@ -172,7 +191,7 @@ def _json_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Ite
     name = source.name
     first = True
     for number, line, ended in lines:
-        if not line.strip():
+        if not line or line.isspace():  # no stripped copy of a long line
             continue
         try:
             value = _loads(line)
@@ -183,7 +202,7 @@ def _json_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Ite
                 source.cut = True
                 return
             if first and isinstance(error, json.JSONDecodeError):
-                yield from _document_records(source, number, line, lines)
+                yield from _document_records(source, number, line, lines, error)
                 return
             raise _decode_error(name, number, line, error, "not JSON") from None
         first = False
@@ -195,18 +214,26 @@ def _json_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Ite
 
 
 def _document_records(
-    source: Source, number: int, line: str, lines: Iterator[tuple[int, str, bool]]
+    source: Source,
+    number: int,
+    line: str,
+    lines: Iterator[tuple[int, str, bool]],
+    first_error: json.JSONDecodeError,
 ) -> Iterator[Record]:
-    """Split a pretty-printed array of payloads (or a single payload) into its objects."""
+    """Split a pretty-printed array of payloads (or a single payload) into its objects.
+
+    ``line`` (line ``number``) is the first line, not JSON by itself (``first_error``):
+    if no payload comes out of the document either, that is the error reported.
+    """
+    first_number, first_line = number, line
     decoder = JSONStreamDecoder()
     texts = decoder.feed(line + "\n")
     ended = True
+    found = False
     while True:
         for text in texts:
-            try:
-                yield Record(number, _loads(text))
-            except _DECODE_ERRORS as error:
-                raise _decode_error(source.name, number, text, error, "not JSON") from None
+            found = True
+            yield _document_record(source.name, number, text)
         if not ended:
             break
         try:
@@ -215,10 +242,23 @@ def _document_records(
             break
         texts = decoder.feed(line + "\n" if ended else line)
     for text in decoder.close():  # an object left open at the end was cut off: dropped
-        try:
-            yield Record(number, _loads(text))
-        except _DECODE_ERRORS as error:
-            raise _decode_error(source.name, number, text, error, "not JSON") from None
+        found = True
+        yield _document_record(source.name, number, text)
+    if not found:
+        raise _decode_error(source.name, first_number, first_line, first_error, "not JSON")
+
+
+def _document_record(name: str, end: int, text: str) -> Record:
+    """The payload of one object of a document, which ends on line ``end``; a decode
+    error names the line it is on (every line was fed with one line end)."""
+    try:
+        return Record(end, _loads(text))
+    except json.JSONDecodeError as error:
+        start = end - text.count("\n")
+        at = text.split("\n")[error.lineno - 1]
+        raise _decode_error(name, start + error.lineno - 1, at, error, "not JSON") from None
+    except _DECODE_ERRORS as error:
+        raise _decode_error(name, end, text, error, "not JSON") from None
 
 
 def _sse_records(source: Source, lines: Iterator[tuple[int, str, bool]]) -> Iterator[Record]:
@@ -259,8 +299,9 @@ _SSE_LINE = re.compile(r"^(?:data|event|id|retry)(?::|$)|^:")
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def _text_lines(text: str) -> Iterator[tuple[int, str, bool]]:
+def _text_lines(text: str, tally: _Tally) -> Iterator[tuple[int, str, bool]]:
     """(number, line, ended) of text; not str.splitlines (JSON may hold U+2028 raw)."""
+    tally.bytes = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
     parts = _LINE_END.split(text)
     last = len(parts) - 1
     for number, line in enumerate(parts, start=1):
@@ -271,38 +312,51 @@ def _text_lines(text: str) -> Iterator[tuple[int, str, bool]]:
         yield number, line, True
 
 
-def _byte_lines(file: IO[bytes], name: str) -> Iterator[tuple[int, str, bool]]:
-    """(number, line, ended) of a binary file, decoded as UTF-8, read one line at a time."""
+def _byte_lines(file: IO[bytes], name: str, tally: _Tally) -> Iterator[tuple[int, str, bool]]:
+    """(number, line, ended) of a binary file, decoded as UTF-8, read one line at a time.
+
+    Only the decoded line is held while it is yielded (the bytes are decoded in place and
+    let go first), so a long line costs its text once, not three times.
+    """
     number = 0
-    offset = 0  # of the current piece in the file, for error messages
     try:
         for raw in file:
-            start = offset
-            offset += len(raw)
+            start = tally.bytes  # of the current piece in the file, for error messages
+            tally.bytes += len(raw)
             # Lines end at LF; a CR alone also ends a line (old Mac files, SSE allows it).
+            end = len(raw)
             ended = raw.endswith(b"\n")
-            body = raw[:-1] if ended else raw
-            if body.endswith(b"\r"):
-                body = body[:-1]
+            end -= ended
+            if end and raw[end - 1] == 13:  # CR
+                end -= 1
                 ended = True
-            pieces = body.split(b"\r") if b"\r" in body else [body]
-            for position, piece in enumerate(pieces):
+            body = memoryview(raw)[:end]  # no copy of the line
+            pieces: list[bytes | memoryview] = (
+                [*bytes(body).split(b"\r")] if raw.find(b"\r", 0, end) >= 0 else [body]
+            )
+            del raw, body
+            last = len(pieces) - 1
+            for position in range(last + 1):
+                piece = pieces[position]
+                pieces[position] = b""
                 number += 1
                 try:
-                    text = piece.decode("utf-8")
+                    text = str(piece, "utf-8")
                 except UnicodeDecodeError as error:
                     raise InputError(
                         f"{name}:{number}: not UTF-8 text (byte {start + error.start})"
                     ) from None
+                start += len(piece) + 1
+                del piece
                 if number == 1:
                     text = text.removeprefix("\ufeff")
-                start += len(piece) + 1
-                yield number, text, ended or position < len(pieces) - 1
+                yield number, text, ended or position < last
+                del text
     finally:
         file.close()
 
 
-def _open(lines: Iterator[tuple[int, str, bool]], name: str) -> Source:
+def _open(lines: Iterator[tuple[int, str, bool]], name: str, tally: _Tally) -> Source:
     """Read up to the first non-blank line to find the layout; keep what was read."""
     head: list[tuple[int, str, bool]] = []
     for number, line, ended in lines:
@@ -311,9 +365,9 @@ def _open(lines: Iterator[tuple[int, str, bool]], name: str) -> Source:
         if not stripped:
             continue
         if stripped[0] in "{[":
-            return Source(name, "jsonl", lines, head)
+            return Source(name, "jsonl", lines, head, tally)
         if _SSE_LINE.match(stripped):
-            return Source(name, "sse", lines, head)
+            return Source(name, "sse", lines, head, tally)
         raise InputError(
             f"{name}:{number}: not a recorded stream: expected JSON lines or "
             f"server-sent events ('data: ...'), found {_excerpt(stripped)}"
@@ -328,7 +382,8 @@ def load_text(text: str, name: str) -> Recording:
         InputError: the text is empty, in neither layout, or holds a payload that is not
             JSON (the message names the line).
     """
-    source = _open(_text_lines(text.removeprefix("\ufeff")), name)
+    tally = _Tally()
+    source = _open(_text_lines(text.removeprefix("\ufeff"), tally), name, tally)
     records: list[Record] = []
     done = False
     for record in source.stream():
@@ -336,7 +391,7 @@ def load_text(text: str, name: str) -> Recording:
             done = True
         else:
             records.append(record)
-    return Recording(name, source.layout, tuple(records), done_marker=done)
+    return Recording(name, source.layout, tuple(records), done_marker=done, size=source.size)
 
 
 def load_path(path: str) -> Source:
@@ -351,8 +406,10 @@ def load_path(path: str) -> Source:
         stdin: Any = sys.stdin
         buffer = getattr(stdin, "buffer", None)
         if buffer is None:  # a text stream without bytes underneath (tests, IDEs)
-            return _open(_text_lines(stdin.read()), "<stdin>")
-        return _open(_byte_lines(buffer, "<stdin>"), "<stdin>")
+            tally = _Tally()
+            return _open(_text_lines(stdin.read(), tally), "<stdin>", tally)
+        tally = _Tally()
+        return _open(_byte_lines(buffer, "<stdin>", tally), "<stdin>", tally)
     try:
         file = open(path, "rb")  # noqa: SIM115 - closed by _byte_lines
     except FileNotFoundError:
@@ -362,7 +419,8 @@ def load_path(path: str) -> Source:
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
     try:
-        return _open(_byte_lines(file, path), path)
+        tally = _Tally()
+        return _open(_byte_lines(file, path, tally), path, tally)
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a file") from None
     except OSError as error:

@@ -14,7 +14,6 @@ pipeline's own cost; memory O(longest payload) plus the pipeline's state.
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -34,10 +33,11 @@ BASE_INTERVAL = 0.02
 
 @dataclass(slots=True, eq=False)
 class Prepared:
-    """The items to feed callstream, the format they are in, and their size in bytes.
+    """The items to feed callstream, the format they are in, and the recording's size in
+    bytes (as read: the file's bytes, whatever ``--split`` makes of its payloads).
 
     ``items`` is a tuple for a recording held in memory and a one-shot iterator for a
-    streamed file; ``bytes`` then counts up as the items are produced.
+    streamed file; ``bytes`` is then set once the items are all produced.
     """
 
     items: Iterable[Any]
@@ -103,13 +103,30 @@ def prepare(
     else:
         wire_format = resolve_format(provider)
     prepared = Prepared((), wire_format)
-    items = _items(prepared, itertools.chain(held, records), recording.layout, wire_format, split)
-    prepared.items = tuple(items) if isinstance(recording, Recording) else items
+    items = _items(_chain(held, records), recording.layout, wire_format, split)
+    if isinstance(recording, Recording):
+        prepared.items = tuple(items)
+        prepared.bytes = recording.size
+    else:
+        prepared.items = _counted(items, prepared, recording)
     return prepared
 
 
+def _chain(held: list[Record], rest: Iterator[Record]) -> Iterator[Record]:
+    """The records read ahead, then the rest; each let go once passed on (one long payload
+    is not held through the whole replay)."""
+    held.reverse()
+    while held:
+        yield held.pop()
+    yield from rest
+
+
+def _counted(items: Iterator[Any], prepared: Prepared, source: Source) -> Iterator[Any]:
+    yield from items
+    prepared.bytes = source.size
+
+
 def _items(
-    prepared: Prepared,
     records: Iterable[Record],
     layout: str,
     wire_format: str | None,
@@ -119,20 +136,13 @@ def _items(
     for record in records:
         if record.payload is DONE:
             if sse:
-                prepared.bytes += 14
                 yield "data: [DONE]\n\n"
             continue
         payloads = (
             [record.payload] if split is None else resplit([record.payload], wire_format, split)
         )
         for payload in payloads:
-            if sse:
-                text = _sse_event(record.event, payload)
-                prepared.bytes += len(text.encode("utf-8", "surrogatepass"))
-                yield text
-            else:
-                prepared.bytes += len(_serialize(payload).encode("utf-8", "surrogatepass")) + 1
-                yield payload
+            yield _sse_event(record.event, payload) if sse else payload
 
 
 def replay(
