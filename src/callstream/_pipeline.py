@@ -10,8 +10,8 @@ translator (signals) and the assembler (events), and becomes exactly one update,
 consumer also sees payloads that changed no tool call. The text the model wrote
 (:class:`~callstream.TextDelta` signals) skips the assembler: it rides on the payload's
 update (``text``; ``reasoning`` only when the pipeline was made with ``reasoning=True``)
-and is kept, as a list of parts joined when :meth:`Pipeline.result` is read, for the
-result.
+and is kept for the result as text (pieces joined in blocks, see :class:`_Text`), joined
+whole when :meth:`Pipeline.result` is read.
 
 With ``provider="auto"`` payloads are held back until the format is known; then the
 held payloads are translated in order. A payload's shape is only a guess (one stray
@@ -50,8 +50,9 @@ pipeline does neither).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, final
 
+from callstream._assembly.arguments import BLOCK
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
 from callstream._errors import (
@@ -113,12 +114,42 @@ def _normalize(message: TransportMessage) -> Any:
     return payload
 
 
-def _joined(parts: list[str]) -> str:
-    """The parts of a text joined, kept as the one part left (joined again only after more
-    text arrived). Cost: O(length of the text) when parts were added, else O(1)."""
-    if len(parts) > 1:
-        parts[:] = ["".join(parts)]
-    return parts[0] if parts else ""
+@final
+class _Text:
+    """A text that arrives in pieces (a stream's text deltas), kept as text.
+
+    Every :data:`~callstream._assembly.arguments.BLOCK` pieces are joined into one
+    string, the rule :class:`~callstream._assembly.arguments.ArgumentText` keeps raw
+    arguments by, so a stream of two-character deltas (decoded from raw bytes, each its
+    own string object) costs well under a byte per delta beyond the text, not a string
+    object each. Cost: O(1) amortized per piece (each character is copied once into its
+    block), plus one join when read.
+    """
+
+    __slots__ = ("loose", "parts")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.loose = 0  # pieces appended since the last join
+
+    def add(self, text: str) -> None:
+        """Append a piece."""
+        parts = self.parts
+        parts.append(text)
+        loose = self.loose + 1
+        if loose >= BLOCK:
+            parts[-BLOCK:] = ["".join(parts[-BLOCK:])]
+            loose = 0
+        self.loose = loose
+
+    def value(self) -> str:
+        """The whole text, kept as the one part left (joined again only after more text
+        arrived). Cost: O(length of the text) when pieces were added, else O(1)."""
+        parts = self.parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        self.loose = 0
+        return parts[0] if parts else ""
 
 
 _ASSEMBLER_OPTIONS: Final = (
@@ -157,9 +188,9 @@ class Pipeline:
         "_pending",
         "_quiet",
         "_reasoning",
-        "_reasoning_parts",
+        "_reasoning_text",
         "_seen",
-        "_text_parts",
+        "_text",
         "_translate_payload",
         "_translator",
         "_transport",
@@ -229,10 +260,9 @@ class Pipeline:
         self._closed = False
         self._interrupted = False
         self._quiet = False  # build no updates (see quiet())
-        # the whole text so far: its parts, joined lazily (see _joined); reasoning
-        # parts are kept only with reasoning=True
-        self._text_parts: list[str] = []
-        self._reasoning_parts: list[str] = []
+        # the whole text so far (see _Text); reasoning only with reasoning=True
+        self._text = _Text()
+        self._reasoning_text = _Text()
 
     def quiet(self) -> Pipeline:
         """Build no :class:`StreamUpdate` from now on; returns this pipeline.
@@ -278,8 +308,8 @@ class Pipeline:
             server_tool_calls=assembler.server_tool_calls,
             interrupted=self._interrupted,
             provider_finish_reason=assembler.provider_finish_reason,
-            text=_joined(self._text_parts),
-            reasoning=_joined(self._reasoning_parts),
+            text=self._text.value(),
+            reasoning=self._reasoning_text.value(),
         )
 
     def recover(self, exc: BaseException) -> list[StreamUpdate] | None:
@@ -527,9 +557,9 @@ class Pipeline:
                 elif self._reasoning:
                     reasoning += signal.text
         if text:
-            self._text_parts.append(text)
+            self._text.add(text)
         if reasoning:
-            self._reasoning_parts.append(reasoning)
+            self._reasoning_text.add(reasoning)
         if not self._quiet:  # inline _emit and _update: the hot path
             out.append(
                 new_update(
