@@ -212,6 +212,65 @@ def test_errors_after_the_end_keep_the_final_verdicts() -> None:
     assert result.finish_reason == "tool_calls" and result.interrupted and not result.finished
 
 
+def _text_chunk(text: str) -> dict[str, Any]:
+    return {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"content": text}}],
+    }
+
+
+@pytest.mark.parametrize("foreign", [0, 40])
+def test_payloads_held_to_choose_the_format_are_in_the_partial_result(foreign: int) -> None:
+    """Two text chunks are too few to choose the format; an error after them keeps their
+    text (read in the format they looked like), and a run of foreign payloads among the
+    held ones does not turn the source's error into a format error."""
+    payloads = [_text_chunk("Hel"), *({"ping": n} for n in range(foreign)), _text_chunk("lo")]
+    error = ConnectionError("gone")
+    with pytest.raises(ConnectionError) as info:
+        callstream.collect(failing(payloads, error))
+    assert info.value is error
+    result = info.value.callstream_result  # type: ignore[attr-defined]
+    assert (result.text, result.provider, result.interrupted) == ("Hello", "openai-chat", True)
+    s = callstream.stream(failing(payloads, ConnectionError("gone")))
+    with pytest.raises(ConnectionError):
+        for _ in s:
+            pass
+    assert s.result == result
+
+
+def _limited(read: list[int]) -> Iterator[bytes]:
+    """A chunk holding a payload and then a line over the limit; reading on is a bug."""
+    read.append(1)
+    yield b'data: {"choices": [{"index": 0, "delta": {"content": "Hi"}}]}\n\n:' + b"x" * 300
+    read.append(2)
+    raise AssertionError("read past a limit error")
+
+
+@pytest.mark.anyio
+async def test_drivers_stop_reading_at_a_limit_error_after_payloads() -> None:
+    read: list[int] = []
+    with pytest.raises(callstream.StreamLimitError) as info:
+        callstream.collect(_limited(read), max_event_chars=100)
+    assert read == [1]
+    assert info.value.callstream_result.text == "Hi"  # type: ignore[attr-defined]
+    read = []
+    with callstream.stream(_limited(read), max_event_chars=100) as updates:
+        with pytest.raises(callstream.StreamLimitError):
+            assert next(updates).text == "Hi"
+            next(updates)
+    assert read == [1] and updates.result.interrupted
+    read = []
+    with pytest.raises(callstream.StreamLimitError):
+        await callstream.acollect(_limited(read), max_event_chars=100)
+    assert read == [1]
+    read = []
+    async with callstream.astream(_limited(read), max_event_chars=100) as s:
+        with pytest.raises(callstream.StreamLimitError):
+            async for update in s:
+                assert update.text == "Hi"
+    assert read == [1] and s.result.text == "Hi" and s.result.interrupted
+
+
 def test_consumer_errors_and_our_own_errors_are_not_interruptions() -> None:
     payloads = chat_payloads([("a", ['{"x": '])])
     s = callstream.stream(payloads)

@@ -962,3 +962,42 @@ def test_recorded_streams_same_calls_and_updates_add_up(path: Any) -> None:
     assert result.server_tool_calls == plain.server_tool_calls
     assert "".join(u.text for u in seen) == result.text == plain.text
     assert "".join(u.reasoning for u in seen) == result.reasoning
+
+
+# --- memory: the text is kept as text, not one object per delta ------------------------------
+
+
+def _raw_deltas(count: int, *, reasoning: bool) -> Any:
+    """``count`` raw SSE events of two characters of text each (reasoning too, when asked),
+    made one at a time so that only what the stream keeps stays in memory."""
+    for _ in range(count):
+        delta = {"content": "ab", "reasoning_content": "cd"} if reasoning else {"content": "ab"}
+        yield chat_sse([chat_chunk(delta)], done=False)
+
+
+@pytest.mark.parametrize("reasoning", [False, True])
+def test_a_text_only_raw_stream_keeps_about_its_text(reasoning: bool) -> None:
+    """Each delta decoded from raw bytes is its own string (about 50 bytes of object for
+    two characters); kept one by one they cost ~60 bytes per delta beyond the text (2M
+    deltas: +110 MB). Kept as text they cost under a byte."""
+    import tracemalloc
+
+    count = 10_000
+    updates = stream(_raw_deltas(count + 500, reasoning=reasoning), reasoning=reasoning)
+    for _ in range(500):  # warm up: imports, the format detection, the first blocks
+        next(updates)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(count):
+            next(updates)
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    text_bytes = count * (4 if reasoning else 2)  # one byte per ASCII character
+    per_delta = (kept - text_bytes) / count
+    assert per_delta < 2.0, f"{per_delta:.1f} bytes per delta beyond the text"
+    result = updates.result
+    assert result.text == "ab" * (count + 500)
+    assert result.reasoning == ("cd" * (count + 500) if reasoning else "")
+    updates.close()

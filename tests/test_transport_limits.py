@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -235,3 +236,198 @@ class _FakeClass:
 def test_transport_check_reads_the_real_type() -> None:
     assert not is_transport_chunk(_FakeClass())
     assert is_transport_chunk(memoryview(b"x")) and is_transport_chunk("")
+
+
+# --- item: what came before a limit error never depends on where the network cut ---------------
+
+
+def _sse(payload: dict[str, Any]) -> str:
+    return f"data: {json.dumps(payload)}\n\n"
+
+
+def _chat(delta: dict[str, Any]) -> dict[str, Any]:
+    return {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
+
+
+def _call(index: int, **function: str) -> dict[str, Any]:
+    fields: dict[str, Any] = {"index": index, "function": function}
+    if "name" in function:
+        fields.update(id=f"call_{index}", type="function")
+    return _chat({"tool_calls": [fields]})
+
+
+# One call complete, a second half-way, some text: all before the offending part, which
+# is followed by a payload that must never be read.
+_BEFORE_SSE = "".join(
+    _sse(p)
+    for p in (
+        _chat({"role": "assistant", "content": "Looking "}),
+        _call(0, name="weather", arguments='{"city": "Paris"}'),
+        _chat({"content": "it up"}),
+        _call(1, name="time", arguments='{"zone": "Eu'),
+    )
+)
+_AFTER_SSE = _sse(_chat({"content": " never read"}))
+_OLLAMA_BEFORE = "".join(
+    json.dumps({"model": "m", "message": {"role": "assistant", "content": text}, "done": False})
+    + "\n"
+    for text in ("Looking ", "it up")
+)
+_OLLAMA_AFTER = json.dumps({"model": "m", "message": {"content": "!"}, "done": True}) + "\n"
+_DEEP = "[" * 30_000 + "]" * 30_000  # past json.loads on 3.10 - 3.13 (3.13: ~10k)
+
+# name -> (raw text, max_event_chars): each stream breaks a limit after the payloads above
+LIMIT_STREAMS: dict[str, tuple[str, int]] = {
+    "sse: payload too deep": (_BEFORE_SSE + f'data: {{"x": {_DEEP}}}\n\n' + _AFTER_SSE, 10**6),
+    "sse: line too long": (_BEFORE_SSE + _sse({"pad": "x" * 400}) + _AFTER_SSE, 260),
+    "sse: event data too long": (_BEFORE_SSE + "data: xxxxxxxx\n" * 40 + "\n" + _AFTER_SSE, 260),
+    "sse: last line too long, unended": (_BEFORE_SSE + "data: " + "x" * 400, 260),
+    "sse: comment too long": (_BEFORE_SSE + ":" + "x" * 400 + "\n" + _AFTER_SSE, 260),
+    "sse: event data too long, then a line": (  # the first in stream order is raised
+        _BEFORE_SSE + "data: xxxxxxxx\n" * 40 + "\n:" + "x" * 400 + "\n" + _AFTER_SSE,
+        260,
+    ),
+    "ndjson: object too deep": (_OLLAMA_BEFORE + f'{{"x": {_DEEP}}}\n' + _OLLAMA_AFTER, 10**6),
+    "ndjson: object too long": (
+        _OLLAMA_BEFORE + json.dumps({"pad": "x" * 400}) + "\n" + _OLLAMA_AFTER,
+        260,
+    ),
+}
+
+
+def _cuts(raw: bytes, points: list[int]) -> list[bytes]:
+    bounds = [0, *sorted(points), len(raw)]
+    return [raw[a:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _decoded(chunks: list[bytes], limit: int) -> tuple[list[TransportMessage], str]:
+    """The payloads a TransportDecoder hands out before its limit error, and the error."""
+    decoder = TransportDecoder(max_event_chars=limit)
+    out: list[TransportMessage] = []
+    with pytest.raises(StreamLimitError) as info:
+        for chunk in chunks:
+            out.extend(decoder.feed(chunk))
+        out.extend(decoder.close())
+    return out, str(info.value)
+
+
+def _collected(chunks: list[bytes], limit: int) -> tuple[str, Any]:
+    with pytest.raises(StreamLimitError) as info:
+        callstream.collect(chunks, max_event_chars=limit)
+    return str(info.value), info.value.callstream_result  # type: ignore[attr-defined]
+
+
+def _streamed(chunks: list[bytes], limit: int) -> tuple[str, Any, list[Any]]:
+    updates: list[Any] = []
+    with callstream.stream(chunks, max_event_chars=limit) as stream:
+        with pytest.raises(StreamLimitError) as info:
+            for update in stream:
+                updates.append(update)
+        return str(info.value), stream.result, updates
+
+
+async def _acollected(chunks: list[bytes], limit: int) -> tuple[str, Any]:
+    async def source() -> Any:
+        for chunk in chunks:
+            yield chunk
+
+    with pytest.raises(StreamLimitError) as info:
+        await callstream.acollect(source(), max_event_chars=limit)
+    return str(info.value), info.value.callstream_result  # type: ignore[attr-defined]
+
+
+async def _astreamed(chunks: list[bytes], limit: int) -> tuple[str, Any, list[Any]]:
+    updates: list[Any] = []
+    async with callstream.astream(chunks, max_event_chars=limit) as stream:
+        with pytest.raises(StreamLimitError) as info:
+            async for update in stream:
+                updates.append(update)
+        return str(info.value), stream.result, updates
+
+
+def _outcomes(chunks: list[bytes], limit: int, backend: str = "asyncio") -> list[Any]:
+    """What every path gives: the decoder, collect, stream, acollect, astream."""
+
+    async def both() -> list[Any]:
+        return [await _acollected(chunks, limit), await _astreamed(chunks, limit)]
+
+    return [
+        _decoded(chunks, limit),
+        _collected(chunks, limit),
+        _streamed(chunks, limit),
+        *anyio.run(both, backend=backend),
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(LIMIT_STREAMS))
+def test_partial_result_after_a_limit_error_is_the_same_however_cut(name: str) -> None:
+    text, limit = LIMIT_STREAMS[name]
+    raw = text.encode()
+    whole = _outcomes([raw], limit)
+    payloads, _ = whole[0]
+    error, result = whole[1]
+    # nothing before the offending part is lost, nothing after it is read
+    assert result.interrupted and not result.finished
+    if name.startswith("sse"):
+        assert result.text == "Looking it up"
+        assert result.tool_calls == [
+            {"name": "weather", "args": {"city": "Paris"}, "id": "call_0", "type": "tool_call"}
+        ]
+        [cut_off] = result.invalid_tool_calls
+        assert cut_off["id"] == "call_1" and cut_off["args"] == '{"zone": "Eu'
+        assert cut_off["error"].startswith(
+            "the stream was interrupted before the call completed (StreamLimitError: "
+        )
+        assert len(payloads) == 4
+        assert len(whole[2][2]) == 4  # one update per payload, the last one's too
+    else:
+        # too few to choose the format before the error: read at the interruption,
+        # into the result (the drivers yield no update after the error)
+        assert result.text == "Looking it up" and len(payloads) == 2
+        assert result.provider == "ollama"
+    if "then a line" in name:
+        assert "an SSE event's data" in error
+    assert whole[2][:2] == whole[3][:2] == whole[4][:2] == (error, result)
+    assert [u.text for u in whole[2][2]] == [u.text for u in whole[4][2]]
+    by_byte = _outcomes([raw[i : i + 1] for i in range(len(raw))], limit, "trio")
+    assert by_byte == whole
+    for point in (len(_BEFORE_SSE) - 1, len(_BEFORE_SSE), len(_BEFORE_SSE) + 1):
+        assert _outcomes(_cuts(raw, [point]), limit) == whole
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(LIMIT_STREAMS)), st.data())
+def test_partial_result_after_a_limit_error_is_the_same_in_random_splits(
+    name: str, data: st.DataObject
+) -> None:
+    text, limit = LIMIT_STREAMS[name]
+    raw = text.encode()
+    points = data.draw(st.lists(st.integers(0, len(raw)), max_size=12))
+    assert _outcomes(_cuts(raw, points), limit) == _outcomes([raw], limit)
+
+
+def test_a_chunk_of_payloads_before_the_limit_returns_them_then_raises() -> None:
+    decoder = TransportDecoder(max_event_chars=260)
+    text, _ = LIMIT_STREAMS["sse: line too long"]
+    messages = decoder.feed(text)
+    assert len(messages) == 4 and isinstance(decoder.error, StreamLimitError)
+    with pytest.raises(StreamLimitError, match="an SSE line exceeds max_event_chars=260"):
+        decoder.feed("data: {}\n\n")
+    assert decoder.error is None
+    sse = SSEDecoder(max_event_chars=200)
+    assert len(sse.feed('data: {"a": 1}\n\n' * 2 + "x" * 400)) == 2
+    with pytest.raises(StreamLimitError, match="an SSE line"):
+        sse.close()
+    objects = JSONStreamDecoder(max_event_chars=200)
+    assert len(objects.feed('{"a": 1}\n' * 2 + json.dumps({"a": "x" * 400}))) == 2
+    with pytest.raises(StreamLimitError, match="a JSON object"):
+        objects.feed("{}")
+
+
+@pytest.mark.parametrize("blank", [" ", "\u3000"])
+def test_leading_whitespace_bound_is_the_same_whole_and_cut(blank: str) -> None:
+    raw = (blank * 150 + '{"a": 1}\n').encode()
+    for chunks in ([raw], [raw[i : i + 1] for i in range(len(raw))], _cuts(raw, [100])):
+        with pytest.raises(StreamLimitError, match="leading whitespace"):
+            decode(chunks, max_event_chars=100)
+        assert decode(chunks, max_event_chars=150) == [TransportMessage({"a": 1})]

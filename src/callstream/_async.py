@@ -112,6 +112,7 @@ async def _run(
                 return
             for update in pipeline.feed(item):
                 yield update
+            pipeline.raise_held()  # a limit error after this item's payloads
         for update in pipeline.close():
             yield update
     finally:

@@ -93,6 +93,7 @@ class UpdateRun:
         """The updates of the next item (or the closing ones); the source is closed on any
         exception, which propagates."""
         try:
+            self._pipeline.raise_held()  # a limit error after the last item's payloads
             try:
                 item = next(self._source)
             except StopIteration:

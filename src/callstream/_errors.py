@@ -113,7 +113,11 @@ class JSONLimitError(MalformedJSONError):
 
 
 class StreamLimitError(DataError):
-    """The stream exceeded a configured limit (an event, a line or the total size)."""
+    """The stream exceeded a configured limit (an event, a line or the total size).
+
+    Raised by the drivers after every payload before the offending part was read, wherever
+    the network cut; ``collect()`` / ``acollect()`` attach the partial result as
+    ``exc.callstream_result`` (``interrupted=True``)."""
 
 
 class UnknownFormatError(DataError):

@@ -10,8 +10,8 @@ translator (signals) and the assembler (events), and becomes exactly one update,
 consumer also sees payloads that changed no tool call. The text the model wrote
 (:class:`~callstream.TextDelta` signals) skips the assembler: it rides on the payload's
 update (``text``; ``reasoning`` only when the pipeline was made with ``reasoning=True``)
-and is kept, as a list of parts joined when :meth:`Pipeline.result` is read, for the
-result.
+and is kept for the result as text (pieces joined in blocks, see :class:`_Text`), joined
+whole when :meth:`Pipeline.result` is read.
 
 With ``provider="auto"`` payloads are held back until the format is known; then the
 held payloads are translated in order. A payload's shape is only a guess (one stray
@@ -50,11 +50,17 @@ pipeline does neither).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, final
 
+from callstream._assembly.arguments import BLOCK
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
-from callstream._errors import OptionTypeError, UnknownFormatError, UsageError
+from callstream._errors import (
+    OptionTypeError,
+    StreamLimitError,
+    UnknownFormatError,
+    UsageError,
+)
 from callstream._provider_errors import describe_exception, provider_error_payload
 from callstream._result import StreamResult, StreamUpdate
 from callstream._update import new_update
@@ -108,12 +114,42 @@ def _normalize(message: TransportMessage) -> Any:
     return payload
 
 
-def _joined(parts: list[str]) -> str:
-    """The parts of a text joined, kept as the one part left (joined again only after more
-    text arrived). Cost: O(length of the text) when parts were added, else O(1)."""
-    if len(parts) > 1:
-        parts[:] = ["".join(parts)]
-    return parts[0] if parts else ""
+@final
+class _Text:
+    """A text that arrives in pieces (a stream's text deltas), kept as text.
+
+    Every :data:`~callstream._assembly.arguments.BLOCK` pieces are joined into one
+    string, the rule :class:`~callstream._assembly.arguments.ArgumentText` keeps raw
+    arguments by, so a stream of two-character deltas (decoded from raw bytes, each its
+    own string object) costs well under a byte per delta beyond the text, not a string
+    object each. Cost: O(1) amortized per piece (each character is copied once into its
+    block), plus one join when read.
+    """
+
+    __slots__ = ("loose", "parts")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.loose = 0  # pieces appended since the last join
+
+    def add(self, text: str) -> None:
+        """Append a piece."""
+        parts = self.parts
+        parts.append(text)
+        loose = self.loose + 1
+        if loose >= BLOCK:
+            parts[-BLOCK:] = ["".join(parts[-BLOCK:])]
+            loose = 0
+        self.loose = loose
+
+    def value(self) -> str:
+        """The whole text, kept as the one part left (joined again only after more text
+        arrived). Cost: O(length of the text) when pieces were added, else O(1)."""
+        parts = self.parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        self.loose = 0
+        return parts[0] if parts else ""
 
 
 _ASSEMBLER_OPTIONS: Final = (
@@ -145,15 +181,16 @@ class Pipeline:
         "_assembler",
         "_closed",
         "_format",
+        "_held",
         "_interrupted",
         "_max_event_chars",
         "_misses",
         "_pending",
         "_quiet",
         "_reasoning",
-        "_reasoning_parts",
+        "_reasoning_text",
         "_seen",
-        "_text_parts",
+        "_text",
         "_translate_payload",
         "_translator",
         "_transport",
@@ -214,6 +251,7 @@ class Pipeline:
             None if self._translator is None else self._translator.translate
         )
         self._transport: TransportDecoder | None = None
+        self._held: StreamLimitError | None = None  # raised by raise_held()
         self._pending: list[Any] = []
         self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
         self._format: str | None = None  # the format "auto" chose, checked for mismatches
@@ -222,10 +260,9 @@ class Pipeline:
         self._closed = False
         self._interrupted = False
         self._quiet = False  # build no updates (see quiet())
-        # the whole text so far: its parts, joined lazily (see _joined); reasoning
-        # parts are kept only with reasoning=True
-        self._text_parts: list[str] = []
-        self._reasoning_parts: list[str] = []
+        # the whole text so far (see _Text); reasoning only with reasoning=True
+        self._text = _Text()
+        self._reasoning_text = _Text()
 
     def quiet(self) -> Pipeline:
         """Build no :class:`StreamUpdate` from now on; returns this pipeline.
@@ -271,8 +308,8 @@ class Pipeline:
             server_tool_calls=assembler.server_tool_calls,
             interrupted=self._interrupted,
             provider_finish_reason=assembler.provider_finish_reason,
-            text=_joined(self._text_parts),
-            reasoning=_joined(self._reasoning_parts),
+            text=self._text.value(),
+            reasoning=self._reasoning_text.value(),
         )
 
     def recover(self, exc: BaseException) -> list[StreamUpdate] | None:
@@ -318,38 +355,62 @@ class Pipeline:
 
         Calls whose arguments had not completed become invalid ("the stream was
         interrupted before the call completed (<cause>)"); complete ones keep their
-        verdict. The result is then ``finished=False``, ``interrupted=True``. Data held
-        back (an incomplete transport line, unrecognized payloads) is dropped. Returns
-        the one update holding the events (empty if the assembler had already
-        finished). Cost: O(number of calls).
+        verdict. The result is then ``finished=False``, ``interrupted=True``. Payloads
+        ``provider="auto"`` held back while the format was open are read first, in the
+        format most of them looked like (as :meth:`close` does: they arrived, so they are
+        in the partial result); an incomplete transport line and payloads of no known
+        shape are dropped. Returns the updates of those payloads and the one holding the
+        interruption's events (none for it if the assembler had already finished).
+        Cost: O(number of calls), plus translating the held payloads.
 
         Raises:
             UsageError: the stream already ended.
         """
         if self._closed:
             raise UsageError("interrupt() after the stream ended")
+        updates: list[StreamUpdate] = []
+        if self._translator is None and self._votes:
+            # unchecked: a run of foreign payloads must not hide ``exc`` behind an error
+            self._commit(self._likeliest(), updates, checked=False)
         self._closed = self._interrupted = True
         if self._assembler.finished:
-            return []
+            return updates
         cause = exc if isinstance(exc, str) else describe_exception(exc)
-        updates: list[StreamUpdate] = []
         self._emit(updates, self._assembler.interrupt(cause), None)
         return updates
 
     def feed(self, item: Any) -> list[StreamUpdate]:
         """Take one item from the source; return one update per payload it completed.
 
+        A raw chunk past a transport limit (see :class:`~callstream.StreamLimitError`)
+        still gives the updates of the payloads it completed before the offending line,
+        event or object; the error is then held for :meth:`raise_held` (which a driver
+        calls before reading the next item; the next ``feed`` / ``close`` calls it too),
+        so neither the updates nor the result depend on where the network cut.
+
         Raises:
+            StreamLimitError: a raw chunk past a limit with no payload before it, or the
+                error held from the last call; the stream ends as interrupted first.
             UnknownFormatError: ``provider="auto"`` held back too many unrecognized payloads.
             UsageError: the pipeline was closed.
         """
+        self.raise_held()
         if self._closed:
             raise UsageError("feed() after close(): this stream is over")
         updates: list[StreamUpdate] = []
         if type(item) is not dict and is_transport_chunk(item):
-            if self._transport is None:
-                self._transport = TransportDecoder(max_event_chars=self._max_event_chars)
-            self._payloads([_normalize(m) for m in self._transport.feed(item)], updates)
+            transport = self._transport
+            if transport is None:
+                transport = self._transport = TransportDecoder(
+                    max_event_chars=self._max_event_chars
+                )
+            try:
+                messages = transport.feed(item)
+            except StreamLimitError as exc:
+                self.interrupt(exc)
+                raise
+            self._payloads([_normalize(m) for m in messages], updates)
+            self._held = transport.error
         elif self._translator is not None:  # the common case: one payload, format known
             self._translate(item, updates)
         else:
@@ -362,15 +423,22 @@ class Pipeline:
         Raises:
             UnknownFormatError: payloads arrived but none looked like a format, or raw text
                 held no payload.
-            StreamLimitError: the raw text's last event is over a limit.
+            StreamLimitError: the raw text's last event is over a limit, or the error held
+                from the last :meth:`feed`; the stream ends as interrupted first.
             UsageError: called twice.
         """
+        self.raise_held()
         if self._closed:
             raise UsageError("close() was already called")
         updates: list[StreamUpdate] = []
         transport = self._transport
         if transport is not None:
-            self._payloads([_normalize(m) for m in transport.close()], updates)
+            try:
+                messages = transport.close()
+            except StreamLimitError as exc:
+                self.interrupt(exc)
+                raise
+            self._payloads([_normalize(m) for m in messages], updates)
         self._closed = True
         if self._translator is None and self._pending:
             if not self._votes:
@@ -385,6 +453,19 @@ class Pipeline:
         if not self._assembler.finished:
             self._emit(updates, self._assembler.finish(None), None)
         return updates
+
+    def raise_held(self) -> None:
+        """Raise the :class:`~callstream.StreamLimitError` the last :meth:`feed` held back,
+        after ending the stream as :meth:`interrupt` does (the partial result names the
+        error); does nothing when none is held. Cost: O(1), O(number of calls) when it
+        raises.
+        """
+        error = self._held
+        if error is not None:
+            self._held = None
+            if not self._closed:
+                self.interrupt(error)
+            raise error
 
     def _payloads(self, payloads: list[Any], out: list[StreamUpdate]) -> None:
         """Take decoded payloads in order; their updates go to ``out``."""
@@ -422,15 +503,18 @@ class Pipeline:
         """The format most held payloads looked like (on a tie, the one seen last)."""
         return max(reversed(self._votes.items()), key=lambda item: item[1])[0]
 
-    def _commit(self, name: str, out: list[StreamUpdate]) -> None:
-        """Read the stream as ``name`` from now on; translate the held payloads into ``out``."""
+    def _commit(self, name: str, out: list[StreamUpdate], *, checked: bool = True) -> None:
+        """Read the stream as ``name`` from now on; translate the held payloads into ``out``
+        (``checked``: counting the payloads without a field of the format, see
+        :meth:`_mismatch`)."""
         self._translator = get_translator(name)
         self._translate_payload = self._translator.translate
-        self._format = name
+        self._format = name if checked else None
         held, self._pending = self._pending, []
         self._votes = {}
         for payload in held:
             self._translate(payload, out)
+        self._format = name
 
     def _mismatch(self, payload: Any) -> None:
         """Count a payload that gave no signal; raise past a run of foreign ones."""
@@ -473,9 +557,9 @@ class Pipeline:
                 elif self._reasoning:
                     reasoning += signal.text
         if text:
-            self._text_parts.append(text)
+            self._text.add(text)
         if reasoning:
-            self._reasoning_parts.append(reasoning)
+            self._reasoning_text.add(reasoning)
         if not self._quiet:  # inline _emit and _update: the hot path
             out.append(
                 new_update(

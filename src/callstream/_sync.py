@@ -103,7 +103,9 @@ def stream(
     what the raw stream gives (an invalid call with the provider's reason, finish
     reason ``"error"``) and the stream ends normally; any other exception (a dropped
     connection) ends the stream as interrupted -- calls that had not completed become
-    invalid, ``result.interrupted`` is True -- and is re-raised unchanged.
+    invalid, ``result.interrupted`` is True -- and is re-raised unchanged. Raw text past a
+    transport limit ends it the same way with :class:`~callstream.StreamLimitError`, after
+    the updates of every payload before the offending part (wherever the network cut).
 
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
@@ -122,7 +124,8 @@ def collect(
     If the source raises (other than a provider error it understands, see
     :func:`stream`), the exception propagates unchanged, carrying the partial result
     as ``exc.callstream_result`` (``interrupted=True``) and a note saying so (unless
-    the exception object refuses attributes).
+    the exception object refuses attributes); so does a
+    :class:`~callstream.StreamLimitError` of raw text.
 
     Cost: that of :func:`stream` without building an update or reading the calls per
     payload: the same driver loop over a quiet pipeline (``Pipeline.quiet()``); the

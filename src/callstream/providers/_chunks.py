@@ -15,6 +15,7 @@ from callstream._errors import OptionTypeError, OptionValueError, StreamLimitErr
 __all__ = (
     "DEFAULT_MAX_EVENT_CHARS",
     "ChunkText",
+    "LimitHold",
     "TextChunk",
     "check_max_event_chars",
     "is_transport_chunk",
@@ -43,13 +44,48 @@ def check_max_event_chars(value: object) -> int:
     return value
 
 
-def too_long(what: str, size: int, limit: int) -> StreamLimitError:
-    """The error for ``what`` (a line, an event's data, an object) over ``limit`` chars."""
+def too_long(what: str, limit: int) -> StreamLimitError:
+    """The error for ``what`` (a line, an event's data, an object) over ``limit`` chars.
+
+    The message does not say how much was read when the check fired: that depends on
+    where the chunks were cut, and the message must not (it becomes the reason of the
+    calls the error interrupts).
+    """
     return StreamLimitError(
-        f"{what} exceeds max_event_chars={limit} characters (at least {size} read);"
+        f"{what} exceeds max_event_chars={limit} characters;"
         " raise the limit (stream(..., max_event_chars=...) or"
         " TransportDecoder(max_event_chars=...)) if this is expected"
     )
+
+
+class LimitHold:
+    """Where a decoder keeps a :class:`~callstream.StreamLimitError` it must not raise yet.
+
+    The rule (the same for every decoder, so the output never depends on where the
+    network cut): what a chunk completed *before* the line, event or object that broke
+    a limit is returned by that ``feed``, and the error is raised by the next ``feed`` or
+    ``close``; when the chunk completed nothing before it, it is raised at once. Cost: O(1).
+    """
+
+    __slots__ = ("error",)
+
+    def __init__(self) -> None:
+        self.error: StreamLimitError | None = None
+        """The error held for the next call, None when there is none."""
+
+    def check(self) -> None:
+        """Raise the error held back (once), if any."""
+        error = self.error
+        if error is not None:
+            self.error = None
+            raise error
+
+    def keep(self, error: StreamLimitError, completed: int) -> None:
+        """``error`` stopped a chunk after ``completed`` items: hold it, or raise it now
+        when there are none to return first."""
+        if not completed:
+            raise error
+        self.error = error
 
 
 def is_transport_chunk(item: object) -> bool:

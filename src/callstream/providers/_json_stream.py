@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 
+from callstream._errors import StreamLimitError
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     ChunkText,
+    LimitHold,
     TextChunk,
     check_max_event_chars,
     too_long,
@@ -39,13 +41,15 @@ class JSONStreamDecoder:
     Cost: linear in the input; memory bounded by ``max_event_chars`` per object.
 
     Raises:
-        StreamLimitError: (from ``feed``) an object is longer than ``max_event_chars``.
+        StreamLimitError: (from ``feed``) an object is longer than ``max_event_chars``;
+            the objects before it are returned first (see :meth:`feed`).
         OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
     __slots__ = (
         "_depth",
         "_escape",
+        "_hold",
         "_in_string",
         "_max_event_chars",
         "_parts",
@@ -62,16 +66,39 @@ class JSONStreamDecoder:
         self._depth = 0
         self._in_string = False
         self._escape = False
+        self._hold = LimitHold()
         self.unclosed = False
         """Whether :meth:`close` dropped an object left open."""
 
     def feed(self, chunk: TextChunk) -> list[str]:
-        """Decode one chunk; return the texts of the objects it completed."""
-        return self._scan(self._text.decode(chunk))
+        """Decode one chunk; return the texts of the objects it completed.
+
+        Past the limit, the objects the chunk completed before the one over it are
+        returned and the error is raised by the next call (at once when there are none),
+        so the texts never depend on where the chunks were cut.
+        """
+        self._hold.check()
+        texts: list[str] = []
+        try:
+            self.feed_into(chunk, texts)
+        except StreamLimitError as exc:
+            self._hold.keep(exc, len(texts))
+        return texts
+
+    def feed_into(self, chunk: TextChunk, texts: list[str]) -> None:
+        """:meth:`feed` appending to ``texts``; a limit error is raised at once (the texts
+        of the objects completed before it are in ``texts`` already)."""
+        self._scan(self._text.decode(chunk), texts)
 
     def close(self) -> list[str]:
-        """Flush the end of the stream. An object left open is dropped (it was cut off)."""
-        texts = self._scan(self._text.flush())
+        """Flush the end of the stream. An object left open is dropped (it was cut off).
+
+        A limit error here is raised at once: the flushed text is at most one character
+        and closes no object.
+        """
+        self._hold.check()
+        texts: list[str] = []
+        self._scan(self._text.flush(), texts)
         self.unclosed = self._depth > 0
         self._parts.clear()
         self._size = 0
@@ -79,9 +106,9 @@ class JSONStreamDecoder:
         self._in_string = self._escape = False
         return texts
 
-    def _scan(self, text: str) -> list[str]:
-        """The objects ``text`` completes; the open object's part is kept for later."""
-        texts: list[str] = []
+    def _scan(self, text: str, texts: list[str]) -> None:
+        """Append the objects ``text`` completes to ``texts``; the open object's part is
+        kept for later."""
         position = 0
         length = len(text)
         start = 0  # where the current object's text begins in this chunk
@@ -89,7 +116,7 @@ class JSONStreamDecoder:
             if self._depth == 0:
                 position = text.find("{", position)
                 if position < 0:
-                    return texts
+                    return
                 start = position
                 self._depth = 1
                 position += 1
@@ -103,9 +130,8 @@ class JSONStreamDecoder:
         if self._depth > 0:
             self._size += length - start
             if self._size > self._max_event_chars:
-                raise too_long("a JSON object", self._size, self._max_event_chars)
+                raise too_long("a JSON object", self._max_event_chars)
             self._parts.append(text[start:])
-        return texts
 
     def _end_of_string(self, text: str, position: int) -> int:
         """Skip the rest of a string: past its closing quote, or to the chunk's end.
@@ -146,7 +172,7 @@ class JSONStreamDecoder:
     def _close_object(self, last_part: str, texts: list[str]) -> None:
         size = self._size + len(last_part)
         if size > self._max_event_chars:
-            raise too_long("a JSON object", size, self._max_event_chars)
+            raise too_long("a JSON object", self._max_event_chars)
         self._parts.append(last_part)
         texts.append("".join(self._parts))
         self._parts.clear()

@@ -18,9 +18,11 @@ import json
 import re
 from dataclasses import dataclass
 
+from callstream._errors import StreamLimitError
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     ChunkText,
+    LimitHold,
     TextChunk,
     check_max_event_chars,
     too_long,
@@ -32,8 +34,8 @@ __all__ = ("SSEDecoder", "ServerSentEvent")
 class _LineSplitter:
     """Incremental line splitting on LF, CR and CRLF (a CR at a chunk end waits for LF).
 
-    A line longer than ``max_event_chars`` raises :class:`~callstream.StreamLimitError` before
-    it is stored.
+    A line longer than ``max_event_chars`` is never stored: :meth:`feed` returns the
+    lines before it with the :class:`~callstream.StreamLimitError` for it.
     """
 
     __slots__ = ("_max_event_chars", "_parts", "_size", "_skip_lf")
@@ -49,8 +51,12 @@ class _LineSplitter:
         """Whether a line was started and not ended yet."""
         return bool(self._parts)
 
-    def feed(self, text: str) -> list[str]:
-        """The lines that ``text`` ends (without their line ends); keep the rest."""
+    def feed(self, text: str) -> tuple[list[str], StreamLimitError | None]:
+        """The lines that ``text`` ends (without their line ends), and None; keep the rest.
+
+        When a line is over the limit: the lines before it, and the error (the rest of
+        ``text`` is dropped).
+        """
         if self._skip_lf and text:
             self._skip_lf = False
             if text[0] == "\n":
@@ -60,24 +66,26 @@ class _LineSplitter:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.split("\n")  # str methods run at C speed; a regex walk does not
         tail = lines.pop()
+        limit = self._max_event_chars
         if lines:
-            if self._size + len(lines[0]) > self._max_event_chars:
-                raise too_long("an SSE line", self._size + len(lines[0]), self._max_event_chars)
+            if self._size + len(lines[0]) > limit:
+                return [], too_long("an SSE line", limit)
             if self._parts:
                 self._parts.append(lines[0])
                 lines[0] = "".join(self._parts)
                 self._parts.clear()
                 self._size = 0
-            if len(lines) > 1 and len(text) > self._max_event_chars:
-                longest = max(map(len, lines))
-                if longest > self._max_event_chars:
-                    raise too_long("an SSE line", longest, self._max_event_chars)
+            if len(lines) > 1 and len(text) > limit:
+                lengths = list(map(len, lines))
+                if max(lengths) > limit:
+                    first = next(i for i, size in enumerate(lengths) if size > limit)
+                    return lines[:first], too_long("an SSE line", limit)
         if tail:
             self._size += len(tail)
-            if self._size > self._max_event_chars:
-                raise too_long("an SSE line", self._size, self._max_event_chars)
+            if self._size > limit:
+                return lines, too_long("an SSE line", limit)
             self._parts.append(tail)
-        return lines
+        return lines, None
 
     def flush(self) -> list[str]:
         """The line left without a line end at the end of the stream, if any."""
@@ -141,7 +149,8 @@ class SSEDecoder:
 
     Raises:
         StreamLimitError: (from ``feed`` / ``close``) a line or an event's data is longer
-            than ``max_event_chars``.
+            than ``max_event_chars``; the events before it are returned first (see
+            :meth:`feed`).
         OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
@@ -150,6 +159,7 @@ class SSEDecoder:
         "_data",
         "_event",
         "_first",
+        "_hold",
         "_id",
         "_lines",
         "_max_event_chars",
@@ -174,39 +184,65 @@ class SSEDecoder:
         self._mode = _UNDECIDED
         self._first: str | None = None  # the first non-empty item while it may be a line
         self._blanks = 0  # empty items after it, while undecided (blank lines or no-ops)
+        self._hold = LimitHold()
         self.unknown_lines = 0
         """Lines that were no field of the format (text that is not SSE), ignored."""
 
     def feed(self, chunk: TextChunk) -> list[ServerSentEvent]:
-        """Decode one chunk (or one line of a line iterator); return the events it completed."""
+        """Decode one chunk (or one line of a line iterator); return the events it completed.
+
+        Past a limit, the events the chunk completed before the line or event over it are
+        returned and the error is raised by the next call (at once when there are none),
+        so the events never depend on where the chunks were cut.
+        """
+        self._hold.check()
+        events: list[ServerSentEvent] = []
+        try:
+            self.feed_into(chunk, events)
+        except StreamLimitError as exc:
+            self._hold.keep(exc, len(events))
+        return events
+
+    def feed_into(self, chunk: TextChunk, events: list[ServerSentEvent]) -> None:
+        """:meth:`feed` appending to ``events``; a limit error is raised at once (the
+        events completed before it are in ``events`` already)."""
         text = self._text.decode(chunk)
         if self._mode == _CHUNKS:
-            return self._on_text(text)
-        if "\n" in text or "\r" in text:
+            self._on_text(text, events)
+        elif "\n" in text or "\r" in text:
             self._mode = _CHUNKS
             self._first = None
-            return self._on_text(text)
-        if self._mode == _LINES:
-            return self._on_text(text + "\n")
-        return self._on_undecided(text)
+            self._on_text(text, events)
+        elif self._mode == _LINES:
+            self._on_text(text + "\n", events)
+        else:
+            self._on_undecided(text, events)
 
     def close(self) -> list[ServerSentEvent]:
-        """Flush the end of the stream; return a final event left without its blank line."""
-        events = self._on_text(self._text.flush())
+        """Flush the end of the stream; return a final event left without its blank line.
+
+        A limit error here is raised at once: the flushed text is at most one character
+        without a line end, so nothing completes before it.
+        """
+        self._hold.check()
+        events: list[ServerSentEvent] = []
+        self._on_text(self._text.flush(), events)
         for line in self._lines.flush():
             self._on_line(line, events)
         self._dispatch(events)
         return events
 
-    def _on_undecided(self, text: str) -> list[ServerSentEvent]:
+    def _on_undecided(self, text: str, events: list[ServerSentEvent]) -> None:
         """An item without a line end while the mode is undecided: settle it if it can be."""
         first = self._first
         if first is None:
             if text and not self._lines.open:
                 self._first = text
-            return self._on_text(text)
+            self._on_text(text, events)
+            return
         if not text:
-            return self._on_empty_item(first)
+            self._on_empty_item(first, events)
+            return
         self._first = None
         blanks, self._blanks = self._blanks, 0
         # Lines if this item starts a field (or a comment) after a whole field line: after
@@ -214,11 +250,12 @@ class SSEDecoder:
         # may go on with the field that ``first`` began (``event:``, "", `` e0``).
         if (_FIELD_START.match(text) or text.startswith(":")) and _whole_field_line(first):
             self._mode = _LINES
-            return self._on_text("\n" * (1 + blanks) + text + "\n")
+            self._on_text("\n" * (1 + blanks) + text + "\n", events)
+            return
         self._mode = _CHUNKS
-        return self._on_text(text)
+        self._on_text(text, events)
 
-    def _on_empty_item(self, first: str) -> list[ServerSentEvent]:
+    def _on_empty_item(self, first: str, events: list[ServerSentEvent]) -> None:
         """An empty item after ``first``: a blank line of a line iterator, or an empty read.
 
         After a whole ``data:`` line it is taken as a blank line at once (the event is due
@@ -228,18 +265,21 @@ class SSEDecoder:
         if first.removeprefix("\ufeff").startswith("data:") and _whole_field_line(first):
             self._first = None
             self._mode = _LINES
-            return self._on_text("\n\n")
+            self._on_text("\n\n", events)
+            return
         self._blanks += 1
-        return []
 
-    def _on_text(self, text: str) -> list[ServerSentEvent]:
+    def _on_text(self, text: str, events: list[ServerSentEvent]) -> None:
+        """Take the lines ``text`` ends; a line over the limit raises after the lines
+        before it were taken."""
         if not self._started and text:
             self._started = True
             text = text.removeprefix("\ufeff")
-        events: list[ServerSentEvent] = []
-        for line in self._lines.feed(text):
+        lines, error = self._lines.feed(text)
+        for line in lines:
             self._on_line(line, events)
-        return events
+        if error is not None:
+            raise error
 
     def _on_line(self, line: str, events: list[ServerSentEvent]) -> None:
         if not line:
@@ -253,7 +293,7 @@ class SSEDecoder:
         if field == "data":
             self._size += len(value) + 1
             if self._size > self._max_event_chars:
-                raise too_long("an SSE event's data", self._size, self._max_event_chars)
+                raise too_long("an SSE event's data", self._max_event_chars)
             self._data.append(value)
         elif field == "event":
             self._event = value or None

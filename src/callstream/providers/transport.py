@@ -34,7 +34,11 @@ Limits. A line, an SSE event's data and a JSON object are each bounded by
 events are at most a few megabytes, a base64 image included); past it
 :class:`~callstream.StreamLimitError` is raised, so memory while buffering stays
 O(limit) whatever the stream sends. A payload nested too deep for ``json.loads`` raises
-the same error instead of vanishing.
+the same error instead of vanishing. What came before the offending line, event or
+object is never lost, wherever the network cut: a ``feed`` returns the payloads its
+chunk completed before it, and the next ``feed`` or ``close`` raises the error (at once
+when there were none; :attr:`TransportDecoder.error` shows it in between). The message
+names the limit, not how much was read (that depends on the cuts).
 
 Cost: every character is examined a bounded number of times (regex searches from the
 current position; partial lines and values are kept as lists of parts and joined once),
@@ -58,6 +62,7 @@ from callstream._errors import StreamLimitError
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     ChunkText,
+    LimitHold,
     TextChunk,
     check_max_event_chars,
     is_transport_chunk,
@@ -122,7 +127,8 @@ class TransportDecoder:
 
     Raises:
         StreamLimitError: (from ``feed`` / ``close``) a line, event or object is longer
-            than ``max_event_chars``, or a payload is nested too deep to decode.
+            than ``max_event_chars``, or a payload is nested too deep to decode; the
+            payloads before it are returned first (see :meth:`feed`).
         OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
@@ -130,6 +136,7 @@ class TransportDecoder:
         "_blank_chars",
         "_dropped",
         "_head",
+        "_hold",
         "_json",
         "_max_event_chars",
         "_sniffer",
@@ -154,6 +161,7 @@ class TransportDecoder:
         self._dropped = 0
         self._sse: SSEDecoder | None = None
         self._json: JSONStreamDecoder | None = None
+        self._hold = LimitHold()
 
     @property
     def dropped(self) -> int:
@@ -167,55 +175,100 @@ class TransportDecoder:
             dropped += self._json.unclosed
         return dropped
 
+    @property
+    def error(self) -> StreamLimitError | None:
+        """The limit error the next :meth:`feed` or :meth:`close` will raise, None when
+        there is none: set when a chunk completed payloads before the line, event or
+        object over a limit (they were returned first). A caller that stops at a limit
+        error reads it here at once."""
+        return self._hold.error
+
     def feed(self, chunk: TextChunk) -> list[TransportMessage]:
-        """Decode one chunk; return the payloads it completed."""
-        head = self._head
-        if head is None:
-            return self._feed(chunk)
-        text = self._sniffer.decode(chunk)  # first: a chunk of the wrong type raises here
-        head.append(chunk)
-        text = text[_BLANKS.match(text).end() :]  # type: ignore[union-attr]
-        if not text:
-            self._blank_chars += len(chunk)
-            if self._blank_chars > self._max_event_chars:  # a flood of whitespace is bounded too
-                raise too_long("leading whitespace", self._blank_chars, self._max_event_chars)
-            return []
-        self._head = None
-        if text[0] in "{[":
-            self._json = JSONStreamDecoder(max_event_chars=self._max_event_chars)
-        else:
-            self._sse = SSEDecoder(max_event_chars=self._max_event_chars)
+        """Decode one chunk; return the payloads it completed.
+
+        Past a limit, the payloads the chunk completed before the line, event or object
+        over it are returned and the error is raised by the next call (at once when
+        there are none; see :attr:`error`): the payloads never depend on where the
+        network cut.
+        """
+        self._hold.check()
         out: list[TransportMessage] = []
-        for piece in head:
-            out.extend(self._feed(piece))
+        try:
+            self._feed_into(chunk, out)
+        except StreamLimitError as exc:
+            self._hold.keep(exc, len(out))
         return out
 
     def close(self) -> list[TransportMessage]:
-        """Flush the end of the stream; return what it completed."""
-        if self._sse is not None:
-            return self._messages(self._sse.close())
-        if self._json is not None:
-            return self._objects(self._json.close())
-        return []
+        """Flush the end of the stream; return what it completed.
 
-    def _feed(self, chunk: TextChunk) -> list[TransportMessage]:
-        if self._sse is not None:
-            return self._messages(self._sse.feed(chunk))
-        assert self._json is not None
-        return self._objects(self._json.feed(chunk))
-
-    def _objects(self, texts: list[str]) -> list[TransportMessage]:
+        A limit error here is raised at once: the end completes at most one payload.
+        """
+        self._hold.check()
         out: list[TransportMessage] = []
+        if self._sse is not None:
+            self._messages(self._sse.close(), out)
+        elif self._json is not None:
+            self._objects(self._json.close(), out)
+        return out
+
+    def _feed_into(self, chunk: TextChunk, out: list[TransportMessage]) -> None:
+        """Decode one chunk into ``out``; a limit error is raised at once, after the
+        payloads completed before it were appended."""
+        head = self._head
+        if head is None:
+            self._decode(chunk, out)
+            return
+        text = self._sniffer.decode(chunk)  # first: a chunk of the wrong type raises here
+        head.append(chunk)
+        # Blank characters before the first one that decides are bounded (they are held),
+        # counted as characters, in the chunk that decides too: the same wherever it is cut.
+        blanks = _BLANKS.match(text).end()  # type: ignore[union-attr]
+        self._blank_chars += blanks
+        if self._blank_chars > self._max_event_chars:
+            raise too_long("leading whitespace", self._max_event_chars)
+        if blanks == len(text):
+            return
+        self._head = None
+        if text[blanks] in "{[":
+            self._json = JSONStreamDecoder(max_event_chars=self._max_event_chars)
+        else:
+            self._sse = SSEDecoder(max_event_chars=self._max_event_chars)
+        for piece in head:
+            self._decode(piece, out)
+
+    def _decode(self, chunk: TextChunk, out: list[TransportMessage]) -> None:
+        """One chunk through the chosen decoder into ``out``. The payloads completed
+        before a limit error are decoded first; a payload among them too deep to decode
+        comes first in the stream, so its error is the one raised."""
+        error: StreamLimitError | None = None
+        if self._sse is not None:
+            events: list[ServerSentEvent] = []
+            try:
+                self._sse.feed_into(chunk, events)
+            except StreamLimitError as exc:
+                error = exc
+            self._messages(events, out)
+        else:
+            assert self._json is not None
+            texts: list[str] = []
+            try:
+                self._json.feed_into(chunk, texts)
+            except StreamLimitError as exc:
+                error = exc
+            self._objects(texts, out)
+        if error is not None:
+            raise error
+
+    def _objects(self, texts: list[str], out: list[TransportMessage]) -> None:
         for text in texts:
             ok, value = _loads(text)
             if ok:
                 out.append(TransportMessage(value))
             else:
                 self._dropped += 1
-        return out
 
-    def _messages(self, events: list[ServerSentEvent]) -> list[TransportMessage]:
-        out: list[TransportMessage] = []
+    def _messages(self, events: list[ServerSentEvent], out: list[TransportMessage]) -> None:
         for event in events:
             data = event.data.strip()
             if not data or data == "[DONE]":
@@ -225,4 +278,3 @@ class TransportDecoder:
                 out.append(TransportMessage(value, event.event))
             else:
                 self._dropped += 1
-        return out

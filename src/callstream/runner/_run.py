@@ -15,9 +15,13 @@ memory stream, in the order they happened; leaving the ``async with`` block earl
 cancels everything still running.
 
 Every call the model made gets exactly one :class:`~callstream.runner.ToolResult`, in
-call order. Nothing raised by a tool, a validation or a bad call escapes: each is an
-error result. A sync tool runs in a worker thread; cancelling it abandons the thread
-(Python cannot stop it): its result is discarded and it is reported cancelled.
+call order. No ``Exception`` raised by a tool, a validation or a bad call escapes: each
+is an error result. A ``BaseException`` that is no ``Exception`` (``KeyboardInterrupt``,
+``SystemExit``) stops the run and is raised by the consumer's iteration as itself,
+never as an exception group (it never leaves a task through the task group). A sync tool
+runs in a worker thread; cancelling it abandons the thread (Python cannot stop it): its
+result is discarded and it is reported cancelled. One that returns an awaitable has it
+awaited on the loop, on asyncio and trio alike.
 """
 
 from __future__ import annotations
@@ -59,7 +63,9 @@ class AsyncToolRun(AsyncIterator[RunItem]):
     far). Leaving the block early cancels the tools still running (reported cancelled).
     When the source raises, the tools are cancelled, their events yielded, and the
     exception raised from the iteration, carrying the run's result as
-    ``exc.callstream_run_result`` (and the stream's as ``exc.callstream_result``).
+    ``exc.callstream_run_result`` (and the stream's as ``exc.callstream_result``); the
+    same for a tool raising a ``BaseException`` that is no ``Exception``, which is
+    raised as itself.
     """
 
     __slots__ = ("_entered", "_group", "_receive", "_turn")

@@ -24,6 +24,7 @@ from callstream._drive import close_source as _close_source
 from callstream._errors import UsageError
 from callstream._sync import _iterator
 from callstream.runner._results import RunItem, RunResult
+from callstream.runner._turn import Failure, is_cancellation
 
 if TYPE_CHECKING:
     from callstream.runner._run import AsyncToolRun
@@ -91,6 +92,20 @@ def in_threads(source: Any) -> Any:
     return ThreadedSource(source)
 
 
+async def _next_item(run: AsyncToolRun) -> RunItem | Failure:
+    """The run's next item, or a ``BaseException`` it raised (a tool's ``SystemExit``)
+    boxed: raised through the portal, it would stop the portal's event loop instead of
+    reaching the caller."""
+    try:
+        return await run.__anext__()
+    except Exception:
+        raise
+    except BaseException as exc:
+        if is_cancellation(exc):
+            raise
+        return Failure(exc)
+
+
 class ToolRunStream(Iterator[RunItem]):
     """A sync iterator over one turn's updates and tool events; see ``ToolRunner.stream``.
 
@@ -119,13 +134,16 @@ class ToolRunStream(Iterator[RunItem]):
             self._context = self._portal.wrap_async_context_manager(self._run)
             self._context.__enter__()
         try:
-            item: RunItem = self._portal.call(self._run.__anext__)
+            item: RunItem | Failure = self._portal.call(_next_item, self._run)
         except StopAsyncIteration:
             self.close()
             raise StopIteration from None
         except BaseException:
             self.close()
             raise
+        if isinstance(item, Failure):
+            self.close()
+            raise item.exc
         return item
 
     def close(self) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
@@ -56,12 +57,18 @@ DEFAULT_THREADS = 64
 
 
 class Failure:
-    """The source (or the runner) failed: the consumer raises ``exc`` (internal)."""
+    """The source (or the runner, or a tool raising a ``BaseException``) failed: the
+    consumer raises ``exc`` (internal)."""
 
     __slots__ = ("exc",)
 
     def __init__(self, exc: BaseException) -> None:
         self.exc = exc
+
+
+def is_cancellation(exc: BaseException) -> bool:
+    """Whether ``exc`` is the running backend's cancellation (which must propagate)."""
+    return isinstance(exc, anyio.get_cancelled_exc_class())
 
 
 def _error_text(name: str, exc: BaseException) -> str:
@@ -89,6 +96,8 @@ class Turn:
         self.outstanding = 0
         self.settled = anyio.Event()
         self.voided: str | None = None
+        self.crashed: BaseException | None = None  # a tool's BaseException, raised by the run
+        self.reading: anyio.CancelScope | None = None  # the driver's, stopped by a crash
         self.ended = False
         self.stream_ended_at: float | None = None
         self.finished_at: float | None = None
@@ -148,26 +157,39 @@ class Turn:
     # --- the driver ------------------------------------------------------------------------
 
     async def drive(self) -> None:
-        """Read the stream to its end (or failure), then wait for every tool."""
+        """Read the stream to its end (or failure), then wait for every tool.
+
+        A source that raises (anything but a cancellation, a ``BaseException`` too), or
+        a tool that raised a ``BaseException`` (see :meth:`crash`, which stops the
+        reading), ends the run: once every tool has an outcome, the consumer raises that
+        exception itself, carrying the run's result (never an exception group: it
+        leaves no task through the task group).
+        """
         assembler = self.stream._pipeline.assembler
+        failure: BaseException | None = None
+        self.reading = reading = anyio.CancelScope()
         try:
-            async with self.stream:
-                async for update in self.stream:
-                    self.emit(update)
-                    self.act(self.sealer.read(update.events, assembler))
-        except Exception as exc:
+            with reading:
+                async with self.stream:
+                    async for update in self.stream:
+                        self.emit(update)
+                        self.act(self.sealer.read(update.events, assembler))
+        except BaseException as exc:
+            if is_cancellation(exc):
+                raise
+            failure = exc
             self.fail(exc)
-            await self.wait_for_tools()
-            self.finish()
+        if failure is None and not self.ended:  # cannot happen: every stream ends
+            self.act([Ended(None)])  # with StreamFinished (a crash has voided the turn)
+        await self.wait_for_tools()
+        self.finish()
+        if self.crashed is not None:
+            failure = self.crashed
+        if failure is not None:
             result = self.result()
             with contextlib.suppress(Exception):  # an exception that refuses attributes
-                exc.callstream_run_result = result  # type: ignore[attr-defined]
-            self.emit(Failure(exc))
-        else:
-            if not self.ended:  # cannot happen: every stream ends with StreamFinished
-                self.act([Ended(None)])
-            await self.wait_for_tools()
-            self.finish()
+                failure.callstream_run_result = result  # type: ignore[attr-defined]
+            self.emit(Failure(failure))
         if self.send is not None:
             self.send.close()
 
@@ -286,6 +308,20 @@ class Turn:
         why = f"the {what} failed ({type(exc).__name__}: {exc})"
         self.void(why, why)
 
+    def crash(self, index: int, name: str, exc: BaseException) -> None:
+        """Tool ``index`` raised ``exc``, a ``BaseException`` that is no ``Exception``
+        (``KeyboardInterrupt``, ``SystemExit``, one of the program's own): that is not
+        the tool's result to report but the program stopping, so the run stops: the call
+        gets an error result, the turn is voided (running tools cancelled, waiting ones
+        never started), the stream is no longer read, and the run raises ``exc``."""
+        self.settle(self.outcome(index, "error", error=_error_text(name, exc)))
+        if self.crashed is None:
+            self.crashed = exc
+            why = f"the run failed ({type(exc).__name__}: {exc})"
+            self.void(why, why)
+            if self.reading is not None:
+                self.reading.cancel()
+
     def cancelled(self, index: int, text: str) -> None:
         self.settle(self.outcome(index, "cancelled", error=text))
 
@@ -343,6 +379,11 @@ class Turn:
                 output = await self.call(prepared)
             except Exception as exc:
                 error = _error_text(call["name"], exc)
+            except BaseException as exc:
+                if is_cancellation(exc):
+                    raise
+                self.crash(index, call["name"], exc)
+                return
         if limit.cancelled_caught:
             error = f"Error: {call['name']} did not finish within {timeout:g} s"
             output = None
@@ -361,12 +402,15 @@ class Turn:
                 abandon_on_cancel=True,
                 limiter=self.threads,
             )
-        result = await anyio.to_thread.run_sync(
-            partial(prepared.run, *prepared.args, **kwargs),
+        # Boxed: trio refuses a worker-thread function that returns a coroutine. A sync
+        # callable that returns an awaitable (a sync wrapper of an async function) is
+        # awaited here on the event loop, on every backend.
+        [result] = await anyio.to_thread.run_sync(
+            partial(_boxed, prepared.run, prepared.args, kwargs),
             abandon_on_cancel=True,
             limiter=self.threads,
         )
-        if hasattr(result, "__await__"):  # a sync callable that returned an awaitable
+        if inspect.isawaitable(result):
             result = await result
         return result
 
@@ -411,6 +455,11 @@ def _on_asyncio() -> bool:
 def _run_on_asyncio(run: Callable[..., Any], args: tuple[Any, ...], kwargs: Any) -> Any:
     """Run the coroutine ``run(*args, **kwargs)`` on a new asyncio loop (in this thread)."""
     return asyncio.run(run(*args, **kwargs))
+
+
+def _boxed(run: Callable[..., Any], args: tuple[Any, ...], kwargs: Any) -> list[Any]:
+    """``[run(*args, **kwargs)]``: what a sync tool returned, as the worker thread's result."""
+    return [run(*args, **kwargs)]
 
 
 def _replace(result: ToolResult, **changes: Any) -> ToolResult:
