@@ -29,6 +29,7 @@ from callstream.cli._view import StreamView
 from callstream.examples import example_path, read_example
 from tests.example_events import events_of
 from tests.strategies import json_objects
+from tests.strict_json import strict_loads
 
 UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -82,12 +83,12 @@ def run_strict(argv: list[str], *, terminal: bool = False) -> tuple[int, str, st
     return status, output_of(out), err.getvalue()
 
 
-# --- lone surrogates: escaped in every mode, never UnicodeEncodeError -----------------------
+# --- lone surrogates: shown as escapes, U+FFFD in JSON output, never UnicodeEncodeError -----
 
-SURROGATE_CASES = {
-    "name": (chunk("get\udc80name", '{"a": 1}'), "get\udc80name", {"a": 1}),
-    "argument": (chunk("f", '{"a": "x\\udc80y"}'), "f", {"a": "x\udc80y"}),
-    "key": (chunk("f", '{"k\\ud800": 1}'), "f", {"k\ud800": 1}),
+SURROGATE_CASES = {  # payload, then the name and arguments JSON output gives (U+FFFD)
+    "name": (chunk("get\udc80name", '{"a": 1}'), "get\ufffdname", {"a": 1}),
+    "argument": (chunk("f", '{"a": "x\\udc80y"}'), "f", {"a": "x\ufffdy"}),
+    "key": (chunk("f", '{"k\\ud800": 1}'), "f", {"k\ufffd": 1}),
 }
 
 
@@ -109,10 +110,10 @@ def test_lone_surrogate_jsonl(tmp_path: Path, case: str) -> None:
     status, out, err = run_strict(["replay", file, "--output", "jsonl"])
     assert (status, err) == (0, "")
     assert not UNSAFE.search(out)
-    done = [json.loads(line) for line in out.splitlines()][-2]
+    done = [strict_loads(line) for line in out.splitlines()][-2]
     assert done["type"] == "call_done"
     assert done["tool_call"]["name"] == name
-    assert done["tool_call"]["args"] == args, "the same value, not replacement characters"
+    assert done["tool_call"]["args"] == args, "lone surrogates written as U+FFFD"
 
 
 @pytest.mark.parametrize("case", list(SURROGATE_CASES))
@@ -122,9 +123,23 @@ def test_lone_surrogate_inspect(tmp_path: Path, case: str) -> None:
     status, out, err = run_strict(["inspect", file])
     assert (status, err) == (0, "")
     assert not UNSAFE.search(out)
-    assert "\\ud" in out, "escaped, not dropped"
-    call = json.loads(out)["tool_calls"][0]
+    assert "\\ud" not in out, "a lone surrogate is U+FFFD, not an escape strict readers refuse"
+    call = strict_loads(out)["tool_calls"][0]
     assert (call["name"], call["args"]) == (name, args)
+
+
+@pytest.mark.parametrize("case", list(SURROGATE_CASES))
+@pytest.mark.parametrize("protocol", ["agui", "vercel"])
+def test_lone_surrogate_protocol_output(tmp_path: Path, case: str, protocol: str) -> None:
+    payload, name, args = SURROGATE_CASES[case]
+    file = write_jsonl(tmp_path, [payload])
+    status, out, err = run_strict(["replay", file, "--output", protocol])
+    assert (status, err) == (0, "")
+    assert not UNSAFE.search(out)
+    frames = [f[len("data: ") :] for f in out.split("\n\n") if f and f != "data: [DONE]"]
+    events = [strict_loads(frame) for frame in frames]
+    named = [e.get("toolCallName") or e.get("toolName") for e in events]
+    assert name in named
 
 
 def test_lone_surrogate_in_a_subprocess_with_strict_utf8(tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ from tests.corpus import RECORDED_STREAMS
 from tests.example_events import events_of
 from tests.record_fields import field_names
 from tests.strategies import json_objects, serializations, splits
+from tests.strict_json import strict_loads
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "docs" / "event-feed.schema.json"
@@ -143,9 +144,8 @@ def test_dumps_feed_is_one_compact_json_line() -> None:
 def test_dumps_feed_stays_valid_json_for_lone_surrogates_and_nan() -> None:
     lone: Any = {"name": "f", "args": {"s": "\ud800", "n": float("nan")}, "id": None}
     line = dumps_feed(CallDone(index=0, tool_call=lone))
-    line.encode("utf-8")  # encodable
-    decoded = json.loads(line)  # strict JSON (no NaN literal)
-    assert decoded["tool_call"]["args"] == {"s": "\ud800", "n": None}
+    decoded = strict_loads(line)  # UTF-8, no NaN literal, no lone surrogate escape
+    assert decoded["tool_call"]["args"] == {"s": "\ufffd", "n": None}
     nan_line = dumps_feed(
         ArgumentsDelta(index=0, text="NaN", changes=(ScalarSet(path=("x",), value=float("inf")),))
     )
@@ -157,18 +157,24 @@ def test_dumps_feed_stays_valid_json_for_lone_surrogates_and_nan() -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "written"),
     [
-        {"\ud800": 1},  # a lone surrogate in a key only: pydantic would write U+FFFD
-        {"k": [{"\udfff x": "\ufffd"}]},
-        {"\ufffd": "real replacement characters stay as they are"},
+        ({"\ud800": 1}, {"\ufffd": 1}),  # a lone surrogate in a key only
+        ({"k": [{"\udfff x": "\ufffd"}]}, {"k": [{"\ufffd x": "\ufffd"}]}),
+        (
+            {"\ufffd": "real replacement characters stay"},
+            {"\ufffd": "real replacement characters stay"},
+        ),
+        ({"a": "\ud83d\ude80"}, {"a": "\ufffd\ufffd"}),  # two code points, no pair in a str
+        ({"a": "🚀 é"}, {"a": "🚀 é"}),
     ],
 )
-def test_dumps_feed_keeps_keys_exactly(args: dict[str, Any]) -> None:
+def test_dumps_feed_writes_lone_surrogates_as_replacement_characters(
+    args: dict[str, Any], written: dict[str, Any]
+) -> None:
     call: Any = {"name": "f", "args": args, "id": "c", "type": "tool_call"}
     line = dumps_feed(CallDone(index=0, tool_call=call))
-    line.encode("utf-8")
-    assert json.loads(line)["tool_call"]["args"] == args
+    assert strict_loads(line)["tool_call"]["args"] == written
 
 
 # --- schema ---------------------------------------------------------------------------------

@@ -268,20 +268,21 @@ def test_dataclass_and_nan_outputs_become_json_objects() -> None:
     json.dumps(parts, allow_nan=False)  # strict JSON on the wire
 
 
-def test_outputs_pydantic_cannot_convert_are_sent_as_text() -> None:
+def test_outputs_that_cannot_be_json_are_sent_as_errors() -> None:
     loop: list[Any] = []
     loop.append(loop)
     bad_bytes = {"blob": b"\xff\xfe"}
     results = [done(0, loop), done(1, bad_bytes)]
+    assert [r.status for r in results] == ["error", "error"]
     parts = tool_messages(results, "gemini")[0]["parts"]
     assert [p["functionResponse"]["response"] for p in parts] == [
-        {"output": results[0].content},
-        {"output": results[1].content},
+        {"error": results[0].content},
+        {"error": results[1].content},
     ]
     blocks = tool_messages(results, "bedrock")[0]["content"]
-    assert [b["toolResult"]["content"] for b in blocks] == [
-        [{"text": results[0].content}],
-        [{"text": results[1].content}],
+    assert [(b["toolResult"]["content"], b["toolResult"]["status"]) for b in blocks] == [
+        ([{"text": results[0].content}], "error"),
+        ([{"text": results[1].content}], "error"),
     ]
 
 

@@ -32,6 +32,7 @@ from callstream.ui import (
     vercel_stream,
 )
 from tests.fuzz_streams import WRITERS, calls
+from tests.strict_json import strict_loads
 
 
 def events_of(frames: list[str]) -> list[Any]:
@@ -364,9 +365,8 @@ def test_mcp_apps_partials_are_honest_and_throttled() -> None:
 
 
 def test_frames_are_valid_utf8_json_even_with_lone_surrogates_and_nan() -> None:
-    frame = sse_frame({"delta": "a\ud800b", "x": float("nan")})
-    assert frame.encode("utf-8")
-    assert json.loads(frame[6:-2]) == {"delta": "a\ud800b", "x": None}
+    frame = sse_frame({"delta": "a\ud800b", "x": float("nan"), "k\udc80": [float("inf")]})
+    assert strict_loads(frame[6:-2]) == {"delta": "a\ufffdb", "x": None, "k\ufffd": [None]}
 
 
 def test_misuse_is_a_usage_error() -> None:

@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -39,20 +40,23 @@ from typing import Any
 
 import pytest
 from ag_ui.core import Event
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 import callstream
+from callstream._json.dump import strict_data
 from callstream.examples import EXAMPLES, read_example
 from callstream.runner import ToolCancelled, ToolFailed, ToolFinished, ToolRunner
 from callstream.ui import agui_stream, mcp_apps_notifications, vercel_stream
 from callstream.ui._vercel import finish_reason
 from tests.corpus import RECORDED_STREAMS
 from tests.fuzz_streams import WRITERS, mutated, raw_text
+from tests.strict_json import strict_loads
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 EVENT = TypeAdapter(Event)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # --- the streams -------------------------------------------------------------------------
 
@@ -196,10 +200,13 @@ def random_cuts(text: str, seed: str, n: int = 12) -> list[int]:
 
 
 def expected(result: callstream.StreamResult) -> dict[str, Any]:
+    """collect()'s calls, invalid calls and text as a client receives them: under the
+    output rule of the one JSON writer (a lone surrogate arrives as U+FFFD)."""
+    w = strict_data
     return {
-        "calls": [(c["name"], c["id"], c["args"]) for c in result.tool_calls],
-        "invalid": [(c["name"], c["id"], c["error"]) for c in result.invalid_tool_calls],
-        "text": result.text,
+        "calls": [(w(c["name"]), w(c["id"]), w(c["args"])) for c in result.tool_calls],
+        "invalid": [(w(c["name"]), w(c["id"]), w(c["error"])) for c in result.invalid_tool_calls],
+        "text": w(result.text),
     }
 
 
@@ -273,7 +280,10 @@ def agui_final(result: dict[str, Any]) -> dict[str, Any]:
         for call in message.get("toolCalls", []):
             if call["id"] in invalid:
                 continue
+            # the argument text is the provider's, as streamed: a lone-surrogate escape in
+            # it ("\\udc80") decodes to one; compared under the output rule, as expected()
             args = replaced[call["id"]] if call["id"] in replaced else json.loads(call["arguments"])
+            args = strict_data(args)
             calls.append((call["name"], call["id"], args))
     return {
         "calls": calls,
@@ -488,15 +498,57 @@ def test_agui_events_validate_with_the_python_models(name: str) -> None:
     assert events[-1]["type"] in ("RUN_FINISHED", "RUN_ERROR")
 
 
+@st.composite
+def damaged_streams(draw: st.DrawFn) -> tuple[str, list[Any]]:
+    """(provider, payloads): one of our streams in a provider's format, damaged."""
+    provider = draw(st.sampled_from(sorted(WRITERS)))
+    calls, cuts, finish = SCENARIOS[draw(st.sampled_from(sorted(SCENARIOS)))]
+    return provider, draw(mutated(WRITERS[provider](calls, cuts, finish)))
+
+
+def _replaced(provider: str, scenario: str, where: tuple[Any, ...], value: Any) -> Any:
+    """A stream of ours with one field replaced (``where``: payload index, then keys):
+    the "field" damage of :func:`tests.fuzz_streams.mutated`, chosen by hand."""
+    calls, cuts, finish = SCENARIOS[scenario]
+    payloads = WRITERS[provider](calls, cuts, finish)
+    parent = payloads[where[0]]
+    for key in where[1:-1]:
+        parent = parent[key]
+    parent[where[-1]] = value
+    return provider, payloads
+
+
+OPENAI_CALL = (1, "choices", 0, "delta", "tool_calls", 0)
+ANTHROPIC_BLOCK = (1, "content_block")
+LONE_SURROGATE_STREAMS = {  # the damage that found issue 22's item 2, and its kin
+    "id, low": _replaced("openai-chat", "two_calls", (*OPENAI_CALL, "id"), "\udc80"),
+    "id, high": _replaced("openai-chat", "two_calls", (*OPENAI_CALL, "id"), "call_\ud800"),
+    "name": _replaced("openai-chat", "two_calls", (*OPENAI_CALL, "function", "name"), "f\udfff"),
+    "arguments": _replaced(
+        "openai-chat", "two_calls", (*OPENAI_CALL, "function", "arguments"), '{"\udc80": "\ud800'
+    ),
+    "invalid call": _replaced(
+        "openai-chat", "invalid_and_empty", (*OPENAI_CALL, "function", "arguments"), "\udc80{"
+    ),
+    "anthropic id": _replaced("anthropic", "two_calls", (*ANTHROPIC_BLOCK, "id"), "\udc80"),
+}
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data())
+@given(stream=damaged_streams())
+@example(stream=LONE_SURROGATE_STREAMS["id, low"])
+@example(stream=LONE_SURROGATE_STREAMS["id, high"])
+@example(stream=LONE_SURROGATE_STREAMS["name"])
+@example(stream=LONE_SURROGATE_STREAMS["arguments"])
+@example(stream=LONE_SURROGATE_STREAMS["invalid call"])
+@example(stream=LONE_SURROGATE_STREAMS["anthropic id"])
 def test_agui_events_of_damaged_streams_validate_with_the_python_models(
-    data: st.DataObject,
+    stream: tuple[str, list[Any]],
 ) -> None:
-    """Whatever a damaged stream gives (invalid calls, errors), every event validates."""
-    provider = data.draw(st.sampled_from(sorted(WRITERS)))
-    calls, cuts, finish = SCENARIOS[data.draw(st.sampled_from(sorted(SCENARIOS)))]
-    payloads = data.draw(mutated(WRITERS[provider](calls, cuts, finish)))
+    """Whatever a damaged stream gives (invalid calls, errors, lone surrogates in ids,
+    names and arguments), every event validates; the explicit examples are the damage
+    that once passed or failed by chance."""
+    provider, payloads = stream
     text = raw_text(provider, payloads)
     try:
         result = callstream.collect([text], provider=provider)
@@ -508,6 +560,27 @@ def test_agui_events_of_damaged_streams_validate_with_the_python_models(
         e for e in events if e["type"] == "CUSTOM" and e["name"] == "callstream.tool_call_invalid"
     ]
     assert len(invalid) == len(result.invalid_tool_calls)
+
+
+@pytest.mark.parametrize("case", list(LONE_SURROGATE_STREAMS))
+def test_lone_surrogates_reach_the_ui_as_replacement_characters(case: str) -> None:
+    """The streams above, deterministically: each frame of both protocols reads with a
+    strict reader, and the calls are collect()'s under the output rule."""
+    provider, payloads = LONE_SURROGATE_STREAMS[case]
+    text = raw_text(provider, payloads)
+    assert _SURROGATE.search(text) or "\\ud" in text.lower()
+    want = expected(callstream.collect([text], provider=provider))
+    agui = check_python_models("".join(agui_stream(callstream.stream([text], provider=provider))))
+    vercel = "".join(vercel_stream(callstream.stream([text], provider=provider)))
+    chunks = [strict_loads(f[6:]) for f in vercel.split("\n\n") if f and f != "data: [DONE]"]
+    names = {e.get("toolCallName") for e in agui} | {c.get("toolName") for c in chunks}
+    ids = {e.get("toolCallId") for e in agui} | {c.get("toolCallId") for c in chunks}
+    for name, id_, _ in want["calls"] + want["invalid"]:
+        assert name in names or not name
+        assert id_ in ids or id_ is None
+    inputs = [c["input"] for c in chunks if c["type"] == "tool-input-available"]
+    assert inputs == [args for _, _, args in want["calls"]]
+    assert not any(_SURROGATE.search(json.dumps(e, ensure_ascii=False)) for e in agui + chunks)
 
 
 # --- (ii) node: @ag-ui/core + @ag-ui/client, and the ai package ----------------------------
@@ -713,6 +786,44 @@ def test_damaged_streams_reach_the_collected_calls_in_both_clients(
         with about(f"the {provider} stream {text!r}"):
             check_agui(agui_result, want, damaged=True)
             check_vercel(vercel_result, want, damaged=True)
+
+
+# --- a provider-run call that is invalid (issue 22, item 13a) ---------------------------------
+
+
+def _server_call_without_a_name() -> list[Any]:
+    """An Anthropic ``server_tool_use`` block with no name: invalid before it starts, so
+    the client's first word of it is the ``tool-input-error`` itself."""
+    return [
+        {
+            "type": "message_start",
+            "message": {"id": "msg_s", "type": "message", "role": "assistant", "content": []},
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "server_tool_use", "id": "srvtoolu_s1", "input": {}},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}},
+        {"type": "message_stop"},
+    ]
+
+
+def test_an_invalid_provider_run_call_stays_provider_executed_in_the_ai_reader(node: str) -> None:
+    """The ai package's reader and chat keep the call as the provider's
+    (``providerExecuted``), not as a client tool call that failed."""
+    payloads = _server_call_without_a_name()
+    events = [e for u in callstream.stream(payloads) for e in u.events]
+    assert [type(e).__name__ for e in events] == ["CallInvalid", "StreamFinished"]
+    assert events[0].server  # type: ignore[union-attr]
+    sse = "".join(vercel_stream(callstream.stream(payloads)))
+    (result,) = run_node(node, "vercel_client.mjs", [{"sse": sse}])
+    assert result["reader"]["rejected"] == [] and result["reader"]["errors"] == []
+    for reading in (result["reader"]["message"], result["chat"]["message"]):
+        (part,) = [p for p in reading["parts"] if p.get("toolCallId") == "srvtoolu_s1"]
+        assert part["state"] == "output-error"
+        assert part.get("providerExecuted") is True, part
 
 
 # --- a source that fails mid-stream ---------------------------------------------------------

@@ -8,7 +8,8 @@ with pydantic from the ``TypedDict`` s below; ``docs/event-feed.schema.json`` is
 schema, written out, and ``docs/event-feed.md`` explains how to apply the feed.
 
 Pydantic stays at this edge: the core events are plain dataclasses, and a single
-``TypeAdapter`` over :data:`FeedEvent` serializes the dicts and produces the schema.
+``TypeAdapter`` over :data:`FeedEvent` produces the schema. The lines are written by the
+one JSON writer under its output rule (:mod:`callstream._json.dump`).
 
 Example:
     >>> from callstream._assembly.types import CallStarted
@@ -19,12 +20,10 @@ Example:
 from __future__ import annotations
 
 import json
-import math
 from functools import cache
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter
-from pydantic_core import PydanticSerializationError
 from typing_extensions import TypedDict
 
 from callstream._assembly.types import (
@@ -46,6 +45,7 @@ from callstream._json.changes import (
     ValueStarted,
     to_json_pointer,
 )
+from callstream._json.dump import dumps_bounded
 
 __all__ = (
     "ArgumentsDeltaItem",
@@ -268,64 +268,13 @@ def to_feed(event: AssemblyEvent) -> FeedEvent:
 def dumps_feed(event: AssemblyEvent) -> str:
     """Serialize one assembly event as one line of the feed (compact JSON, no newline).
 
-    Non-ASCII text is written as is (UTF-8 when encoded); non-finite numbers (only with
-    ``allow_nan=True``) become ``null``. A string holding a lone surrogate (which
-    ``json.loads`` accepts in complete arguments, but UTF-8 cannot encode) falls back to
-    ASCII-escaped JSON, so the line is always valid JSON. Cost: O(size of the event).
+    The line follows the output rule of :mod:`callstream._json.dump`: UTF-8 JSON with
+    non-ASCII text as is; a lone surrogate in a string or a key (possible in complete
+    arguments such as ``"\\udc80"``, which ``json.loads`` accepts) is written as U+FFFD;
+    non-finite numbers (only with ``allow_nan=True``) as ``null``; arguments of any
+    depth, without recursion. Cost: O(size of the event).
     """
-    item = to_feed(event)
-    try:
-        line = _adapter().dump_json(item).decode("utf-8")
-    except PydanticSerializationError:  # a lone surrogate in a string value
-        return _ascii_line(item)
-    # pydantic writes a lone surrogate in a *key* as U+FFFD without raising: look for
-    # surrogates only when the line shows a U+FFFD (rare), so the common case stays O(1).
-    if "\ufffd" in line and _has_surrogate(item):
-        return _ascii_line(item)
-    return line
-
-
-def _ascii_line(item: Any) -> str:
-    return json.dumps(_finite(item), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-
-
-def _has_surrogate(value: Any) -> bool:
-    """Whether any string (key or value) in ``value`` holds a lone surrogate.
-    Iterative; O(size)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-    return False
-
-
-def _finite(value: Any) -> Any:
-    # Replace non-finite floats by None, iteratively (no recursion on deep arguments).
-    root: list[Any] = [value]
-    stack: list[tuple[list[Any] | dict[Any, Any], Any]] = [(root, 0)]
-    while stack:
-        container, key = stack.pop()
-        item = container[key]
-        if isinstance(item, float) and not math.isfinite(item):
-            container[key] = None
-        elif isinstance(item, dict):
-            copy = dict(item)
-            container[key] = copy
-            stack.extend((copy, k) for k in copy)
-        elif isinstance(item, list | tuple):
-            copy_list = list(item)
-            container[key] = copy_list
-            stack.extend((copy_list, i) for i in range(len(copy_list)))
-    return root[0]
+    return dumps_bounded(to_feed(event), max_depth=None, strict=True, separators=(",", ":"))
 
 
 def feed_schema() -> dict[str, Any]:

@@ -21,8 +21,10 @@ Files are read line by line while they replay, so memory stays bounded by the ca
 not the file (a line costs about twice its size while it is read: its text and the payload
 decoded from it). A last line cut off mid-way is dropped, as callstream's own decoder does:
 the call it belonged to ends invalid. Text from the stream is printed with terminal
-controls (C0, C1), bidi formatting characters and lone surrogates escaped, also in the
-JSON output (as ``\\uXXXX``, so it stays valid JSON). ``--output agui`` / ``vercel`` print
+controls (C0, C1), bidi formatting characters and lone surrogates escaped; the JSON
+output (``inspect``, ``--output jsonl|agui|vercel``) is written by the one JSON writer
+(:mod:`callstream._json.dump`: valid UTF-8 JSON, a lone surrogate as U+FFFD, any depth),
+with C1 controls and bidi characters as ``\\uXXXX`` escapes. ``--output agui`` / ``vercel`` print
 the stream as the server-sent events a backend sends an AG-UI or a Vercel AI SDK front end
 (see :mod:`callstream.ui`).
 
@@ -39,13 +41,13 @@ pipeline, ``_view`` rebuilds the calls from events, ``_render`` draws them with 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from callstream._errors import CallstreamError
+from callstream._json.dump import dumps_bounded
 from callstream.cli._arguments import PROG, UsageProblem, build_parser
 from callstream.cli._escape import escape_json, escape_text
 from callstream.cli._input import InputError, Recording, Source, load_path, load_text
@@ -63,26 +65,16 @@ __all__ = ("main",)
 
 
 def _safe_json(value: Any, *, indent: int | None = None) -> str:
-    """JSON text with terminal controls, bidi characters and lone surrogates escaped."""
-    return escape_json(json.dumps(value, ensure_ascii=False, indent=indent))
+    """Strict JSON text (the one writer's output rule) with terminal controls and bidi
+    characters escaped."""
+    return escape_json(dumps_bounded(value, max_depth=None, strict=True, indent=indent))
 
 
 def _feed_line(event: Any) -> str:
-    """One line of the event feed, safe to print (see :func:`_safe_json`).
+    """One line of the event feed (:func:`~callstream.feed.dumps_feed`), safe to print."""
+    from callstream.feed import dumps_feed
 
-    ``json.dumps`` of the feed object (it keeps a lone surrogate in a key, which the
-    pydantic writer behind ``dumps_feed`` does not); ``dumps_feed`` for what plain JSON
-    cannot write (non-finite numbers, values nested past the recursion limit).
-    """
-    from callstream.feed import dumps_feed, to_feed
-
-    try:
-        text = json.dumps(
-            to_feed(event), ensure_ascii=False, separators=(",", ":"), allow_nan=False
-        )
-    except (ValueError, TypeError, RecursionError):
-        text = dumps_feed(event)
-    return escape_json(text)
+    return escape_json(dumps_feed(event))
 
 
 def _rich_missing() -> InputError:
@@ -142,7 +134,7 @@ def _run_protocol(
 
     def write(events: list[Any]) -> None:
         if events:
-            stdout.write("".join(sse_frame(event) for event in events))
+            stdout.write("".join(escape_json(sse_frame(event)) for event in events))
             stdout.flush()
 
     write(encoder.start())

@@ -11,9 +11,11 @@ characters must never be written raw:
   raises ``UnicodeEncodeError`` (or emits invalid bytes).
 
 :func:`escape_text` shows them as visible escapes (``\\x9b``, ``\\u202e``, ``\\udc80``) for
-the rich display; :func:`escape_json` rewrites them as ``\\uXXXX`` escapes inside JSON text,
-which keeps the text valid JSON that decodes to the same value. Cost: one regex pass,
-O(length of the text).
+the rich display. JSON output is written by the one JSON writer, whose output rule
+(:mod:`callstream._json.dump`) already writes a lone surrogate as U+FFFD; on its text,
+:func:`escape_json` rewrites the C1 controls, DEL and bidi characters as ``\\uXXXX``
+escapes, which keeps the text valid JSON that decodes to the same value. Cost: one regex
+pass, O(length of the text).
 """
 
 from __future__ import annotations
@@ -22,10 +24,8 @@ import re
 
 __all__ = ("escape_json", "escape_text")
 
-_UNSAFE = (
-    "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ud800-\\udfff"
-)
-_TEXT_UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f{_UNSAFE}]")
+_UNSAFE = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
+_TEXT_UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f{_UNSAFE}\\ud800-\\udfff]")
 _JSON_UNSAFE = re.compile(f"[{_UNSAFE}]")
 
 
@@ -48,11 +48,11 @@ def escape_text(text: str) -> str:
 
 
 def escape_json(text: str) -> str:
-    """Escape the unsafe characters of JSON ``text`` (made by ``json.dumps``) as ``\\uXXXX``.
+    """Escape the C1 controls, DEL and bidi characters of JSON ``text`` (made by the one
+    JSON writer, so without surrogates) as ``\\uXXXX``.
 
-    In JSON written by ``json.dumps`` these characters can only occur inside strings
-    (C0 controls are escaped by ``json.dumps`` itself), where ``\\uXXXX`` stands for the
-    same character, so the result decodes to the same value and is always encodable as
-    UTF-8.
+    In JSON these characters can only occur inside strings (C0 controls are escaped by
+    the writer itself), where ``\\uXXXX`` stands for the same character, so the result
+    decodes to the same value.
     """
     return _JSON_UNSAFE.sub(_json_escape, text)

@@ -14,12 +14,12 @@ pipeline's own cost; memory O(longest payload) plus the pipeline's state.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from callstream._json.dump import dumps_bounded
 from callstream._pipeline import MAX_UNRECOGNIZED, Pipeline, StreamResult, StreamUpdate
 from callstream.cli._input import DONE, InputError, Record, Recording, Source
 from callstream.cli._split import resplit
@@ -61,7 +61,9 @@ class ReplayStats:
 
 
 def _serialize(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    """A payload read from the file as JSON text again (to feed as SSE text): exactly
+    ``json.dumps`` (it is input, not output: nothing is replaced), at any depth."""
+    return dumps_bounded(payload, max_depth=None, separators=(",", ":"))
 
 
 def _sse_event(event: str | None, payload: Any) -> str:

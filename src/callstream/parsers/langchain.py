@@ -63,7 +63,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from callstream._assembly.types import StreamEnd
 from callstream._errors import UsageError
-from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
+from callstream._json.dump import same_json
 from callstream.parsers._base import ParseSession, ToolsParser
 from callstream.parsers._langchain_message import message_signals
 from callstream.parsers._results import ParsedCall
@@ -337,27 +337,4 @@ def _same_dict(old: ParsedCall[Any], new: ParsedCall[Any]) -> bool:
         return False
     if old.name != new.name or old.id != new.id:
         return False
-    return _same_json(old.args, new.args)
-
-
-def _same_json(a: Any, b: Any) -> bool:
-    """``a == b`` for decoded JSON values, without recursion on deep values. O(size)."""
-    if nesting_depth(a, RECURSION_SAFE_DEPTH) is not None:
-        return bool(a == b)  # the C comparison recurses at most as deep as ``a``
-    stack: list[tuple[Any, Any]] = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if isinstance(x, dict):
-            if not isinstance(y, dict) or len(x) != len(y):
-                return False
-            for key, value in x.items():
-                if key not in y:
-                    return False
-                stack.append((value, y[key]))
-        elif isinstance(x, list):
-            if not isinstance(y, list) or len(x) != len(y):
-                return False
-            stack.extend(zip(x, y, strict=True))
-        elif isinstance(y, (dict, list)) or x != y:
-            return False
-    return True
+    return same_json(old.args, new.args)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from callstream._errors import DataError, JSONLimitError
@@ -24,6 +24,10 @@ from callstream.providers._fields import sequence_items
 __all__ = ("describe", "scalar_value", "to_json_data", "to_plain")
 
 _MISSING: Final[Any] = object()
+
+Leaf = Callable[[Any], Any]
+"""What :func:`to_json_data` does with an object that is no JSON data: returns the JSON
+data it stands for (not walked further), or raises."""
 
 
 def describe(value: Any) -> str:
@@ -144,11 +148,12 @@ _EXIT: Final[Any] = object()  # stack marker: leave a container (drop it from th
 _Step = tuple[Any, Any, Any, int, bool]
 
 
-def _walk(value: Any, max_depth: int, strict: bool) -> Any:
+def _walk(value: Any, max_depth: int, strict: bool, leaf: Leaf | None = None) -> Any:
     """Convert ``value`` to plain JSON data with an explicit stack (see :func:`to_plain`).
 
-    Strict mode raises ``_NotPlain`` / :class:`JSONLimitError`; lenient mode keeps what
-    it cannot convert as it is (a cyclic or too deep container, an unknown object).
+    Strict mode raises ``_NotPlain`` / :class:`JSONLimitError` (an unknown object is
+    given to ``leaf`` instead, when there is one); lenient mode keeps what it cannot
+    convert as it is (a cyclic or too deep container, an unknown object).
     Steps: scalars are written inline; any other value is opened (:func:`_open`), and a
     container within the depth limit and not inside itself has its children pushed
     (:func:`_push_children`).
@@ -165,7 +170,7 @@ def _walk(value: Any, max_depth: int, strict: bool) -> Any:
         if item is None or kind is str or kind is int or kind is float or kind is bool:
             parent[slot] = item
             continue
-        item, members, shallow, nested = _open(item, kind, shallow, strict)
+        item, members, shallow, nested = _open(item, kind, shallow, strict, leaf)
         marker = id(item)
         if not nested or depth > max_depth or marker in ancestors:
             if nested and strict:
@@ -182,13 +187,14 @@ def _walk(value: Any, max_depth: int, strict: bool) -> Any:
 
 
 def _open(
-    item: Any, kind: type, shallow: bool, strict: bool
+    item: Any, kind: type, shallow: bool, strict: bool, leaf: Leaf | None
 ) -> tuple[Any, dict[Any, Any] | None, bool, bool]:
     """One non-scalar value of the walk: ``(value, members, shallow, nested)``.
 
     ``nested``: ``value`` is a container to walk, a dict's ``members`` (fields) or a
     sequence (``members`` None); otherwise ``value`` is what to write (a plain scalar for
-    a subclass instance, or the item itself in lenient mode).
+    a subclass instance, ``leaf(item)`` for an unknown object in strict mode, or the
+    item itself in lenient mode).
 
     Raises:
         _NotPlain: (strict mode) a value that is no JSON data.
@@ -205,6 +211,8 @@ def _open(
         return items, None, shallow, True
     members, shallow = _fields(item, shallow)
     if members is None and strict:
+        if leaf is not None:
+            return leaf(item), None, shallow, False
         raise _NotPlain(f"a {type(item).__name__} value is not JSON")
     return item, members, shallow, members is not None
 
@@ -260,25 +268,36 @@ def to_plain(value: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
         return value
 
 
-def to_json_data(value: Any, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+def to_json_data(
+    value: Any,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    leaf: Leaf | None = None,
+    what: str = "arguments are",
+) -> Any:
     """Like :func:`to_plain`, but the result is pure JSON data or an error is raised.
 
     The result holds only ``dict`` (``str`` keys), ``list``, ``str``, ``int``, ``float``,
     ``bool`` and ``None`` of exactly those types, nests at most ``max_depth`` deep and has
-    no cycles. Cost: O(size); iterative.
+    no cycles. An object that is none of these, no model, dataclass or sequence is an
+    error, or, given ``leaf``, replaced by ``leaf(obj)`` (whose result must be JSON
+    data). ``what`` begins the error message (``"arguments are"``: "arguments are not
+    JSON data: ..."). Cost: O(size); iterative.
 
     Raises:
         JSONLimitError: nested deeper than ``max_depth``, or cyclic.
         DataError: an object that is not JSON data (an unknown type, a key that is not a
-            string or number, an object whose reading raises).
+            string or number, an object whose reading raises, or what ``leaf`` raised).
     """
     try:
-        return _walk(value, max_depth, strict=True)
+        return _walk(value, max_depth, True, leaf)
     except JSONLimitError:
         raise
-    except _NotPlain as exc:
-        raise DataError(f"arguments are not JSON data: {exc}") from None
+    except _NotPlain as refused:
+        raise DataError(f"{what} not JSON data: {refused}") from None
+    except DataError as reason:  # from leaf: its own reason (one name per clause: mypyc)
+        raise DataError(f"{what} not JSON data: {reason}") from None
     except Exception as exc:  # a hostile object raised while being read
         raise DataError(
-            f"arguments are not JSON data: reading them raised {type(exc).__name__}"
+            f"{what} not JSON data: reading a value raised {type(exc).__name__}"
         ) from None

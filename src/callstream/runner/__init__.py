@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from callstream.runner._messages import MessageFormat as MessageFormat
 from callstream.runner._messages import tool_messages as tool_messages
+from callstream.runner._results import OUTPUT_MAX_DEPTH as OUTPUT_MAX_DEPTH
 from callstream.runner._results import RunItem as RunItem
 from callstream.runner._results import RunResult as RunResult
 from callstream.runner._results import Status as Status
@@ -23,6 +24,7 @@ from callstream.runner._results import ToolFailed as ToolFailed
 from callstream.runner._results import ToolFinished as ToolFinished
 from callstream.runner._results import ToolResult as ToolResult
 from callstream.runner._results import ToolStarted as ToolStarted
+from callstream.runner._results import output_data as output_data
 from callstream.runner._results import render_output as render_output
 from callstream.runner._run import AsyncToolRun as AsyncToolRun
 from callstream.runner._run import ToolRunner as ToolRunner
@@ -32,6 +34,7 @@ from callstream.runner._sync import ToolRunStream as ToolRunStream
 from callstream.runner._tools import Tool as Tool
 
 __all__ = (
+    "OUTPUT_MAX_DEPTH",
     "VOID_REASONS",
     "AsyncToolRun",
     "MessageFormat",
@@ -48,6 +51,7 @@ __all__ = (
     "ToolRunStream",
     "ToolRunner",
     "ToolStarted",
+    "output_data",
     "render_output",
     "tool_messages",
 )

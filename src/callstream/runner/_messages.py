@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
-from pydantic_core import to_jsonable_python
-
 from callstream._errors import OptionTypeError, OptionValueError, UsageError
 from callstream.runner._results import ToolResult
 
@@ -37,8 +35,6 @@ MessageFormat: TypeAlias = Literal[
 ``"openai-responses"`` (alias ``"responses"``), ``"anthropic"``, ``"gemini"``,
 ``"bedrock"``, ``"cohere"``, ``"ollama"``, ``"langchain"``."""
 
-_NO_JSON = object()  # an output pydantic cannot make JSON-able: the text is sent instead
-
 
 def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[Any]:
     """The messages that carry ``results`` back to the model, in ``format``'s own shape.
@@ -47,10 +43,12 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
     API's ``input`` list) after the assistant turn that made the calls. Results keep the
     order given (the model's call order); no results give ``[]``. Below, ``id``, ``name``
     and ``is_error`` are the result's; ``content`` is :attr:`ToolResult.content` (the
-    output as text, or the error text for an error or cancelled result); ``json`` is the
-    output of a done result made JSON-able by pydantic (``pydantic_core
-    .to_jsonable_python``; models and dataclasses become objects, NaN and infinities
-    ``null``), a fresh copy that shares nothing with the output.
+    output as text, or the error text for an error or cancelled result); ``json`` is
+    :attr:`ToolResult.output_json`, the output of a done result as JSON data (models and
+    dataclasses become objects, NaN and infinities ``null``, lone surrogates U+FFFD; see
+    :func:`~callstream.runner.output_data`), a fresh copy that shares nothing with the
+    output. A tool output that cannot be JSON data made its result an error result when
+    it was built, so every message here is strict JSON data.
 
     - ``"openai"`` (aliases ``"openai-chat"``, ``"mistral"``; Chat Completions), one per
       result: ``{"role": "tool", "tool_call_id": id, "content": content}``.
@@ -76,10 +74,6 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
     - ``"langchain"``, one per result: ``langchain_core.messages.ToolMessage(content=
       content, tool_call_id=id, name=name, status="error" if is_error else "success")``
       (needs ``pip install 'callstream[langchain]'``).
-
-    An output that pydantic cannot make JSON-able (a circular structure, bytes that are
-    not UTF-8) is sent as ``content`` where ``json`` would go (``{"output": content}``,
-    ``[{"text": content}]``).
 
     Args:
         results: the results of one turn (:attr:`RunResult.results`), not changed.
@@ -151,13 +145,8 @@ def _gemini(results: list[ToolResult]) -> list[Any]:
         if r.is_error:
             response = {"error": r.content}
         else:
-            data = _json(r.output)
-            if data is _NO_JSON:
-                response = {"output": r.content}
-            elif isinstance(data, dict):
-                response = data
-            else:
-                response = {"output": data}
+            data = r.output_json
+            response = data if isinstance(data, dict) else {"output": data}
         call: dict[str, Any] = {"name": name, "response": response}
         if r.id:
             call["id"] = r.id
@@ -169,7 +158,7 @@ def _bedrock(results: list[ToolResult]) -> list[Any]:
     blocks = []
     for r in results:
         tool_use_id = _id(r, "bedrock")
-        data = _NO_JSON if r.is_error else _json(r.output)
+        data = None if r.is_error else r.output_json
         content = [{"json": data}] if isinstance(data, dict) else [{"text": r.content}]
         blocks.append(
             {
@@ -271,12 +260,3 @@ def _name(result: ToolResult, format: str) -> str:
             "names the tool each result is for"
         )
     return result.name
-
-
-def _json(output: Any) -> Any:
-    """``output`` as a fresh JSON-able value (NaN and infinities as None), or
-    ``_NO_JSON`` when pydantic cannot convert it. Cost: O(size of the output)."""
-    try:
-        return to_jsonable_python(output, fallback=str, inf_nan_mode="null")
-    except Exception:  # circular data, undecodable bytes: the caller sends the text
-        return _NO_JSON

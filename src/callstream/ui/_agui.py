@@ -50,7 +50,6 @@ replacement). Nothing is sent after ``RUN_FINISHED`` / ``RUN_ERROR``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from callstream._assembly.types import (
@@ -61,6 +60,7 @@ from callstream._assembly.types import (
     StreamFinished,
 )
 from callstream._errors import UsageError
+from callstream._json.dump import dumps_bounded
 from callstream._result import StreamUpdate
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
 from callstream.ui._state import (
@@ -273,7 +273,7 @@ class AGUIEncoder:
         final = event.tool_call["args"]
         parts = calls.args.pop(index, [])
         if not parts:  # no text came (a tool without arguments): its arguments are {}
-            delta = json.dumps(final, ensure_ascii=False, separators=(",", ":"))
+            delta = dumps_bounded(final, max_depth=None, strict=True, separators=(",", ":"))
             out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": delta})
         elif not streamed_matches(parts, final):
             out.append(

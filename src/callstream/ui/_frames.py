@@ -6,19 +6,22 @@ well-formed end, and the exception is re-raised only with ``raise_errors=True``)
 the encoder raises (an item of the wrong kind) propagates as it is.
 Leaving early (the client went away: the generator is closed) closes the items' source
 when it has ``close()`` / ``aclose()`` (a ``ToolCallStream``, a ``ToolRunStream``...).
+
+Every frame is written by the one JSON writer under its output rule
+(:mod:`callstream._json.dump`: valid UTF-8 JSON, lone surrogates as U+FFFD, ``NaN`` as
+``null``, any depth without recursion).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar, overload
-
-from pydantic_core import to_jsonable_python
 
 from callstream._async import _close_one
 from callstream._drive import close_object as _close
 from callstream._errors import UsageError
+from callstream._json.dump import dumps_bounded
+from callstream.runner._results import output_data
 from callstream.ui._agui import AGUIEncoder
 from callstream.ui._mcp_apps import McpAppsEncoder, ViewMessage
 from callstream.ui._vercel import VercelEncoder
@@ -37,22 +40,27 @@ class _Encoder(Protocol[T]):  # what the loop needs of an encoder
 
 
 def _json(value: Any) -> str:
-    """Compact JSON text that encodes to UTF-8 (non-ASCII kept, lone surrogates escaped,
-    NaN / infinities as null, values json cannot write through pydantic)."""
+    """Compact strict JSON text (the output rule of :mod:`callstream._json.dump`)."""
     try:
-        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (TypeError, ValueError):  # NaN, or a value json cannot write (a model...)
-        plain = to_jsonable_python(value, fallback=str, inf_nan_mode="null")
-        text = json.dumps(plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in some text: escape it
-        text = json.dumps(json.loads(text), ensure_ascii=True, separators=(",", ":"))
-    return text
+        return dumps_bounded(value, max_depth=None, strict=True, separators=(",", ":"))
+    except TypeError:  # a value JSON cannot hold in an event of the caller's own (a model)
+        plain = output_data(value)
+        return dumps_bounded(plain, max_depth=None, strict=True, separators=(",", ":"))
 
 
 def sse_frame(event: Any) -> str:
-    """One server-sent event carrying ``event`` as JSON: ``data: <json>\\n\\n``."""
+    """One server-sent event carrying ``event`` as JSON: ``data: <json>\\n\\n``.
+
+    The JSON follows the output rule of :mod:`callstream._json.dump` (valid UTF-8 JSON
+    whatever the strings hold: a lone surrogate is written as U+FFFD, ``NaN`` and
+    infinities as ``null``; any depth). A value JSON cannot hold (a pydantic model, a
+    dataclass, a datetime) is written as :func:`~callstream.runner.output_data` makes
+    it. Cost: O(size of the event).
+
+    Raises:
+        DataError: a part of ``event`` cannot be JSON data (see ``output_data``).
+        ValueError: ``event`` holds itself (a cycle).
+    """
     return f"data: {_json(event)}\n\n"
 
 

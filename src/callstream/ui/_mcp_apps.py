@@ -20,9 +20,14 @@ What is sent, per kind of input:
   ``reason`` (the call's error);
 - tool results of :class:`~callstream.ToolRunner`: ``ui/notifications/tool-result`` with
   a ``CallToolResult`` (``content`` = one text block, ``isError``, and
-  ``structuredContent`` when the output is a dict) for a tool that returned or failed;
-  ``ui/notifications/tool-cancelled`` for a cancelled one;
+  ``structuredContent`` = :attr:`~callstream.runner.ToolResult.output_json` when the
+  output is a JSON object: a dict, a model, a dataclass) for a tool that returned or
+  failed; ``ui/notifications/tool-cancelled`` for a cancelled one;
 - server-side tools, text and anything else: nothing.
+
+The notifications are Python data for the host's own JSON writer; they follow the output
+rule of :mod:`callstream._json.dump` (no lone surrogates: U+FFFD; no ``NaN``: None), so
+any writer makes strict JSON of them.
 
 Cost: each call's text is fed once to its own incremental parser (O(fragment)); a
 partial notification copies the preview (O(its size)), which the throttle bounds: at
@@ -37,9 +42,9 @@ from typing import Any, NamedTuple
 
 from callstream._assembly.types import ArgumentsDelta, CallDone, CallInvalid, CallStarted
 from callstream._errors import OptionTypeError, OptionValueError, PartialJSONError
+from callstream._json.dump import strict_data, strict_text
 from callstream._json.parser import PartialJSONParser
 from callstream._result import StreamUpdate
-from callstream._update import copy_json
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
 from callstream.ui._state import check_item
 
@@ -126,8 +131,9 @@ class McpAppsEncoder:
                     "content": [{"type": "text", "text": result.content}],
                     "isError": result.is_error,
                 }
-                if type(result.output) is dict:
-                    params["structuredContent"] = copy_json(result.output)
+                data = result.output_json
+                if type(data) is dict:
+                    params["structuredContent"] = data
                 note = _note("ui/notifications/tool-result", params)
             out.append(ViewMessage(index, call_id, note))
         else:
@@ -156,7 +162,7 @@ class McpAppsEncoder:
                 return
             self._sent.add(event.index)
             self._parsers.pop(event.index, None)
-            arguments = copy_json(event.tool_call["args"])
+            arguments = strict_data(event.tool_call["args"])
             note = _note("ui/notifications/tool-input", {"arguments": arguments})
             out.append(ViewMessage(event.index, call_id, note))
         elif isinstance(event, CallInvalid):
@@ -165,7 +171,7 @@ class McpAppsEncoder:
                 return
             self._sent.add(event.index)
             self._parsers.pop(event.index, None)
-            reason = event.invalid_tool_call.get("error") or "invalid tool call"
+            reason = strict_text(event.invalid_tool_call.get("error") or "invalid tool call")
             note = _note("ui/notifications/tool-cancelled", {"reason": reason})
             out.append(ViewMessage(event.index, call_id, note))
 
@@ -182,5 +188,5 @@ class McpAppsEncoder:
         if last is not None and now - last < self._min_interval:
             return
         self._last[index] = now
-        note = _note("ui/notifications/tool-input-partial", {"arguments": copy_json(preview)})
+        note = _note("ui/notifications/tool-input-partial", {"arguments": strict_data(preview)})
         out.append(ViewMessage(index, self._ids[index], note))

@@ -14,7 +14,9 @@ import json
 import uuid
 from typing import Any
 
-from callstream._errors import UsageError
+from callstream._errors import PartialJSONError, UsageError
+from callstream._json.dump import same_json
+from callstream._json.parser import PartialJSONParser
 from callstream._provider_errors import describe_exception
 from callstream.runner._results import ToolStarted
 
@@ -44,12 +46,32 @@ def check_item(item: Any) -> None:
         )
 
 
+def _decode(parts: list[str]) -> Any:
+    """``json.loads`` of the joined text, at any depth: text nested too deep for it (or
+    under a deep caller stack) is read by callstream's own iterative parser instead.
+
+    Raises:
+        ValueError: the text is not JSON.
+    """
+    text = "".join(parts)
+    try:
+        return json.loads(text)
+    except RecursionError:
+        pass
+    parser = PartialJSONParser(allow_nan=True, max_depth=max(len(text), 1))
+    try:
+        parser.feed(text)
+        return parser.close()
+    except PartialJSONError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def verdict_at_failure(parts: list[str]) -> dict[str, Any] | None:
     """What the assembler's interrupt gives a call still open when the source failed: its
     arguments when the text it streamed is one complete JSON object, else None (the call
     is invalid). Cost: O(size of the text), once per open call."""
     try:
-        value = json.loads("".join(parts))
+        value = _decode(parts)
     except ValueError:
         return None
     return value if type(value) is dict else None
@@ -67,7 +89,7 @@ def streamed_matches(parts: list[str], final: dict[str, Any]) -> bool:
     Cost: O(size of the text), once per call at its end.
     """
     try:
-        return bool(json.loads("".join(parts)) == final)
+        return same_json(_decode(parts), final)
     except ValueError:
         return False
 
