@@ -180,8 +180,8 @@ def test_complete_input_in_start_block_becomes_the_arguments() -> None:
         message_delta("tool_use"),
     ]
     assert run(events) == [
+        ServerToolUse(index=1, id="srvtoolu_1"),  # before its chunk: server from birth
         chunk(1, name="code_execution", id="srvtoolu_1"),
-        ServerToolUse(index=1),
         chunk(1, args='{"code": "print(1)"}'),
         CallEnd(index=1),
         chunk(2, name="rollDie", id="toolu_2"),
@@ -274,12 +274,12 @@ def test_server_and_mcp_tool_blocks_are_calls_tool_results_are_not() -> None:
         block_stop(4),
     ]
     assert run(events) == [
+        ServerToolUse(index=0, id="srvtoolu_1"),
         chunk(0, name="web_search", id="srvtoolu_1"),
-        ServerToolUse(index=0),
         chunk(0, args='{"query": "x"}'),
         CallEnd(index=0),
+        ServerToolUse(index=3, id="mcptoolu_1"),
         chunk(3, name="echo", id="mcptoolu_1"),
-        ServerToolUse(index=3),
         CallEnd(index=3, args='{"text": "hi"}'),
     ]
 

@@ -391,8 +391,14 @@ class ToolCallAssembler:
         """Mark the call with provider ``index`` (or ``id``) as a server-side tool.
 
         It leaves ``tool_calls`` / ``invalid_tool_calls`` and is listed in
-        :attr:`server_tool_calls` instead. Unknown calls are ignored (a translator never
-        raises on provider data). Returns no events. Cost: O(1).
+        :attr:`server_tool_calls` instead. Called before the call's first chunk (no open
+        call has that id, or that index: what translators do), the mark is kept for the
+        next call to start, which is then a server call from its birth, when it starts
+        on ``index`` with ``id`` (a given one must match; another call starting first
+        drops the mark). Called for an open call (with that ``id`` or none), it marks
+        that call from now on: events already returned for it said ``server=False``.
+        A translator never raises on provider data: nothing else is checked. Returns no
+        events. Cost: O(1).
         """
         key = check_index(index, "mark_server: ")
         id_ = check_str("id", id, "mark_server: ")
@@ -555,6 +561,16 @@ class ToolCallAssembler:
         """Calls seen so far: every call a chunk started (named or not yet, valid,
         invalid or server-side), also before it is announced. Cost: O(1)."""
         return len(self._state.calls)
+
+    def is_server_call(self, index: int) -> bool:
+        """Whether call number ``index`` (the ``index`` of events and of
+        :attr:`tool_call_chunks`) is a server-side tool, run by the provider (listed in
+        :attr:`server_tool_calls`, or to be once it has a name); False for an unknown
+        number. Cost: O(1)."""
+        calls = self._state.calls
+        if type(index) is not int or not 0 <= index < len(calls):
+            return False
+        return calls[index].server
 
     def closed_arguments(self, index: int) -> dict[str, Any] | None:
         """The arguments of call ``index`` (a call number) if its text has closed as one

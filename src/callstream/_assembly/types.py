@@ -149,7 +149,12 @@ class ServerToolUse:
     """The call with provider ``index`` (or ``id``) is a server-side tool: the provider
     runs it itself, so it is reported in ``server_tool_calls``, not in ``tool_calls``.
 
-    Sent by a translator after the chunk that starts the call.
+    Sent by a translator right *before* the chunk that starts the call (with the index
+    and id that chunk carries), so the call is a server call from its birth: every event
+    about it says ``server=True``, also one reported by that first chunk (an id or name
+    over the length limit, malformed text). A marker for a call already open marks it
+    from then on (the events reported before said ``server=False``); see
+    :meth:`ToolCallAssembler.mark_server`.
     """
 
     index: int | None = None
@@ -170,7 +175,7 @@ class CallStarted:
     """A call has a name and is announced. ``index`` numbers calls in order of start
     (0, 1, ...); ``key`` is the provider's index, when it gave one. ``server`` is True for
     a server-side tool (run by the provider) whose :class:`ServerToolUse` marker arrived
-    before the call was announced (translators send it right after the starting chunk)."""
+    before the call was announced (translators send it before the starting chunk)."""
 
     index: int
     key: int | None

@@ -135,9 +135,9 @@ class AnthropicTranslator:
     Mapping (block ``index`` is the chunk ``index``):
 
     - ``content_block_start`` with a tool block -> a chunk with ``name`` and ``id``; for a
-      server-side block (``server_tool_use``, ``mcp_tool_use``) it is followed at once by
-      ``ServerToolUse(index=...)``, before any argument text, so the call is reported in
-      ``server_tool_calls`` and never in ``tool_calls``;
+      server-side block (``server_tool_use``, ``mcp_tool_use``) it is preceded by
+      ``ServerToolUse(index=..., id=...)``, so the call is a server call from its first
+      event on, reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``input_json_delta`` -> a chunk with the ``partial_json`` text (``""`` is skipped);
     - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
       block's ``input`` was a non-empty object, that object (as JSON text) is the
@@ -202,8 +202,8 @@ class AnthropicTranslator:
             start_input = None
         self._open[index] = _Block(start_input, error)
         chunk = tool_chunk(index, id_, name, None)
-        if server:
-            return [chunk, ServerToolUse(index=index)]
+        if server:  # marked first: the call is a server call from its first event
+            return [ServerToolUse(index=index, id=id_ or None), chunk]
         return [chunk]
 
     def _block_delta(self, payload: Any) -> list[Signal]:

@@ -75,9 +75,9 @@ class BedrockTranslator:
     Mapping (``contentBlockIndex`` is the chunk ``index``):
 
     - ``contentBlockStart`` with ``start.toolUse`` -> a chunk with ``name`` and ``id``
-      (``toolUseId``); when ``toolUse.type`` is ``"server_tool_use"`` it is followed at
-      once by ``ServerToolUse(index=...)``, before any argument text, so the call is
-      reported in ``server_tool_calls`` and never in ``tool_calls``;
+      (``toolUseId``); when ``toolUse.type`` is ``"server_tool_use"`` it is preceded by
+      ``ServerToolUse(index=..., id=...)``, so the call is a server call from its first
+      event on, reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
       for a block that started as a tool block). An input handed
       over already decoded is serialized to JSON text, iteratively (see
@@ -145,8 +145,8 @@ class BedrockTranslator:
             return self._bad.refuse(index, "contentBlockIndex", id_, name, server=server)
         self._open.add(index)
         chunk = tool_chunk(index, id_, name, None)
-        if server:
-            return [chunk, ServerToolUse(index=index)]
+        if server:  # marked first: the call is a server call from its first event
+            return [ServerToolUse(index=index, id=id_ or None), chunk]
         return [chunk]
 
     def _delta(self, event: Any) -> list[Signal]:

@@ -22,8 +22,9 @@ What is sent, per kind of input:
   ``input`` = the final arguments object, the strict parse).
 - :class:`~callstream.CallInvalid`: ``tool-input-error`` (``toolCallId``, ``toolName``,
   ``input`` = the raw argument text or null, ``errorText`` = why it is invalid).
-- server-side tools: ``tool-input-start`` / ``-delta`` / ``-available`` with
-  ``providerExecuted: true`` (the provider runs them; no output follows from us).
+- server-side tools: ``tool-input-start`` / ``-delta`` / ``-available`` (or
+  ``-error``) with ``providerExecuted: true`` (the provider runs them; no output
+  follows from us).
 - tool results of :class:`~callstream.ToolRunner`: ``tool-output-available``
   (``toolCallId``, ``output``) for a tool that returned; ``tool-output-error``
   (``toolCallId``, ``errorText``) for one that failed or was cancelled (not for a call
@@ -302,15 +303,16 @@ class VercelEncoder:
                 return
             self._input_failed.add(index)
             invalid = event.invalid_tool_call
-            out.append(
-                {
-                    "type": "tool-input-error",
-                    "toolCallId": calls.call_id(index, invalid.get("id")),
-                    "toolName": invalid.get("name") or "",
-                    "input": invalid.get("args"),
-                    "errorText": invalid.get("error") or "invalid tool call",
-                }
-            )
+            chunk = {
+                "type": "tool-input-error",
+                "toolCallId": calls.call_id(index, invalid.get("id")),
+                "toolName": invalid.get("name") or "",
+                "input": invalid.get("args"),
+                "errorText": invalid.get("error") or "invalid tool call",
+            }
+            if event.server or index in self._server:
+                chunk["providerExecuted"] = True
+            out.append(chunk)
         elif isinstance(event, StreamFinished):
             self._reason = event.reason
             self._end_blocks(out)
