@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from callstream import ServerToolUse, ToolCallAssembler
+from callstream import CallChunk, CallEnd, ServerToolUse, ToolCallAssembler
 from callstream._assembly import StreamEnd
 from callstream._pipeline import StreamUpdate
 from callstream.parsers import JsonToolsParser, ParsedCall, PydanticToolsParser
@@ -285,3 +285,27 @@ def test_langchain_parser_v1_server_blocks_and_srvtoolu_chunks() -> None:
         tool_calls=[{"name": "Weather", "args": {"city": "Oslo"}, "id": "toolu_2"}],
     )
     assert parser.invoke(whole) == [SERVER_BLOCK, WEATHER_CALL]
+
+
+def test_a_mark_sent_before_its_call_is_used_once() -> None:
+    # A translator marks a server call before its first chunk; the session's note of that
+    # mark is spent on the call it names, so a later client call on the same index (a new
+    # call after the server call ended) stays the client's.
+    session = JsonToolsParser().session()
+    session.feed(
+        [
+            ServerToolUse(index=0),
+            CallChunk(index=0, id="srvtoolu_1", name="web_search", args="{}"),
+            CallEnd(index=0),
+        ]
+    )
+    session.feed(
+        [
+            CallChunk(index=0, id="call_1", name="get_weather", args=CLIENT_ARGS),
+            CallEnd(index=0),
+            StreamEnd(reason="stop"),
+        ]
+    )
+    session.close()
+    assert [c.name for c in session.result] == ["get_weather"]
+    assert [c.name for c in session.server_calls] == ["web_search"]

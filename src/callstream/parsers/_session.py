@@ -228,11 +228,8 @@ class ParseSession(ShownCalls[T]):
         if isinstance(event, CallStarted):
             call = CallState(event.index, event.name, event.id)
             self._add(call, event.key)
-            if (
-                getattr(event, "server", False)
-                or self._pending_mark(call, event.key)
-                or self._server_id(call)
-            ):
+            marked = self._pending_mark(call, event.key)  # consumed, also when the event says so
+            if getattr(event, "server", False) or marked or self._server_id(call):
                 self._mark_server(call)
             else:
                 self._parser._start(call)
