@@ -239,15 +239,21 @@ def test_error_event_fails_open_blocks_and_ends_the_stream() -> None:
     signals = run(events)
     assert signals[-3:] == [
         CallFailure(error="Anthropic stream error (overloaded_error): Overloaded", index=1),
-        StreamEnd(reason="error"),
+        StreamEnd(
+            reason="error", provider_error="Anthropic stream error (overloaded_error): Overloaded"
+        ),
         StreamEnd(reason=None),  # message_stop: reported too, the assembler keeps the first
     ]
     assert signals.count(CallEnd(index=0)) == 1
 
 
 def test_error_event_without_open_blocks_or_details() -> None:
-    assert run([{"type": "error"}]) == [StreamEnd(reason="error")]
-    assert run([{"type": "error", "error": "boom"}]) == [StreamEnd(reason="error")]
+    assert run([{"type": "error"}]) == [
+        StreamEnd(reason="error", provider_error="Anthropic stream error")
+    ]
+    assert run([{"type": "error", "error": "boom"}]) == [
+        StreamEnd(reason="error", provider_error="Anthropic stream error: boom")
+    ]
 
 
 def test_server_and_mcp_tool_blocks_are_calls_tool_results_are_not() -> None:

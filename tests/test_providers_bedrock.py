@@ -157,7 +157,10 @@ def test_exception_event_fails_open_blocks() -> None:
         CallFailure(
             error="Bedrock stream error (modelStreamErrorException): model failed", index=0
         ),
-        StreamEnd(reason="error"),
+        StreamEnd(
+            reason="error",
+            provider_error="Bedrock stream error (modelStreamErrorException): model failed",
+        ),
     ]
 
 

@@ -138,10 +138,13 @@ class StreamEnd:
     """The stream ended; ``reason`` is the provider's finish reason, normalized where
     known (``"length"`` means the output was cut off by a token limit, ``"error"`` that
     the provider reported an error); ``provider_reason`` is the word the provider sent
-    (``"max_tokens"``, ``"MAX_TOKENS"``, ``"end_turn"`` ...), None if it sent none."""
+    (``"max_tokens"``, ``"MAX_TOKENS"``, ``"end_turn"`` ...), None if it sent none;
+    ``provider_error`` is what the provider said about the error that ended the stream
+    (an error event's message), None for any other end."""
 
     reason: str | None = None
     provider_reason: str | None = None
+    provider_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -206,9 +209,12 @@ class CallInvalid:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StreamFinished:
-    """The stream finished (after every call's done or invalid event)."""
+    """The stream finished (after every call's done or invalid event); ``reason`` is its
+    finish reason, ``provider_error`` the provider's message when it ended the stream
+    with an error (see :attr:`ToolCallAssembler.provider_error`), else None."""
 
     reason: str | None
+    provider_error: str | None = None
 
 
 AssemblyEvent: TypeAlias = CallStarted | ArgumentsDelta | CallDone | CallInvalid | StreamFinished

@@ -319,7 +319,7 @@ def _as_sent(end: StreamEnd) -> StreamEnd:
     message's ``response_metadata``."""
     if end.provider_reason is None or end.provider_reason == end.reason:
         return end
-    return StreamEnd(reason=end.provider_reason)
+    return StreamEnd(reason=end.provider_reason, provider_error=end.provider_error)
 
 
 def _identity(call: ParsedCall[Any]) -> Any:

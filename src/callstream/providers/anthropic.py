@@ -149,7 +149,8 @@ class AnthropicTranslator:
       ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
       open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
       only if no stop reason was seen;
-    - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``;
+    - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``
+      with the error's type and message as ``provider_error``;
     - ``text_delta`` / ``thinking_delta`` (and a text or thinking block's start text) ->
       :class:`~callstream.TextDelta` (``reasoning=True`` for thinking).
 
@@ -260,7 +261,7 @@ class AnthropicTranslator:
             CallFailure(error=message, index=index) for index in sorted(self._open)
         ]
         self._open.clear()
-        out.append(StreamEnd(reason="error"))
+        out.append(StreamEnd(reason="error", provider_error=message))
         return out
 
 

@@ -89,7 +89,7 @@ class BedrockTranslator:
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``);
     - an exception event -> ``CallFailure`` for every open tool block and
-      ``StreamEnd("error")``.
+      ``StreamEnd("error")`` with its message as ``provider_error``.
 
     A ``contentBlockIndex`` that is absent or unusable (not a non-negative integer or a
     string of digits) never routes text into another call: a tool block started with one
@@ -175,16 +175,16 @@ class BedrockTranslator:
         return [CallEnd(index=index)]
 
     @staticmethod
-    def _end(reason: str | None, *, from_provider: bool = True) -> list[Signal]:
+    def _end(reason: str | None) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason if from_provider else None)]
+        return [StreamEnd(reason=normalized, provider_reason=reason)]
 
     def _error(self, key: str, event: Any) -> list[Signal]:
         message = get_str(event, "message")
         error = f"Bedrock stream error ({key}): {message}" if message else f"Bedrock {key}"
         out: list[Signal] = [CallFailure(error=error, index=i) for i in sorted(self._open)]
         self._open.clear()
-        out.extend(self._end("error", from_provider=False))
+        out.append(StreamEnd(reason="error", provider_error=error))
         return out
 
 
