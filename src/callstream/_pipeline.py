@@ -41,7 +41,7 @@ re-raises it unchanged.
 
 No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
 they cannot drift apart. The update and result types are in :mod:`callstream._result`;
-reading an SDK exception's provider error is :mod:`callstream._provider_errors`.
+reading an SDK exception's provider error is :mod:`callstream.providers._provider_errors`.
 Cost per payload: the translator's O(payload) plus the assembler's O(fragment), plus
 building the update, which reads the assembler's views (O(1) when unchanged; a quiet
 pipeline does neither).
@@ -55,7 +55,6 @@ from typing import TYPE_CHECKING, Any, Final
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
 from callstream._errors import OptionTypeError, UnknownFormatError, UsageError
-from callstream._provider_errors import describe_exception, provider_error_payload
 from callstream._result import StreamResult, StreamUpdate
 from callstream._update import new_update
 from callstream.providers import (
@@ -64,6 +63,11 @@ from callstream.providers import (
     get_translator,
     has_evidence,
     recognizes,
+)
+from callstream.providers._provider_errors import (
+    describe_exception,
+    error_signals,
+    provider_error_payload,
 )
 from callstream.providers.transport import (
     DEFAULT_MAX_EVENT_CHARS,
@@ -303,15 +307,12 @@ class Pipeline:
 
     def _foreign_error(self, payload: Mapping[str, Any], out: list[StreamUpdate]) -> None:
         """Apply a provider error the chosen translator ignored (LangChain message chunks
-        carry none): read it with its own provider's translator, so Groq's failed calls
-        become invalid calls, and end the stream with reason ``"error"`` (open calls get
-        their verdict: incomplete arguments are invalid). Cost: O(size of the error)."""
-        name = "anthropic" if payload.get("type") == "error" else "openai-chat"
+        carry none): its own provider's signals (:func:`error_signals`), which end the
+        stream with reason ``"error"`` (open calls get their verdict: incomplete
+        arguments are invalid). Cost: O(size of the error)."""
         events: list[AssemblyEvent] = []
-        for signal in get_translator(name).translate(payload):  # none after the end
+        for signal in error_signals(payload):
             events += self._assembler.apply(signal)
-        if not self._assembler.finished:
-            events += self._assembler.finish("error")
         self._emit(out, events, payload)
 
     def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:

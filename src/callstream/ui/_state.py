@@ -15,7 +15,7 @@ import uuid
 from typing import Any
 
 from callstream._errors import UsageError
-from callstream._provider_errors import describe_exception
+from callstream.providers._provider_errors import describe_exception
 from callstream.runner._results import ToolStarted
 
 __all__ = (
