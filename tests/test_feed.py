@@ -73,7 +73,16 @@ def test_each_event_type_becomes_its_feed_object() -> None:
         "invalid_tool_call": invalid,
         "server": False,
     }
-    assert to_feed(StreamFinished(reason=None)) == {"type": "stream_finished", "reason": None}
+    assert to_feed(StreamFinished(reason=None)) == {
+        "type": "stream_finished",
+        "reason": None,
+        "provider_error": None,
+    }
+    assert to_feed(StreamFinished(reason="error", provider_error="Overloaded")) == {
+        "type": "stream_finished",
+        "reason": "error",
+        "provider_error": "Overloaded",
+    }
     delta = ArgumentsDelta(
         index=2,
         text='{"a/b~": [tr',

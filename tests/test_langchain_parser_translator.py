@@ -64,17 +64,18 @@ def mcp_chunks(mcp_parts: list[str], client_parts: list[str]) -> list[Any]:
 
 
 def check_mcp(chunks: list[Any]) -> None:
-    results = list(ToolCallsOutputParser().transform(iter(chunks)))
+    with_server = ToolCallsOutputParser(server_calls=True)
+    results = list(with_server.transform(iter(chunks)))
     assert results[-1] == [MCP_BLOCK, WEATHER_CALL]
     assert all(c["type"] != "invalid_tool_call" for r in results for c in r)
-    # never a tool call: the client call is the only one without server_calls
-    assert list(ToolCallsOutputParser(server_calls=False).transform(iter(chunks)))[-1] == [
-        WEATHER_CALL
-    ]
+    # never a tool call: by default the client call is the only one
+    assert list(ToolCallsOutputParser().transform(iter(chunks)))[-1] == [WEATHER_CALL]
     merged = chunks[0]
     for chunk in chunks[1:]:
         merged = merged + chunk
-    assert ToolCallsOutputParser().invoke(message_chunk_to_message(merged)) == results[-1]
+    message = message_chunk_to_message(merged)
+    assert with_server.invoke(message) == results[-1]
+    assert ToolCallsOutputParser().invoke(message) == [WEATHER_CALL]
 
 
 @pytest.mark.parametrize("size", [1, 4, 1000])

@@ -7,7 +7,7 @@ layers only) and the third-party packages each layer may import at module level:
     L4  _pipeline < _sync, _async       drivers over the shared pipeline, then the tool
         < runner < cli                  runner on top of them, then the shell; anyio only
                                         in _async and the runner's task modules
-        (_pipeline includes _result and _provider_errors, split out of _pipeline.py)
+        (_pipeline includes _result, split out of _pipeline.py)
     L3  providers, tools, feed < parsers pydantic; SDKs / LangChain / rich only lazily
         (tools includes _tool_docstrings and _tool_schema, split out of tools.py)
     L2  _assembly                       standard library (+ typing_extensions)
@@ -53,7 +53,6 @@ def layer_of(module: str) -> tuple[float, str]:
         "_pipeline": (4, "_pipeline"),
         "_result": (4, "_pipeline"),
         "_update": (4, "_pipeline"),
-        "_provider_errors": (4, "_pipeline"),
         "_sync": (4.5, "_sync"),
         "_drive": (4.5, "_sync"),
         "_async": (4.5, "_async"),
@@ -200,7 +199,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"__init__"},
     ],
     "callstream.providers": [
-        {"_fields", "_chunks", "_base"},
+        {"_fields", "_chunks", "_base", "_provider_errors"},
         {"_plain", "_sse", "_json_stream", "_text"},
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
         {

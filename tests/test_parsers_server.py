@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from callstream import ServerToolUse, ToolCallAssembler
+from callstream import CallChunk, CallEnd, ServerToolUse, ToolCallAssembler
 from callstream._assembly import StreamEnd
 from callstream._pipeline import StreamUpdate
 from callstream.parsers import JsonToolsParser, ParsedCall, PydanticToolsParser
@@ -223,18 +223,33 @@ def test_langchain_parser_surfaces_server_blocks(sizes: tuple[int, int], tools: 
     from callstream.parsers.langchain import ToolCallsOutputParser
 
     chunks = anthropic_chunks(*sizes)
-    parser = ToolCallsOutputParser(tools=tools)
-    results = list(parser.transform(iter(chunks)))
-    assert results[-1] == [SERVER_BLOCK, WEATHER_CALL]
-    assert all(c["type"] != "invalid_tool_call" for r in results for c in r)
     merged = chunks[0]
     for chunk in chunks[1:]:
         merged = merged + chunk
-    assert parser.invoke(message_chunk_to_message(merged)) == results[-1]  # invoke == stream
-    without = ToolCallsOutputParser(tools=tools, server_calls=False)
-    assert list(without.transform(iter(chunks)))[-1] == [WEATHER_CALL]
-    calls = list(ToolCallsOutputParser(tools=tools, output="calls").transform(iter(chunks)))[-1]
+    message = message_chunk_to_message(merged)
+    parser = ToolCallsOutputParser(tools=tools, server_calls=True)
+    results = list(parser.transform(iter(chunks)))
+    assert results[-1] == [SERVER_BLOCK, WEATHER_CALL]
+    assert all(c["type"] != "invalid_tool_call" for r in results for c in r)
+    assert parser.invoke(message) == results[-1]  # invoke == stream
+    # by default they are left out: every result is a call the client runs, also while
+    # streaming, and invoke agrees
+    for without in (
+        ToolCallsOutputParser(tools=tools),
+        ToolCallsOutputParser(tools=tools, server_calls=False),
+    ):
+        streamed = list(without.transform(iter(chunks)))
+        assert streamed[-1] == [WEATHER_CALL]
+        assert all(c["type"] == "tool_call" and c["name"] == "Weather" for r in streamed for c in r)
+        assert without.invoke(message) == [WEATHER_CALL]
+    calls = list(
+        ToolCallsOutputParser(tools=tools, output="calls", server_calls=True).transform(
+            iter(chunks)
+        )
+    )[-1]
     assert [c.server for c in calls] == [True, False]
+    default = list(ToolCallsOutputParser(tools=tools, output="calls").transform(iter(chunks)))
+    assert [c.server for c in default[-1]] == [False]
 
 
 def test_langchain_parser_v1_server_blocks_and_srvtoolu_chunks() -> None:
@@ -259,7 +274,9 @@ def test_langchain_parser_v1_server_blocks_and_srvtoolu_chunks() -> None:
         ),
         AIMessageChunk(content=[], chunk_position="last"),
     ]
-    assert list(ToolCallsOutputParser().transform(iter(v1)))[-1] == [SERVER_BLOCK]
+    listed = ToolCallsOutputParser(server_calls=True)
+    assert list(listed.transform(iter(v1)))[-1] == [SERVER_BLOCK]
+    assert list(ToolCallsOutputParser().transform(iter(v1))) == [[]]  # default: left out
     # an older integration that put the server call among the tool call chunks
     old = [
         AIMessageChunk(
@@ -270,7 +287,7 @@ def test_langchain_parser_v1_server_blocks_and_srvtoolu_chunks() -> None:
         ),
         AIMessageChunk(content="", response_metadata={"stop_reason": "end_turn"}),
     ]
-    parser = ToolCallsOutputParser(tools=[Weather])
+    parser = ToolCallsOutputParser(tools=[Weather], server_calls=True)
     assert list(parser.transform(iter(old)))[-1] == [SERVER_BLOCK]
     whole = AIMessage(
         content=[
@@ -285,3 +302,28 @@ def test_langchain_parser_v1_server_blocks_and_srvtoolu_chunks() -> None:
         tool_calls=[{"name": "Weather", "args": {"city": "Oslo"}, "id": "toolu_2"}],
     )
     assert parser.invoke(whole) == [SERVER_BLOCK, WEATHER_CALL]
+    assert ToolCallsOutputParser(tools=[Weather]).invoke(whole) == [WEATHER_CALL]
+
+
+def test_a_mark_sent_before_its_call_is_used_once() -> None:
+    # A translator marks a server call before its first chunk; the session's note of that
+    # mark is spent on the call it names, so a later client call on the same index (a new
+    # call after the server call ended) stays the client's.
+    session = JsonToolsParser().session()
+    session.feed(
+        [
+            ServerToolUse(index=0),
+            CallChunk(index=0, id="srvtoolu_1", name="web_search", args="{}"),
+            CallEnd(index=0),
+        ]
+    )
+    session.feed(
+        [
+            CallChunk(index=0, id="call_1", name="get_weather", args=CLIENT_ARGS),
+            CallEnd(index=0),
+            StreamEnd(reason="stop"),
+        ]
+    )
+    session.close()
+    assert [c.name for c in session.result] == ["get_weather"]
+    assert [c.name for c in session.server_calls] == ["web_search"]

@@ -180,8 +180,8 @@ def test_complete_input_in_start_block_becomes_the_arguments() -> None:
         message_delta("tool_use"),
     ]
     assert run(events) == [
+        ServerToolUse(index=1, id="srvtoolu_1"),  # before its chunk: server from birth
         chunk(1, name="code_execution", id="srvtoolu_1"),
-        ServerToolUse(index=1),
         chunk(1, args='{"code": "print(1)"}'),
         CallEnd(index=1),
         chunk(2, name="rollDie", id="toolu_2"),
@@ -239,15 +239,21 @@ def test_error_event_fails_open_blocks_and_ends_the_stream() -> None:
     signals = run(events)
     assert signals[-3:] == [
         CallFailure(error="Anthropic stream error (overloaded_error): Overloaded", index=1),
-        StreamEnd(reason="error"),
+        StreamEnd(
+            reason="error", provider_error="Anthropic stream error (overloaded_error): Overloaded"
+        ),
         StreamEnd(reason=None),  # message_stop: reported too, the assembler keeps the first
     ]
     assert signals.count(CallEnd(index=0)) == 1
 
 
 def test_error_event_without_open_blocks_or_details() -> None:
-    assert run([{"type": "error"}]) == [StreamEnd(reason="error")]
-    assert run([{"type": "error", "error": "boom"}]) == [StreamEnd(reason="error")]
+    assert run([{"type": "error"}]) == [
+        StreamEnd(reason="error", provider_error="Anthropic stream error")
+    ]
+    assert run([{"type": "error", "error": "boom"}]) == [
+        StreamEnd(reason="error", provider_error="Anthropic stream error: boom")
+    ]
 
 
 def test_server_and_mcp_tool_blocks_are_calls_tool_results_are_not() -> None:
@@ -274,12 +280,12 @@ def test_server_and_mcp_tool_blocks_are_calls_tool_results_are_not() -> None:
         block_stop(4),
     ]
     assert run(events) == [
+        ServerToolUse(index=0, id="srvtoolu_1"),
         chunk(0, name="web_search", id="srvtoolu_1"),
-        ServerToolUse(index=0),
         chunk(0, args='{"query": "x"}'),
         CallEnd(index=0),
+        ServerToolUse(index=3, id="mcptoolu_1"),
         chunk(3, name="echo", id="mcptoolu_1"),
-        ServerToolUse(index=3),
         CallEnd(index=3, args='{"text": "hi"}'),
     ]
 

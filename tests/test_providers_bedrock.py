@@ -122,7 +122,7 @@ def test_server_tool_use_and_tool_result_blocks() -> None:
     signals = run(events)
     assert texts(signals) == {0: '{"snippet":"1234 * 5678"}', 2: '{"result":7006652.0}'}
     assert [s for s in signals if not isinstance(s, CallChunk)] == [
-        ServerToolUse(index=0),
+        ServerToolUse(index=0, id="tooluse_S"),
         CallEnd(index=0),
         CallEnd(index=2),
         StreamEnd(reason="tool_use", provider_reason="tool_use"),
@@ -157,7 +157,10 @@ def test_exception_event_fails_open_blocks() -> None:
         CallFailure(
             error="Bedrock stream error (modelStreamErrorException): model failed", index=0
         ),
-        StreamEnd(reason="error"),
+        StreamEnd(
+            reason="error",
+            provider_error="Bedrock stream error (modelStreamErrorException): model failed",
+        ),
     ]
 
 

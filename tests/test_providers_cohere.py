@@ -131,7 +131,11 @@ def test_error_finish_fails_open_calls_only() -> None:
     ]
     assert run(events)[-2:] == [
         CallFailure(error="Cohere stream ended with ERROR: internal failure", index=1),
-        StreamEnd(reason="error", provider_reason="ERROR"),
+        StreamEnd(
+            reason="error",
+            provider_reason="ERROR",
+            provider_error="Cohere stream ended with ERROR: internal failure",
+        ),
     ]
 
 

@@ -425,7 +425,7 @@ def test_groq_error_signals() -> None:
     signals = OpenAIChatTranslator().translate(GROQ_ERROR)
     assert signals == [
         CallFailure(error=GROQ_ERROR["error"]["message"], name="get_x", args='{"bad": "value"}'),
-        StreamEnd(reason="error"),
+        StreamEnd(reason="error", provider_error=GROQ_ERROR["error"]["message"]),
     ]
 
 

@@ -263,7 +263,7 @@ def test_error_event() -> None:
     t.translate(added(0, fc_item("fc_1", "c", "f")))
     assert t.translate({"type": "error", "code": "rate_limit", "message": "slow down"}) == [
         CallFailure(error="slow down", index=0),
-        StreamEnd(reason="error"),
+        StreamEnd(reason="error", provider_error="slow down"),
     ]
 
 

@@ -30,12 +30,13 @@ pytest.importorskip("langchain_openai")
 pytest.importorskip("langchain_anthropic")
 
 from langchain_anthropic import ChatAnthropic
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessageChunk
 from langchain_openai import ChatOpenAI
 
 import callstream
-from callstream._provider_errors import provider_error_payload
 from callstream.parsers.langchain import ToolCallsOutputParser
+from callstream.providers._provider_errors import provider_error_payload
 from tests.real_clients import (
     Body,
     Replay,
@@ -552,6 +553,107 @@ def test_anthropic_error_event_through_chat_anthropic(data: bytes) -> None:
         assert names_args(result.tool_calls) == [("get_weather", {"city": "Paris"})]
         [bad] = result.invalid_tool_calls
         assert bad["id"] == "toolu_2" and bad["args"] == '{"city": "Edinburgh", "country": "'
+
+
+# --- 3b. the same provider errors through (model | ToolCallsOutputParser()) -------------------
+
+PARSER_ERROR_CASES = [
+    pytest.param("openai", GROQ_BODY, id="groq-error-first"),
+    pytest.param("openai", GROQ_AFTER_TEXT_BODY, id="groq-error-after-text"),
+    pytest.param("anthropic", ANTHROPIC_OVERLOADED_BODY, id="anthropic-overloaded"),
+    pytest.param("anthropic", ANTHROPIC_API_ERROR_BODY, id="anthropic-api-error"),
+]
+
+#: A config with a callback handler: the parser then runs through LangChain's own
+#: transform (which reports the run) instead of reading the messages straight through.
+TRACED: dict[str, Any] = {"callbacks": [BaseCallbackHandler()]}
+
+
+def collected_dicts(kind: str, data: bytes) -> list[dict[str, Any]]:
+    """What collect(model.stream()) gives, as the parser's dicts: the calls in order."""
+    model, _ = model_for(kind, data)
+    result = callstream.collect(model.stream(MSGS))
+    assert result.finish_reason == "error" and result.provider_error
+    calls = [*result.tool_calls, *result.invalid_tool_calls]
+    return [{**c, "type": "invalid_tool_call" if "error" in c else "tool_call"} for c in calls]
+
+
+@pytest.mark.parametrize("config", [None, TRACED], ids=["direct", "traced"])
+@pytest.mark.parametrize(("kind", "data"), PARSER_ERROR_CASES)
+def test_parser_chain_recovers_from_sdk_provider_errors(
+    kind: str, data: bytes, config: Any
+) -> None:
+    model, _ = model_for(kind, data)
+    chain = model | ToolCallsOutputParser()
+    results = list(chain.stream(MSGS, config=config))
+    assert results[-1] == collected_dicts(kind, data)
+    if kind == "openai":
+        [bad] = results[-1]
+        assert bad["name"] == "get_weather" and str(bad["error"]).startswith("Failed to call")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("config", [None, TRACED], ids=["direct", "traced"])
+@pytest.mark.parametrize(("kind", "data"), PARSER_ERROR_CASES)
+async def test_parser_chain_recovers_from_sdk_provider_errors_async(
+    kind: str, data: bytes, config: Any
+) -> None:
+    model, _ = model_for(kind, data)
+    chain = model | ToolCallsOutputParser()
+    results = [r async for r in chain.astream(MSGS, config=config)]
+    assert results[-1] == collected_dicts(kind, data)
+
+
+def test_parser_chain_gives_no_call_for_groqs_no_call_error() -> None:
+    no_call = {
+        "error": {
+            "message": "Tool choice is required, but model did not call a tool",
+            "type": "invalid_request_error",
+            "code": "tool_use_failed",
+            "failed_generation": "",
+        }
+    }
+    data = chat_sse(
+        [chat_chunk({"role": "assistant", "content": ""})],
+        done=False,
+        tail=f"event: error\ndata: {json.dumps(no_call)}\n\n",
+    )
+    model, _ = model_for("openai", data)
+    assert list((model | ToolCallsOutputParser()).stream(MSGS)) == [[]]
+    result = callstream.collect(model_for("openai", data)[0].stream(MSGS))
+    assert result.invalid_tool_calls == [] and result.provider_error == no_call["error"]["message"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_parser_chain_lets_other_exceptions_through_unchanged(kind: str) -> None:
+    model, _ = dropped_model(kind)
+    with pytest.raises(DROPPED_ERRORS[kind]) as info:
+        list((model | ToolCallsOutputParser()).stream(MSGS))
+    model, _ = dropped_model(kind)
+    with pytest.raises(DROPPED_ERRORS[kind]) as direct:
+        list(model.stream(MSGS))
+    assert type(info.value) is type(direct.value)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+async def test_parser_chain_lets_other_exceptions_through_unchanged_async(kind: str) -> None:
+    model, _ = dropped_model(kind)
+    with pytest.raises(DROPPED_ERRORS[kind]):
+        async for _ in (model | ToolCallsOutputParser()).astream(MSGS):
+            pass
+
+
+@pytest.mark.anyio
+async def test_parser_chain_invoke_raises_in_the_model_step() -> None:
+    # The limit of any output parser: chain.invoke runs the model step to its end before
+    # the parser sees anything, so the SDK's exception leaves the model step; the parser
+    # cannot receive it. chain.stream / astream recover (above); so does collect().
+    model, _ = model_for("openai", GROQ_BODY)
+    with pytest.raises(openai.APIError):
+        (model | ToolCallsOutputParser()).invoke(MSGS)
+    with pytest.raises(openai.APIError):
+        await (model | ToolCallsOutputParser()).ainvoke(MSGS)
 
 
 # --- 4. a dropped connection mid-stream --------------------------------------------------------

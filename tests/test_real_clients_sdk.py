@@ -396,7 +396,10 @@ async def test_async_provider_errors_give_the_raw_bytes_result(kind: str, data: 
     result = await callstream.acollect(await async_sdk_stream(kind, Body(data)))
     assert result == callstream.collect(Body(data, size=3))
     updates = [u async for u in callstream.astream(await async_sdk_stream(kind, Body(data)))]
-    assert updates[-1].events[-1] == callstream.StreamFinished(reason="error")
+    assert updates[-1].events[-1] == callstream.StreamFinished(
+        reason="error", provider_error=result.provider_error
+    )
+    assert result.provider_error
 
 
 class Hostile(Exception):

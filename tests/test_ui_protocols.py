@@ -302,6 +302,11 @@ def check_agui(
     compare(got, expected(want), damaged=damaged)
     if want.finish_reason == "error":
         assert got["last"] == "RUN_ERROR" and len(got["run_errors"]) == 1
+        # the provider's own message (the result's provider_error), not a generic one
+        assert want.provider_error and got["run_errors"][0] == {
+            "message": want.provider_error,
+            "code": "provider_error",
+        }
     else:
         assert got["last"] == "RUN_FINISHED" and got["run_errors"] == []
 
@@ -333,14 +338,22 @@ def check_vercel(
     assert "crashed" not in result, result
     reader, chat = result["reader"], result["chat"]
     assert reader["rejected"] == [], reader["rejected"]
-    assert reader["errors"] == [], reader["errors"]
     assert chat["said"] == [], chat["said"]
-    assert chat["status"] == "ready" and chat["error"] is None, chat
-    assert chat["finish"] is not None and not chat["finish"]["isError"], chat["finish"]
-    expected_reason = finish_reason(want.finish_reason)
-    if expected_reason == "stop" and want.tool_calls:  # Gemini, Ollama stop after calls
-        expected_reason = "tool-calls"
-    assert chat["finish"]["finishReason"] == expected_reason
+    if want.finish_reason == "error":
+        # the provider ended the stream with an error: its message reaches the chat as an
+        # error (the SDK then reports no finish reason)
+        said = f"Error: {want.provider_error}"
+        assert want.provider_error and reader["errors"] == [said], reader["errors"]
+        assert chat["status"] == "error" and chat["error"] == said, chat
+        assert chat["finish"] is not None and chat["finish"]["isError"], chat["finish"]
+    else:
+        assert reader["errors"] == [], reader["errors"]
+        assert chat["status"] == "ready" and chat["error"] is None, chat
+        assert chat["finish"] is not None and not chat["finish"]["isError"], chat["finish"]
+        expected_reason = finish_reason(want.finish_reason)
+        if expected_reason == "stop" and want.tool_calls:  # Gemini, Ollama stop after calls
+            expected_reason = "tool-calls"
+        assert chat["finish"]["finishReason"] == expected_reason
     assert reader["message"] == chat["message"], "the two readings of one stream differ"
     exp = expected(want)
     # the invalid call's name as we send it (the UI needs one: "" when the provider gave none)

@@ -41,7 +41,7 @@ re-raises it unchanged.
 
 No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
 they cannot drift apart. The update and result types are in :mod:`callstream._result`;
-reading an SDK exception's provider error is :mod:`callstream._provider_errors`.
+reading an SDK exception's provider error is :mod:`callstream.providers._provider_errors`.
 Cost per payload: the translator's O(payload) plus the assembler's O(fragment), plus
 building the update, which reads the assembler's views (O(1) when unchanged; a quiet
 pipeline does neither).
@@ -61,7 +61,6 @@ from callstream._errors import (
     UnknownFormatError,
     UsageError,
 )
-from callstream._provider_errors import describe_exception, provider_error_payload
 from callstream._result import StreamResult, StreamUpdate
 from callstream._update import new_update
 from callstream.providers import (
@@ -70,6 +69,11 @@ from callstream.providers import (
     get_translator,
     has_evidence,
     recognizes,
+)
+from callstream.providers._provider_errors import (
+    describe_exception,
+    error_signals,
+    provider_error_payload,
 )
 from callstream.providers.transport import (
     DEFAULT_MAX_EVENT_CHARS,
@@ -310,6 +314,7 @@ class Pipeline:
             provider_finish_reason=assembler.provider_finish_reason,
             text=self._text.value(),
             reasoning=self._reasoning_text.value(),
+            provider_error=assembler.provider_error,
         )
 
     def recover(self, exc: BaseException) -> list[StreamUpdate] | None:
@@ -339,15 +344,12 @@ class Pipeline:
 
     def _foreign_error(self, payload: Mapping[str, Any], out: list[StreamUpdate]) -> None:
         """Apply a provider error the chosen translator ignored (LangChain message chunks
-        carry none): read it with its own provider's translator, so Groq's failed calls
-        become invalid calls, and end the stream with reason ``"error"`` (open calls get
-        their verdict: incomplete arguments are invalid). Cost: O(size of the error)."""
-        name = "anthropic" if payload.get("type") == "error" else "openai-chat"
+        carry none): its own provider's signals (:func:`error_signals`), which end the
+        stream with reason ``"error"`` (open calls get their verdict: incomplete
+        arguments are invalid). Cost: O(size of the error)."""
         events: list[AssemblyEvent] = []
-        for signal in get_translator(name).translate(payload):  # none after the end
+        for signal in error_signals(payload):
             events += self._assembler.apply(signal)
-        if not self._assembler.finished:
-            events += self._assembler.finish("error")
         self._emit(out, events, payload)
 
     def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:

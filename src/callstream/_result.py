@@ -56,6 +56,15 @@ class StreamResult:
             ``text`` joined).
         reasoning: the whole reasoning / thinking text so far; always ``""`` unless the
             stream was opened with ``reasoning=True``.
+        provider_error: what the provider said when it ended the stream with an error
+            (``finish_reason`` ``"error"``): the message of its error event or error
+            payload (Groq's "Tool choice is required, but model did not call a tool",
+            Anthropic's "Overloaded", a Responses ``response.failed`` ...), also when an
+            SDK raised it as an exception that callstream read (see
+            :meth:`~callstream._pipeline.Pipeline.recover`). The one place for an error
+            about the stream as a whole: a call the provider rejected is an invalid call
+            with its own ``error``. None for any other end (an interrupted stream raises
+            its exception instead).
     """
 
     tool_calls: list[ToolCall]
@@ -68,6 +77,7 @@ class StreamResult:
     provider_finish_reason: str | None = None
     text: str = ""
     reasoning: str = ""
+    provider_error: str | None = None
 
 
 def attach_result(exc: BaseException, result: StreamResult) -> None:
@@ -128,3 +138,9 @@ class StreamState:
     def provider_finish_reason(self) -> str | None:
         """The provider's own word for the finish reason, once the stream finished."""
         return self._pipeline.assembler.provider_finish_reason
+
+    @property
+    def provider_error(self) -> str | None:
+        """The provider's message when it ended the stream with an error (see
+        :class:`StreamResult`)."""
+        return self._pipeline.assembler.provider_error

@@ -194,6 +194,13 @@ class StreamFinishedItem(TypedDict):
 
     type: Literal["stream_finished"]
     reason: str | None
+    provider_error: Annotated[
+        str | None,
+        Field(
+            description="What the provider said when it ended the stream with an error "
+            "(reason 'error'), else null."
+        ),
+    ]
 
 
 FeedEvent: TypeAlias = Annotated[
@@ -260,8 +267,8 @@ def to_feed(event: AssemblyEvent) -> FeedEvent:
                 "invalid_tool_call": invalid,
                 "server": server,
             }
-        case StreamFinished(reason=reason):
-            return {"type": "stream_finished", "reason": reason}
+        case StreamFinished(reason=reason, provider_error=provider_error):
+            return {"type": "stream_finished", "reason": reason, "provider_error": provider_error}
     raise UsageError(f"not a callstream assembly event: {event!r}")
 
 

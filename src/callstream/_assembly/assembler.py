@@ -138,6 +138,7 @@ class ToolCallAssembler:
         "_finish_reason",
         "_finished",
         "_max_depth",
+        "_provider_error",
         "_provider_finish_reason",
         "_state",
         "_views",
@@ -206,6 +207,7 @@ class ToolCallAssembler:
         self._finished = False
         self._finish_reason: str | None = None
         self._provider_finish_reason: str | None = None
+        self._provider_error: str | None = None
 
     def __repr__(self) -> str:
         state = f"finished ({self._finish_reason!r})" if self._finished else "open"
@@ -323,7 +325,11 @@ class ToolCallAssembler:
         return self._state.fail_call(error, key, id_, name, text)
 
     def finish(
-        self, reason: OptStrArg = None, *, provider_reason: OptStrArg = None
+        self,
+        reason: OptStrArg = None,
+        *,
+        provider_reason: OptStrArg = None,
+        provider_error: OptStrArg = None,
     ) -> list[AssemblyEvent]:
         """End the stream: give every open call its verdict, then ``StreamFinished``.
 
@@ -331,14 +337,17 @@ class ToolCallAssembler:
         ``"max_output_tokens"`` (any case) mean the output was cut off by a token limit,
         so calls with incomplete or no arguments are reported as cut off.
         ``provider_reason`` is the word the provider itself sent, when ``reason`` was
-        normalized from it (kept in :attr:`provider_finish_reason`).
+        normalized from it (kept in :attr:`provider_finish_reason`). ``provider_error``
+        is the provider's message when it ended the stream with an error (kept in
+        :attr:`provider_error`, and on the ``StreamFinished`` event).
 
         Cost: O(number of calls) plus each open call's strict verdict (O(1) per call:
         the parser already holds the value).
 
         Raises:
             AssemblerStateError: called a second time.
-            ChunkValidationError: ``reason`` is not a str or None.
+            ChunkValidationError: ``reason`` (or ``provider_reason``, ``provider_error``)
+                is not a str or None.
         """
         if self._finished:
             raise AssemblerStateError("finish() was already called on this assembler")
@@ -351,11 +360,17 @@ class ToolCallAssembler:
                 "finish: provider_reason must be a str or None, "
                 f"got {type(provider_reason).__name__}"
             )
+        if provider_error is not None and not isinstance(provider_error, str):
+            raise ChunkValidationError(
+                "finish: provider_error must be a str or None, "
+                f"got {type(provider_error).__name__}"
+            )
         events = self._state.finish(truncation(reason))
-        events.append(StreamFinished(reason=reason))
+        events.append(StreamFinished(reason=reason, provider_error=provider_error))
         self._finished = True
         self._finish_reason = reason
         self._provider_finish_reason = provider_reason
+        self._provider_error = provider_error
         return events
 
     def interrupt(self, cause: StrArg) -> list[AssemblyEvent]:
@@ -391,8 +406,14 @@ class ToolCallAssembler:
         """Mark the call with provider ``index`` (or ``id``) as a server-side tool.
 
         It leaves ``tool_calls`` / ``invalid_tool_calls`` and is listed in
-        :attr:`server_tool_calls` instead. Unknown calls are ignored (a translator never
-        raises on provider data). Returns no events. Cost: O(1).
+        :attr:`server_tool_calls` instead. Called before the call's first chunk (no open
+        call has that id, or that index: what translators do), the mark is kept for the
+        next call to start, which is then a server call from its birth, when it starts
+        on ``index`` with ``id`` (a given one must match; another call starting first
+        drops the mark). Called for an open call (with that ``id`` or none), it marks
+        that call from now on: events already returned for it said ``server=False``.
+        A translator never raises on provider data: nothing else is checked. Returns no
+        events. Cost: O(1).
         """
         key = check_index(index, "mark_server: ")
         id_ = check_str("id", id, "mark_server: ")
@@ -467,7 +488,11 @@ class ToolCallAssembler:
                 signal.error, index=signal.index, id=signal.id, name=signal.name, args=signal.args
             )
         if isinstance(given, StreamEnd):
-            return self.finish(signal.reason, provider_reason=signal.provider_reason)
+            return self.finish(
+                signal.reason,
+                provider_reason=signal.provider_reason,
+                provider_error=signal.provider_error,
+            )
         if isinstance(given, ServerToolUse):
             return self.mark_server(index=signal.index, id=signal.id)
         return self.feed(given)  # a chunk dict, checked there
@@ -556,6 +581,16 @@ class ToolCallAssembler:
         invalid or server-side), also before it is announced. Cost: O(1)."""
         return len(self._state.calls)
 
+    def is_server_call(self, index: int) -> bool:
+        """Whether call number ``index`` (the ``index`` of events and of
+        :attr:`tool_call_chunks`) is a server-side tool, run by the provider (listed in
+        :attr:`server_tool_calls`, or to be once it has a name); False for an unknown
+        number. Cost: O(1)."""
+        calls = self._state.calls
+        if type(index) is not int or not 0 <= index < len(calls):
+            return False
+        return calls[index].server
+
     def closed_arguments(self, index: int) -> dict[str, Any] | None:
         """The arguments of call ``index`` (a call number) if its text has closed as one
         JSON object, else None.
@@ -599,3 +634,11 @@ class ToolCallAssembler:
         """The provider's own word for the finish reason (``"max_tokens"``, ``"STOP"``,
         ``"end_turn"`` ...) when a translator passed it on, else None. Cost: O(1)."""
         return self._provider_finish_reason
+
+    @property
+    def provider_error(self) -> str | None:
+        """What the provider said when it ended the stream with an error (an error
+        event's message: Groq's "Tool choice is required, but model did not call a
+        tool", Anthropic's "Overloaded" ...), as given to :meth:`finish`; None for any
+        other end, and before it. Cost: O(1)."""
+        return self._provider_error

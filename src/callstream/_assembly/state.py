@@ -63,6 +63,7 @@ class AssemblyState:
         "refused_id",
         "refused_key",
         "routes",
+        "server_next",
         "views",
     )
 
@@ -86,6 +87,9 @@ class AssemblyState:
         self.refused_key: int | None = None  # provider index and id of the last refused call
         self.refused_id: str | None = None
         self.routes = Routes()
+        # a server mark sent before its call's first chunk: (provider index, id), for the
+        # next call that starts (see mark_server); one slot, so memory stays bounded
+        self.server_next: tuple[int | None, str | None] | None = None
         self.views = CallViews()
         # the two lists of ``views`` that every fragment may append to, held here as well
         # (the same list objects, only ever cleared in place): one lookup less per fragment
@@ -137,13 +141,10 @@ class AssemblyState:
             if len(self.calls) >= self.call_cap:
                 self._refuse(key, id_, name, events)
                 return events
-            call = self._new_call(key)
-            if id_ is not None:
-                self._set_id(call, id_, events)
-            if name is not None:
-                self._set_name(call, name, events)
+            call = self._new_call(key, id_)
+            self._set_identity(call, id_, name, events)
         elif name is not None and call.name is None:
-            self._set_name(call, name, events)
+            self._set_identity(call, None, name, events)
         arguments = call.arguments
         if text and arguments.chars == 0 and not arguments.dropped:
             arguments.keep(text)
@@ -187,11 +188,23 @@ class AssemblyState:
         return events
 
     def mark_server(self, key: int | None, id_: str | None) -> None:
-        """The call on ``key`` (or with ``id_``) is run by the provider itself."""
+        """The call on ``key`` (or with ``id_``) is run by the provider itself.
+
+        Sent before the call's first chunk (as the translators send it), the mark waits
+        for the next call to start: when that call starts on ``key`` with ``id_`` (either
+        may be None: not compared), it is a server call from its birth, so every event
+        about it says so; any other call starting first drops the mark. Sent after it (a
+        call found open, with that id or none), it marks that call from now on: the
+        events already reported said ``server=False``. Cost: O(1).
+        """
         call = self.routes.find(key, id_, current=False)
-        if call is not None and not call.server:
-            call.server = True
-            self.views.place(call)
+        if call is not None and not call.input_closed and (id_ is None or call.id in (None, id_)):
+            if not call.server:
+                call.server = True
+                self.views.place(call)
+            return
+        if key is not None or id_ is not None:
+            self.server_next = (key, id_)
 
     # --- merging (rules in routing.py) --------------------------------------------------
 
@@ -239,12 +252,12 @@ class AssemblyState:
         if call is None:
             return
         routes.current = call
-        if id_ is not None and id_ != call.id:  # rules 3 and 4
-            self._set_id(call, id_, events)
-        if name is not None and name != call.name:
-            self._set_name(call, name, events)
-            if not call.announced and call.verdict == UNDECIDED and call.arguments.seen:
-                self._announce(call, events)  # rule 7
+        renamed = name is not None and name != call.name
+        if renamed or (id_ is not None and id_ != call.id):  # rules 3 and 4
+            self._set_identity(call, id_, name, events)
+            if renamed and not call.announced and call.verdict == UNDECIDED:
+                if call.arguments.seen:
+                    self._announce(call, events)  # rule 7
         if text is None:
             return
         if whole or type(text) is not str:
@@ -274,7 +287,7 @@ class AssemblyState:
             if len(self.calls) >= self.call_cap:
                 self._refuse(key, id_, name, events)
                 return None
-            return self._new_call(key)
+            return self._new_call(key, id_)
         if call.input_closed:
             routes.current = call
             return None  # nothing new for a call whose input is closed (rule 5e)
@@ -299,9 +312,17 @@ class AssemblyState:
                 return
         self._add_text(call, text, events)
 
-    def _new_call(self, key: int | None) -> Call:
-        """Start call number ``len(calls)`` on provider index ``key`` (listed in chunks)."""
+    def _new_call(self, key: int | None, id_: str | None = None) -> Call:
+        """Start call number ``len(calls)`` on provider index ``key`` (listed in chunks),
+        for a chunk with id ``id_``: the one place a call's side is decided, before
+        anything about it is reported (a server mark sent before the chunk, see
+        :meth:`mark_server`)."""
         call = Call(len(self.calls), key, ArgumentText(self.budget, self.parser_options))
+        mark = self.server_next
+        if mark is not None:
+            self.server_next = None
+            if (mark[0] is None or mark[0] == key) and (mark[1] is None or mark[1] == id_):
+                call.server = True
         self.calls.append(call)
         if key is not None:
             self.routes.by_key[key] = call
@@ -318,6 +339,7 @@ class AssemblyState:
         an id and is not a resend of the last refused call's key or id. Cost: O(1).
         """
         routes = self.routes
+        self.server_next = None  # a mark for this call: it is not stored
         if key is not None:
             routes.by_key.pop(key, None)
         routes.current = None
@@ -357,36 +379,45 @@ class AssemblyState:
             "refused, their arguments discarded"
         )
 
-    def _name_too_long(self, call: Call, what: str, new: str, events: list[AssemblyEvent]) -> bool:
-        """Whether ``new`` is over :data:`MAX_NAME_CHARS`; if so the call is invalid."""
-        if len(new) <= MAX_NAME_CHARS:
-            return False
-        if call.verdict == UNDECIDED:
-            error = f"{what} longer than {MAX_NAME_CHARS} characters"
+    def _set_identity(
+        self, call: Call, id_: str | None, name: str | None, events: list[AssemblyEvent]
+    ) -> None:
+        """Set or grow the call's id and name (rules 3 and 4), both before any verdict: a
+        call whose id or name grows past :data:`MAX_NAME_CHARS` is invalid, reported
+        with the other of the two it has (that one is not grown further)."""
+        error = None
+        if id_ is not None and id_ != call.id:
+            error = self._set_id(call, id_)
+        if name is not None and name != call.name:
+            name_error = self._set_name(call, name)
+            error = error or name_error
+        if error is not None and call.verdict == UNDECIDED:
             self._invalidate(call, error, events)
-        return True
 
-    def _set_id(self, call: Call, id_: str, events: list[AssemblyEvent]) -> None:
-        """Set or grow the call's id (rules 3 and 4). Cost: O(len) with both sides at most
+    def _set_id(self, call: Call, id_: str) -> str | None:
+        """Set or grow the call's id; the error when it would pass :data:`MAX_NAME_CHARS`
+        (the id is then kept as it was). Cost: O(len) with both sides at most
         :data:`MAX_NAME_CHARS`."""
         old = call.id
         new = join_piece(old, id_)
-        if self._name_too_long(call, "call id", new, events):
-            return
+        if len(new) > MAX_NAME_CHARS:
+            return f"call id longer than {MAX_NAME_CHARS} characters"
         call.id = new
         self.routes.rename(call, old, new)
         self.views.write(call, "id", new)
+        return None
 
-    def _set_name(self, call: Call, name: str, events: list[AssemblyEvent]) -> None:
+    def _set_name(self, call: Call, name: str) -> str | None:
         """Set or grow the call's name, as :meth:`_set_id` does; a first name lists it."""
         old = call.name
         new = join_piece(old, name)
-        if self._name_too_long(call, "tool name", new, events):
-            return
+        if len(new) > MAX_NAME_CHARS:
+            return f"tool name longer than {MAX_NAME_CHARS} characters"
         call.name = new
         self.views.write(call, "name", new)
         if old is None:
             self.views.place(call)
+        return None
 
     def _close_input(self, call: Call) -> None:
         """No more data for the call; its entries show their complete text."""

@@ -138,10 +138,13 @@ class StreamEnd:
     """The stream ended; ``reason`` is the provider's finish reason, normalized where
     known (``"length"`` means the output was cut off by a token limit, ``"error"`` that
     the provider reported an error); ``provider_reason`` is the word the provider sent
-    (``"max_tokens"``, ``"MAX_TOKENS"``, ``"end_turn"`` ...), None if it sent none."""
+    (``"max_tokens"``, ``"MAX_TOKENS"``, ``"end_turn"`` ...), None if it sent none;
+    ``provider_error`` is what the provider said about the error that ended the stream
+    (an error event's message), None for any other end."""
 
     reason: str | None = None
     provider_reason: str | None = None
+    provider_error: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -149,7 +152,12 @@ class ServerToolUse:
     """The call with provider ``index`` (or ``id``) is a server-side tool: the provider
     runs it itself, so it is reported in ``server_tool_calls``, not in ``tool_calls``.
 
-    Sent by a translator after the chunk that starts the call.
+    Sent by a translator right *before* the chunk that starts the call (with the index
+    and id that chunk carries), so the call is a server call from its birth: every event
+    about it says ``server=True``, also one reported by that first chunk (an id or name
+    over the length limit, malformed text). A marker for a call already open marks it
+    from then on (the events reported before said ``server=False``); see
+    :meth:`ToolCallAssembler.mark_server`.
     """
 
     index: int | None = None
@@ -170,7 +178,7 @@ class CallStarted:
     """A call has a name and is announced. ``index`` numbers calls in order of start
     (0, 1, ...); ``key`` is the provider's index, when it gave one. ``server`` is True for
     a server-side tool (run by the provider) whose :class:`ServerToolUse` marker arrived
-    before the call was announced (translators send it right after the starting chunk)."""
+    before the call was announced (translators send it before the starting chunk)."""
 
     index: int
     key: int | None
@@ -201,9 +209,12 @@ class CallInvalid:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StreamFinished:
-    """The stream finished (after every call's done or invalid event)."""
+    """The stream finished (after every call's done or invalid event); ``reason`` is its
+    finish reason, ``provider_error`` the provider's message when it ended the stream
+    with an error (see :attr:`ToolCallAssembler.provider_error`), else None."""
 
     reason: str | None
+    provider_error: str | None = None
 
 
 AssemblyEvent: TypeAlias = CallStarted | ArgumentsDelta | CallDone | CallInvalid | StreamFinished

@@ -82,7 +82,8 @@ class CallViews:
     """The four views of one assembler and the calls whose entries may lag (internal).
 
     ``tool_calls`` lists named calls not known invalid (not server-side);
-    ``invalid_calls`` invalid ones; ``server_calls`` named server-side calls;
+    ``invalid_calls`` invalid ones; ``server_calls`` server-side calls, once named or
+    invalid (name ``""`` when the call has none);
     ``chunks`` every call. ``preview_changed`` holds calls whose parser preview may have
     been replaced since the last read; ``lagging_chunks`` / ``lagging_invalid`` calls
     whose chunk / invalid entry's raw text may lag. A call's flag (``preview_changed``,
@@ -143,7 +144,9 @@ class CallViews:
             else:
                 call.invalid_view = None
                 self.invalid_calls.remove(call.number)
-        want = call.server and call.name is not None
+        # a server call the provider ran: listed once named, or once invalid without a
+        # name (its name was refused or never came), never dropped from every view
+        want = call.server and (call.name is not None or verdict == INVALID)
         if want != (call.server_view is not None):
             if want:
                 server = call.server_view = call.server_tool_call()

@@ -97,7 +97,9 @@ def finished_events(result: Any) -> list[Any]:
         if call.get("type") == "server_tool_call" or is_server_id(call.get("id")):
             events.append(ServerMark(number, None))
         events.append(CallDone(index=number, tool_call=good))
-    events.append(StreamFinished(reason=None))
+    said = getattr(result, "provider_error", None)  # a StreamResult's, a RunResult's
+    said = said if isinstance(said, str) else None
+    events.append(StreamFinished(reason=None, provider_error=said))
     return events
 
 

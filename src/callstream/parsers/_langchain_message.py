@@ -58,9 +58,9 @@ def message_signals(message: Any, reason: str | None) -> list[Signal]:
             raw_args = args if isinstance(args, str) else dumps_or_none(args)
             signals.append(CallFailure(error=error, index=number, id=id_, name=name, args=raw_args))
             continue
+        if server:  # before the call's chunk: a server call from its first event
+            signals.append(ServerToolUse(index=number, id=id_))
         signals.append(ToolCallChunk(name=name, args=args, id=id_, index=number))
-        if server:
-            signals.append(ServerToolUse(index=number))
     return signals
 
 

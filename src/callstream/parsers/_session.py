@@ -66,6 +66,7 @@ class ParseSession(ShownCalls[T]):
         "_finished",
         "_mode",
         "_pending_server",
+        "_provider_error",
         "_server_ids",
     )
 
@@ -77,6 +78,7 @@ class ParseSession(ShownCalls[T]):
         self._by_id: dict[str, CallState] = {}
         self._mode: str | None = None
         self._finished = False
+        self._provider_error: str | None = None
         self._closed = False
         self._pending_server: set[int | str] = set()  # marks for calls not announced yet
         # Integration hook (the LangChain output parser): a call with an Anthropic
@@ -87,6 +89,13 @@ class ParseSession(ShownCalls[T]):
     def finished(self) -> bool:
         """Whether the stream finished (a ``StreamFinished`` event was seen)."""
         return self._finished
+
+    @property
+    def provider_error(self) -> str | None:
+        """What the provider said when it ended the stream with an error (the
+        ``StreamFinished`` event's ``provider_error``, as on
+        :attr:`callstream.StreamResult.provider_error`), else None."""
+        return self._provider_error
 
     def feed(self, item: Any) -> list[ParsedCall[T]] | None:
         """Take one input item; return the new result if it changed, else None.
@@ -228,11 +237,8 @@ class ParseSession(ShownCalls[T]):
         if isinstance(event, CallStarted):
             call = CallState(event.index, event.name, event.id)
             self._add(call, event.key)
-            if (
-                getattr(event, "server", False)
-                or self._pending_mark(call, event.key)
-                or self._server_id(call)
-            ):
+            marked = self._pending_mark(call, event.key)  # consumed, also when the event says so
+            if getattr(event, "server", False) or marked or self._server_id(call):
                 self._mark_server(call)
             else:
                 self._parser._start(call)
@@ -246,6 +252,7 @@ class ParseSession(ShownCalls[T]):
                 self._server_mark(event)
             elif isinstance(event, StreamFinished):
                 self._finished = True
+                self._provider_error = getattr(event, "provider_error", None)
             return False
         touched.pop(call.index, None)  # final: nothing left to refresh
         return self._touch(call)

@@ -27,10 +27,18 @@ translator's code (a call cut off by ``max_tokens`` is invalid there too).
 
 Server-side tools (run by the provider: Anthropic ``server_tool_use`` / ``mcp_tool_use``
 blocks and ``srvtoolu_`` ids, LangChain ``server_tool_call`` / ``server_tool_call_chunk``
-blocks) are never tool calls: they come as ``server_tool_call`` blocks (``{"type":
-"server_tool_call", "name", "args", "id"}``; ``ParsedCall.server`` with ``output="calls"``)
-in the model's order, never validated, left out with ``server_calls=False``, with
-``first_tool_only`` or when ``key_name`` names another tool.
+blocks) are never tool calls and are left out of the results (a caller dispatching the
+results by name meets only calls it can run). With ``server_calls=True`` they come as
+``server_tool_call`` blocks (``{"type": "server_tool_call", "name", "args", "id"}``;
+``ParsedCall.server`` with ``output="calls"``) in the model's order, never validated,
+except with ``first_tool_only`` or when ``key_name`` names another tool.
+
+A provider error the SDK raises inside the model (Groq's ``tool_use_failed`` raised as
+``openai.APIError`` inside ``ChatOpenAI``, Anthropic's mid-stream ``overloaded_error``)
+ends ``chain.stream`` / ``chain.astream`` as ``callstream.collect(model.stream())`` ends:
+the failed call invalid with the provider's reason (:meth:`_Reader.recover`, over the
+recognizer ``collect()`` uses); any other exception propagates unchanged. ``chain.invoke``
+cannot recover: the model step raises before the parser receives anything.
 
 Results are what LangChain messages accept: a list of ``ToolCall`` dicts (``name``,
 ``args``, ``id``, ``type="tool_call"``) and ``InvalidToolCall`` dicts (with ``error``), in
@@ -69,6 +77,7 @@ from callstream.parsers._langchain_message import message_signals
 from callstream.parsers._results import ParsedCall
 from callstream.parsers.json_tools import JsonToolsParser
 from callstream.parsers.pydantic_tools import PydanticToolsParser
+from callstream.providers._provider_errors import error_signals, provider_error_payload
 from callstream.providers.langchain import LangChainTranslator, stream_end
 
 __all__ = ("ToolCallsOutputParser",)
@@ -81,7 +90,9 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
     ``chain.stream(...)`` / ``chain.astream(...)`` yield a result each time a value in a
     call closed or a call started or became final (the last result is final);
     ``chain.invoke(...)`` returns the same final result (same calls, same order, same
-    verdicts: the finish reason is read from the message's ``response_metadata``).
+    verdicts: the finish reason is read from the message's ``response_metadata``). A
+    provider error the SDK raises mid-stream is read as ``collect()`` reads it (see the
+    module docstring); under ``invoke`` it leaves the model step before the parser runs.
 
     Attributes:
         tools: optional registry for validation (as in
@@ -97,9 +108,10 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
         output: ``"dicts"`` for LangChain ``ToolCall`` / ``InvalidToolCall`` dicts,
             ``"calls"`` for :class:`~callstream.parsers.ParsedCall` objects.
         min_preview_growth: see :class:`~callstream.parsers.PydanticToolsParser`.
-        server_calls: list server-side tools (run by the provider) as
-            ``server_tool_call`` blocks among the results (False: leave them out). They
-            are never tool calls and never validated.
+        server_calls: also list server-side tools (run by the provider) among the
+            results, as ``server_tool_call`` blocks (default False: left out, so every
+            result is a call you run, dispatched by name). They are never tool calls
+            and never validated.
         assembler_options: options for the assembler the chunks go through
             (:class:`~callstream.ToolCallAssembler`: ``max_calls``, ``max_chars``...),
             e.g. ``{"max_calls": 5000}`` to keep more than the default 1,000 calls.
@@ -113,7 +125,7 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
     partial: bool = True
     output: Literal["dicts", "calls"] = "dicts"
     min_preview_growth: float = 0.05
-    server_calls: bool = True
+    server_calls: bool = False
     assembler_options: Mapping[str, Any] | None = None
 
     _core: ToolsParser[Any] | None = PrivateAttr(default=None)
@@ -191,7 +203,16 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
 
     def _transform(self, input: Iterator[str | BaseMessage]) -> Iterator[Any]:
         reader = _Reader(self)
-        for message in input:
+        messages = iter(input)
+        while True:
+            try:
+                message = next(messages)
+            except StopIteration:
+                break
+            except Exception as exc:  # the model's stream raised: a provider error?
+                if not reader.recover(exc):
+                    raise
+                break
             result = reader.feed(message)
             if result is not _NOTHING:
                 yield result
@@ -204,7 +225,16 @@ class ToolCallsOutputParser(BaseTransformOutputParser[Any]):
         input: AsyncIterator[str | BaseMessage],
     ) -> AsyncIterator[Any]:
         reader = _Reader(self)
-        async for message in input:
+        messages = aiter(input)
+        while True:
+            try:
+                message = await anext(messages)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # the model's stream raised: a provider error?
+                if not reader.recover(exc):
+                    raise
+                break
             result = reader.feed(message)
             if result is not _NOTHING:
                 yield result
@@ -269,6 +299,22 @@ class _Reader:
         self.session.close()
         return self._new(closing=True)
 
+    def recover(self, exc: BaseException) -> bool:
+        """The model's stream raised ``exc``: when it carries a provider error this
+        library reads (:func:`provider_error_payload`, as ``collect()`` does: Groq's
+        ``tool_use_failed`` raised by the openai SDK inside ``ChatOpenAI``, Anthropic's
+        mid-stream ``overloaded_error`` / ``api_error``), end the stream from it as the
+        raw stream would (:func:`error_signals`: the failed call invalid, finish reason
+        ``"error"``) and return True; otherwise change nothing and return False (the
+        caller re-raises ``exc`` unchanged). Cost: O(size of the error)."""
+        payload = provider_error_payload(exc)
+        if payload is None:
+            return False
+        if not self.ended:  # after the end of the stream, nothing more is read
+            self.ended = True
+            self.session._feed_signals(error_signals(payload))
+        return True
+
     def current(self) -> Any:
         """The converted result now (a fresh list, or one item with ``first_tool_only``)."""
         items = list(self.session._conv)
@@ -319,7 +365,7 @@ def _as_sent(end: StreamEnd) -> StreamEnd:
     message's ``response_metadata``."""
     if end.provider_reason is None or end.provider_reason == end.reason:
         return end
-    return StreamEnd(reason=end.provider_reason)
+    return StreamEnd(reason=end.provider_reason, provider_error=end.provider_error)
 
 
 def _identity(call: ParsedCall[Any]) -> Any:

@@ -170,12 +170,11 @@ class BadIndexCalls:
     def refuse(
         self, bad: BadIndex, where: str, id_: str | None, name: str | None, *, server: bool
     ) -> list[Signal]:
-        """A call started with unusable index ``bad``, failed at once: its chunk (with
+        """A call started with unusable index ``bad``, failed at once: its chunk (after
         ``ServerToolUse`` for a server-side tool), then the failure."""
         key = self.key(bad)
-        out: list[Signal] = [tool_chunk(key, id_, name, None)]
-        if server:
-            out.append(ServerToolUse(index=key))
+        out: list[Signal] = [ServerToolUse(index=key, id=id_ or None)] if server else []
+        out.append(tool_chunk(key, id_, name, None))
         out.append(CallFailure(index=key, error=self.reason(bad, where)))
         return out
 

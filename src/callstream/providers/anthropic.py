@@ -135,9 +135,9 @@ class AnthropicTranslator:
     Mapping (block ``index`` is the chunk ``index``):
 
     - ``content_block_start`` with a tool block -> a chunk with ``name`` and ``id``; for a
-      server-side block (``server_tool_use``, ``mcp_tool_use``) it is followed at once by
-      ``ServerToolUse(index=...)``, before any argument text, so the call is reported in
-      ``server_tool_calls`` and never in ``tool_calls``;
+      server-side block (``server_tool_use``, ``mcp_tool_use``) it is preceded by
+      ``ServerToolUse(index=..., id=...)``, so the call is a server call from its first
+      event on, reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``input_json_delta`` -> a chunk with the ``partial_json`` text (``""`` is skipped);
     - ``content_block_stop`` -> ``CallEnd``; when no text delta arrived and the start
       block's ``input`` was a non-empty object, that object (as JSON text) is the
@@ -149,7 +149,8 @@ class AnthropicTranslator:
       ``model_context_window_exceeded`` become ``"length"``, so the assembler marks still
       open calls as cut off; other reasons pass through); ``message_stop`` -> ``StreamEnd``
       only if no stop reason was seen;
-    - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``;
+    - ``error`` -> ``CallFailure`` for every open tool block, then ``StreamEnd("error")``
+      with the error's type and message as ``provider_error``;
     - ``text_delta`` / ``thinking_delta`` (and a text or thinking block's start text) ->
       :class:`~callstream.TextDelta` (``reasoning=True`` for thinking).
 
@@ -202,8 +203,8 @@ class AnthropicTranslator:
             start_input = None
         self._open[index] = _Block(start_input, error)
         chunk = tool_chunk(index, id_, name, None)
-        if server:
-            return [chunk, ServerToolUse(index=index)]
+        if server:  # marked first: the call is a server call from its first event
+            return [ServerToolUse(index=index, id=id_ or None), chunk]
         return [chunk]
 
     def _block_delta(self, payload: Any) -> list[Signal]:
@@ -260,7 +261,7 @@ class AnthropicTranslator:
             CallFailure(error=message, index=index) for index in sorted(self._open)
         ]
         self._open.clear()
-        out.append(StreamEnd(reason="error"))
+        out.append(StreamEnd(reason="error", provider_error=message))
         return out
 
 

@@ -75,9 +75,9 @@ class BedrockTranslator:
     Mapping (``contentBlockIndex`` is the chunk ``index``):
 
     - ``contentBlockStart`` with ``start.toolUse`` -> a chunk with ``name`` and ``id``
-      (``toolUseId``); when ``toolUse.type`` is ``"server_tool_use"`` it is followed at
-      once by ``ServerToolUse(index=...)``, before any argument text, so the call is
-      reported in ``server_tool_calls`` and never in ``tool_calls``;
+      (``toolUseId``); when ``toolUse.type`` is ``"server_tool_use"`` it is preceded by
+      ``ServerToolUse(index=..., id=...)``, so the call is a server call from its first
+      event on, reported in ``server_tool_calls`` and never in ``tool_calls``;
     - ``contentBlockDelta`` with ``delta.toolUse.input`` -> a chunk with that text (only
       for a block that started as a tool block). An input handed
       over already decoded is serialized to JSON text, iteratively (see
@@ -89,7 +89,7 @@ class BedrockTranslator:
     - ``messageStop`` -> ``StreamEnd`` with the ``stopReason`` (``max_tokens`` and
       ``model_context_window_exceeded`` become ``"length"``);
     - an exception event -> ``CallFailure`` for every open tool block and
-      ``StreamEnd("error")``.
+      ``StreamEnd("error")`` with its message as ``provider_error``.
 
     A ``contentBlockIndex`` that is absent or unusable (not a non-negative integer or a
     string of digits) never routes text into another call: a tool block started with one
@@ -145,8 +145,8 @@ class BedrockTranslator:
             return self._bad.refuse(index, "contentBlockIndex", id_, name, server=server)
         self._open.add(index)
         chunk = tool_chunk(index, id_, name, None)
-        if server:
-            return [chunk, ServerToolUse(index=index)]
+        if server:  # marked first: the call is a server call from its first event
+            return [ServerToolUse(index=index, id=id_ or None), chunk]
         return [chunk]
 
     def _delta(self, event: Any) -> list[Signal]:
@@ -175,16 +175,16 @@ class BedrockTranslator:
         return [CallEnd(index=index)]
 
     @staticmethod
-    def _end(reason: str | None, *, from_provider: bool = True) -> list[Signal]:
+    def _end(reason: str | None) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason if from_provider else None)]
+        return [StreamEnd(reason=normalized, provider_reason=reason)]
 
     def _error(self, key: str, event: Any) -> list[Signal]:
         message = get_str(event, "message")
         error = f"Bedrock stream error ({key}): {message}" if message else f"Bedrock {key}"
         out: list[Signal] = [CallFailure(error=error, index=i) for i in sorted(self._open)]
         self._open.clear()
-        out.extend(self._end("error", from_provider=False))
+        out.append(StreamEnd(reason="error", provider_error=error))
         return out
 
 

@@ -73,7 +73,7 @@ class CohereTranslator:
       ``"length"``, the failure reasons and a ``delta.error`` become ``"error"``, the
       word as sent is kept as ``provider_reason``); with ``ERROR`` / ``TIMEOUT`` or a
       ``delta.error`` text, every call still open first gets a ``CallFailure`` with
-      that text.
+      that text, which is also the ``StreamEnd``'s ``provider_error``.
 
     An event ``index`` that is present but unusable (``true``, ``1.5``, ``"abc"``, a
     negative number) is never read as absent: its pieces go to a call of their own, failed
@@ -166,6 +166,7 @@ class CohereTranslator:
         reason = get_str(delta, "finish_reason")
         error = get_str(delta, "error")
         out: list[Signal] = []
+        text: str | None = None  # the provider's error, when it ended the stream with one
         if error or reason in _FAILURE_REASONS:
             text = f"Cohere stream ended with {reason or 'an error'}"
             if error:
@@ -179,9 +180,10 @@ class CohereTranslator:
         normalized = reason
         if reason in _LENGTH_REASONS:
             normalized = "length"
-        elif error or reason in _FAILURE_REASONS:
+            text = None
+        elif text is not None:
             normalized = "error"
-        out.append(StreamEnd(reason=normalized, provider_reason=reason))
+        out.append(StreamEnd(reason=normalized, provider_reason=reason, provider_error=text))
         return out
 
 

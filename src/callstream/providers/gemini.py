@@ -102,7 +102,8 @@ class GeminiTranslator:
       marks it cut off); ``STOP`` ends an open call normally; any other reason fails an
       open call. Then ``StreamEnd`` with the reason (``MAX_TOKENS`` as ``"length"``).
     - ``promptFeedback.blockReason`` without candidates -> ``StreamEnd`` with that reason;
-      an ``error`` object -> ``CallFailure`` for an open call and ``StreamEnd("error")``.
+      an ``error`` object -> ``CallFailure`` for an open call and ``StreamEnd("error")``
+      with the error's status and message as ``provider_error``.
 
     Only the first candidate is read (streaming with several candidates is not
     supported). A JSON array of chunks (``alt=json`` streaming) is read item by item.
@@ -282,13 +283,11 @@ class GeminiTranslator:
         if self._call is not None:
             out.append(CallFailure(error=text, index=self._call.index))
             self._call = None
-        out.extend(self._end("error", from_provider=False))
+        out.append(StreamEnd(reason="error", provider_error=text))
         return out
 
     @staticmethod
-    def _end(reason: str, *, from_provider: bool = True) -> list[Signal]:
-        if not from_provider:
-            return [StreamEnd(reason=reason)]
+    def _end(reason: str) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
         return [StreamEnd(reason=normalized, provider_reason=reason)]
 

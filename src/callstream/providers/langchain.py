@@ -12,8 +12,8 @@ Accepts, by duck typing (LangChain is never imported):
   object), and the Anthropic-native blocks langchain-anthropic passes through
   (``server_tool_use`` / ``mcp_tool_use`` with ``id``, ``name``, ``input``, ``index``, then
   ``input_json_delta`` blocks with ``partial_json`` at the same index). Each such call is
-  marked with ``ServerToolUse`` before any of its argument text, so it is reported in
-  ``server_tool_calls`` and never in ``tool_calls``.
+  marked with ``ServerToolUse`` before its first chunk, so it is a server call from its
+  first event on, reported in ``server_tool_calls`` and never in ``tool_calls``.
 - plain ``ToolCallChunk`` dicts (``{"name", "args", "id", "index"}``), one per payload or a
   list of them; ``server_tool_call_chunk`` / ``server_tool_call`` dicts likewise.
 - text of a message chunk: its ``content`` when it is a string, else the ``text`` of its
@@ -145,15 +145,13 @@ def detect(payload: Any) -> bool:
 
 
 class _Server:
-    """One server-side call seen in content blocks: its id, whether the assembler has it
-    yet (a chunk with an id, a name or text was sent), whether it is marked, and whether
-    it still takes text."""
+    """One server-side call seen in content blocks: its id, whether it is marked (its
+    marker was sent, before its first chunk), and whether it still takes text."""
 
-    __slots__ = ("exists", "id", "marked", "open")
+    __slots__ = ("id", "marked", "open")
 
     def __init__(self, id_: str | None) -> None:
         self.id = id_
-        self.exists = False
         self.marked = False
         self.open = True
 
@@ -168,7 +166,7 @@ class LangChainTranslator:
     :class:`~callstream.providers._bad_index.BadIndexCalls` without a cap on distinct values,
     since these are real calls); a block without an index continues the
     call with its ``id``, else the last server call. For each new server call the signals
-    are: a chunk with its ``name`` and ``id``, ``ServerToolUse``, then its argument text;
+    are: ``ServerToolUse``, a chunk with its ``name`` and ``id``, then its argument text;
     a complete ``server_tool_call`` (or an Anthropic block whose ``input`` is already
     complete) ends with ``CallEnd`` carrying the arguments as JSON text. An
     ``input_json_delta`` block is read only for an open server call and only when the
@@ -246,7 +244,7 @@ class LangChainTranslator:
 
     def _chunk(self, chunk: CallChunk) -> list[Signal]:
         """A checked chunk, with a deep ``args`` object turned into text first, and the
-        server marker when its index is a server call's."""
+        server marker before it when its index is a server call's not yet sent."""
         args = chunk.args
         out: list[Signal] = [chunk]
         if isinstance(args, dict) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
@@ -259,8 +257,8 @@ class LangChainTranslator:
         server = self._servers.get(key) if key is not None else None
         if server is not None and not server.marked and key is not None:
             if chunk.id or chunk.name or chunk.args:
-                out.append(ServerToolUse(index=key))
-                server.marked = server.exists = True
+                out.insert(0, ServerToolUse(index=key, id=chunk.id or None))
+                server.marked = True
         return out
 
     # --- server-side calls in content blocks ---------------------------------------------
@@ -344,9 +342,10 @@ class LangChainTranslator:
     def _server_piece(
         self, key: int, id_: str | None, name: str | None, text: str | None
     ) -> list[Signal]:
-        """Chunks for a piece of server call ``key``: its identity first, then the marker
-        (as soon as the assembler has the call), then its text. An ended call takes
-        nothing more, unless a new id starts a new call at the same key."""
+        """Chunks for a piece of server call ``key``: the marker before the call's first
+        chunk (so it is a server call from its first event), its identity, then its
+        text. An ended call takes nothing more, unless a new id starts a new call at the
+        same key."""
         server = self._servers.get(key)
         if server is not None and not server.open:
             if not id_ or id_ == server.id:
@@ -360,17 +359,14 @@ class LangChainTranslator:
         if id_:
             self._by_id[id_] = key
         out: list[Signal] = []
-        if id_ is not None or name is not None:
-            out.append(tool_chunk(key, id_, name, None))
-            server.exists = True
-        if server.exists and not server.marked:
-            out.append(ServerToolUse(index=key))
+        identity = id_ is not None or name is not None
+        if not server.marked and (identity or text):
+            out.append(ServerToolUse(index=key, id=id_ or None))
             server.marked = True
+        if identity:
+            out.append(tool_chunk(key, id_, name, None))
         if text:
             out.append(tool_chunk(key, None, None, text))
-            if not server.marked:  # a call known only by its text so far: mark it now
-                out.append(ServerToolUse(index=key))
-                server.marked = server.exists = True
         return out
 
     def _close(self, key: int) -> None:

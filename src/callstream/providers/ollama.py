@@ -4,7 +4,8 @@ Wire facts: each line is ``{"model", "created_at", "message": {"role", "content"
 "tool_calls"?}, "done"}``. A ``tool_calls`` entry is a whole call, ``{"function": {"name",
 "arguments": {...}}}`` with the arguments as an object; older servers send neither ``id``
 nor ``function.index``, newer ones add both. The last line has ``"done": true`` and a
-``done_reason`` (``stop``, ``length``); an ``{"error": "..."}`` line reports a failure.
+``done_reason`` (``stop``, ``length``); an ``{"error": "..."}`` line reports a failure
+(its text is the ``provider_error``).
 ``message.content`` is the assistant's text and ``message.thinking`` reasoning (thinking
 models); each becomes a :class:`~callstream.TextDelta`, before the line's calls.
 
@@ -66,5 +67,7 @@ class OllamaTranslator:
             reason = get_str(payload, "done_reason")
             signals.append(StreamEnd(reason=reason, provider_reason=reason))
         elif get(payload, "error") is not None:
-            signals.append(StreamEnd(reason="error"))
+            error = get(payload, "error")
+            said = get_str(payload, "error") or get_str(error, "message") or "Ollama stream error"
+            signals.append(StreamEnd(reason="error", provider_error=said))
         return signals

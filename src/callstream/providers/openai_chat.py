@@ -19,8 +19,10 @@ llama.cpp, LM Studio and Ollama's ``/v1`` endpoint. Wire facts (from real record
 - Groq reports a rejected tool call mid-stream as an SSE ``event: error`` whose data is
   ``{"error": {"message", "code": "tool_use_failed", "failed_generation": "..."}}``; it
   becomes a :class:`CallFailure` (an invalid tool call) with the name and arguments read
-  from ``failed_generation`` where possible, followed by ``StreamEnd("error")``. Any other
-  error payload ends the stream with reason ``"error"``.
+  from ``failed_generation`` where possible, followed by ``StreamEnd("error")`` carrying
+  the message as ``provider_error``. An empty ``failed_generation`` (Groq's "Tool choice
+  is required, but model did not call a tool") is no call: only the ``StreamEnd``. Any
+  other error payload ends the stream with reason ``"error"`` and its message.
 - The legacy ``delta.function_call`` (single function call) is read as call 0. A
   non-streamed ``ChatCompletion`` (``message`` instead of ``delta``) works as one payload.
 - Text: ``delta.content`` (a string, or a list of content parts whose ``text`` is read:
@@ -301,11 +303,15 @@ class OpenAIChatTranslator:
             self._last_id = id_ or None
 
     def _error(self, error: Any) -> list[Signal]:
-        """An error payload: a failed tool call becomes invalid; the stream ends."""
+        """An error payload: a failed tool call becomes invalid; the stream ends with the
+        provider's message. No call is made up: an empty (or absent) failed generation
+        means the model called no tool (Groq's "Tool choice is required, but model did
+        not call a tool"), so only the message remains."""
         signals: list[Signal] = []
         message = get_str(error, "message") or get_str({"error": error}, "error")
         code = get_str(error, "code")
         failed = get(error, "failed_generation")
+        said = message or code or "the provider reported an error"
         if failed is not None or code == "tool_use_failed":
             reason = message or code or "the provider rejected the tool call"
             text = ""
@@ -317,10 +323,12 @@ class OpenAIChatTranslator:
                         if type(plain) is str
                         else dumps_bounded(plain, max_depth=DEFAULT_MAX_DEPTH)
                     )
-                except DataError as exc:
+                except DataError as exc:  # something was generated: one failed call, no text
                     reason = f"{reason} (its failed generation is unreadable: {args_error(exc)})"
-            for name, args in failed_generation_calls(text):
-                signals.append(CallFailure(error=reason, name=name, args=args))
+                    signals.append(CallFailure(error=reason))
+            if text.strip():
+                for name, args in failed_generation_calls(text):
+                    signals.append(CallFailure(error=reason, name=name, args=args))
         signals.extend(self._bad.fail_all())
-        signals.append(StreamEnd(reason="error"))
+        signals.append(StreamEnd(reason="error", provider_error=said))
         return signals

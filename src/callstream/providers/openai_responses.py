@@ -158,7 +158,7 @@ class OpenAIResponsesTranslator:
         for index in self._calls:
             self._calls[index] = True
         signals.extend(self._bad.fail_all())
-        signals.append(StreamEnd(reason="error"))
+        signals.append(StreamEnd(reason="error", provider_error=message))
         return signals
 
     # --- call keys and ends ------------------------------------------------------------

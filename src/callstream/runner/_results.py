@@ -301,6 +301,12 @@ class RunResult:
         """The provider's own word for the finish reason."""
         return self.stream.provider_finish_reason
 
+    @property
+    def provider_error(self) -> str | None:
+        """The provider's message when it ended the stream with an error (see
+        :class:`~callstream.StreamResult`)."""
+        return self.stream.provider_error
+
     def tool_messages(self, format: MessageFormat) -> list[Any]:
         """The follow-up messages that carry every result back to the model, in the
         provider's own shape (see :func:`callstream.runner.tool_messages`)."""

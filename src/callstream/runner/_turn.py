@@ -292,11 +292,10 @@ class Turn:
         """Calls the stream has seen that have no result yet (server-side tools aside):
         started and not final, or not even announced when the stream stopped."""
         assembler = self.stream._pipeline.assembler
-        server_ids = {call["id"] for call in assembler.server_tool_calls}
         found: list[tuple[int, ToolCall]] = []
         for chunk in assembler.tool_call_chunks:
             index = chunk["index"]
-            if index is None or index in self.results or chunk["id"] in server_ids:
+            if index is None or index in self.results or assembler.is_server_call(index):
                 continue
             found.append((index, {"name": chunk["name"] or "", "args": {}, "id": chunk["id"]}))
         return found

@@ -36,7 +36,8 @@ What is sent, per kind of input:
   or the error text, role ``tool``).
 - close: ends what is open, then ``RUN_FINISHED`` (``threadId``, ``runId``); a turn whose
   stream ended with an error (finish reason ``"error"``) ends with ``RUN_ERROR``
-  (``message``, ``code`` ``"provider_error"``) instead.
+  (``message`` = what the provider said, the result's ``provider_error``; ``code``
+  ``"provider_error"``) instead.
 - fail (the source raised): the calls still open end as ``collect()`` ends them
   (``TOOL_CALL_END``; one whose text is not a complete object also gets the
   ``callstream.tool_call_invalid`` event, "the stream was interrupted before the call
@@ -261,7 +262,9 @@ class AGUIEncoder:
             self._invalid_call(event, out)
         elif isinstance(event, StreamFinished):
             if event.reason == "error":
-                self._error = "the provider reported an error and ended the stream"
+                self._error = (
+                    event.provider_error or "the provider reported an error and ended the stream"
+                )
             self._end_all(out)
 
     def _done_call(self, event: CallDone, out: list[Event]) -> None:

@@ -22,9 +22,9 @@ What is sent, per kind of input:
   ``input`` = the final arguments object, the strict parse).
 - :class:`~callstream.CallInvalid`: ``tool-input-error`` (``toolCallId``, ``toolName``,
   ``input`` = the raw argument text or null, ``errorText`` = why it is invalid).
-- server-side tools: ``tool-input-start`` / ``-delta`` / ``-available`` /
-  ``tool-input-error`` with ``providerExecuted: true`` (the provider runs them; no
-  output follows from us).
+- server-side tools: ``tool-input-start`` / ``-delta`` / ``-available`` (or
+  ``-error``) with ``providerExecuted: true`` (the provider runs them; no output
+  follows from us).
 - tool results of :class:`~callstream.ToolRunner`: ``tool-output-available``
   (``toolCallId``, ``output`` = the output as JSON data,
   :attr:`~callstream.runner.ToolResult.output_json`) for a tool that returned;
@@ -33,7 +33,9 @@ What is sent, per kind of input:
 - close: ends open text, then ``finish`` (``finishReason``: ``tool-calls``, ``stop``,
   ``length``, ``content-filter``, ``error`` or ``other``, from the stream's finish reason;
   ``tool-calls`` for a turn that made tool calls and ended with a plain stop, as Gemini
-  and Ollama end every turn).
+  and Ollama end every turn); a stream the provider ended with an error gets an
+  ``error`` chunk (``errorText`` = what the provider said, the result's
+  ``provider_error``) before that ``finish``.
 - fail (the source raised): the calls still open end as ``collect()`` ends them
   (``tool-input-available`` when their text is a complete object, else
   ``tool-input-error``: "the stream was interrupted before the call completed (...)"),
@@ -113,6 +115,7 @@ class VercelEncoder:
         "_calls",
         "_done",
         "_input_failed",
+        "_provider_error",
         "_reason",
         "_reasoning_id",
         "_segments",
@@ -137,6 +140,7 @@ class VercelEncoder:
         self._reasoning_id: str | None = None
         self._segments = 0
         self._reason: str | None = None
+        self._provider_error: str | None = None  # the stream's own error (reason "error")
         self._called = False  # a call the client runs (not server-side) was made
         self._started = False
         self._done = False
@@ -191,12 +195,16 @@ class VercelEncoder:
         return out
 
     def close(self) -> list[Chunk]:
-        """End open text, then ``finish`` with the stream's finish reason."""
+        """End open text, then ``finish`` with the stream's finish reason (after an
+        ``error`` chunk with the provider's message when it ended the stream with one)."""
         self._check_open()
         out: list[Chunk] = []
         self._end_blocks(out)
         self._done = True
         reason = finish_reason(self._reason)
+        if reason == "error":
+            message = self._provider_error or "the provider reported an error and ended the stream"
+            out.append({"type": "error", "errorText": message})
         if reason == "stop" and self._called:  # Gemini, Ollama: "stop" after tool calls
             reason = "tool-calls"
         out.append({"type": "finish", "finishReason": reason})
@@ -316,4 +324,5 @@ class VercelEncoder:
             out.append(chunk)
         elif isinstance(event, StreamFinished):
             self._reason = event.reason
+            self._provider_error = event.provider_error
             self._end_blocks(out)

@@ -1,11 +1,13 @@
-"""Reading the provider error an SDK exception carries, for :meth:`Pipeline.recover`.
+"""Reading the provider error an SDK exception carries: the one recognizer, used by
+:meth:`~callstream._pipeline.Pipeline.recover` and the LangChain output parser.
 
 An SDK raises where the raw byte stream would have carried an error payload (Groq's
 ``tool_use_failed`` through the openai SDK, an Anthropic mid-stream ``error`` event):
-:func:`provider_error_payload` rebuilds that payload in its wire shape, so the pipeline
-feeds it through the same translator as the raw path. :func:`describe_exception` names
-any other exception for an interrupted call's reason. Neither ever raises, whatever the
-exception object does.
+:func:`provider_error_payload` rebuilds that payload in its wire shape, so it goes
+through the same translator as the raw path; :func:`error_signals` reads it with its
+own provider's translator, for a reader whose format has no error events (LangChain
+message chunks). :func:`describe_exception` names any other exception for an
+interrupted call's reason. None of them ever raises, whatever the exception object does.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ("describe_exception", "provider_error_payload")
+from callstream._assembly.types import Signal, StreamEnd
+
+__all__ = ("describe_exception", "error_signals", "provider_error_payload")
 
 
 _ANTHROPIC_ERRORS = frozenset({"overloaded_error", "api_error"})
@@ -57,6 +61,21 @@ def provider_error_payload(exc: BaseException) -> dict[str, Any] | None:
     except Exception:  # a hostile body or response: not a provider error we understand
         return None
     return None
+
+
+def error_signals(payload: Mapping[str, Any]) -> list[Signal]:
+    """The signals of a payload :func:`provider_error_payload` gave, read by its own
+    provider's translator (a fresh one: ``"anthropic"`` for ``{"type": "error", ...}``,
+    else ``"openai-chat"``, Groq's ``{"error": ...}``), so Groq's failed calls become
+    invalid calls; the last is always a ``StreamEnd("error")`` (with the provider's
+    message). Cost: O(size of the error)."""
+    from callstream.providers import get_translator  # the registry, above this module
+
+    name = "anthropic" if payload.get("type") == "error" else "openai-chat"
+    signals = get_translator(name).translate(payload)
+    if not signals or not isinstance(signals[-1], StreamEnd):
+        signals.append(StreamEnd(reason="error"))
+    return signals
 
 
 def describe_exception(exc: BaseException) -> str:
