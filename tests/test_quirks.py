@@ -129,7 +129,7 @@ def test_fed_whole_one_payload_at_a_time_and_as_raw_bytes_alike(name: str) -> No
     assert callstream.collect(raw.decode()) == whole  # one str chunk
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(CASES)), st.data())
 def test_raw_bytes_cut_anywhere_give_the_same_result(name: str, data: st.DataObject) -> None:
     raw = CASES[name][1]
@@ -196,6 +196,24 @@ def test_kimi_turns_through_the_runner_answer_each_id_as_given() -> None:
         messages = run.tool_messages("openai")
         assert [m["tool_call_id"] for m in messages] == ids
         assert all(i.startswith("functions.get_weather:") for i in ids)
+
+
+def test_the_ui_streams_keep_a_repeated_kimi_id_apart() -> None:
+    # A UI protocol needs one id per call: the first keeps the id as given, the repeat
+    # gets a suffix (callstream.ui's rule for ids seen twice in a run).
+    from callstream.ui import agui_stream, vercel_stream
+
+    def ids(frames: Any, kind: str, key: str) -> list[str]:
+        events = [json.loads(f[len("data: ") :]) for f in frames if f.startswith("data: {")]
+        return [e[key] for e in events if e["type"] == kind]
+
+    agui = ids(agui_stream(callstream.stream(KIMI_REPEATED_ID)), "TOOL_CALL_START", "toolCallId")
+    vercel = ids(
+        vercel_stream(callstream.stream(KIMI_REPEATED_ID)), "tool-input-start", "toolCallId"
+    )
+    for started in (agui, vercel):
+        assert len(started) == 2 and len(set(started)) == 2
+        assert started[0] == "functions.get_weather:0"
 
 
 # --- Mistral and Ollama: each call whole in one chunk ---------------------------------------
@@ -454,6 +472,16 @@ def test_a_websocket_error_frame_fails_the_open_call_with_its_message() -> None:
     assert bad["id"] == "call_ws_oslo" and bad["args"] == '{"city":'
     assert bad["error"] == "The server had an error while processing your request."
     assert callstream.collect(RESPONSES_WS_ERROR) == result
+
+
+def test_a_lone_websocket_error_frame_needs_the_provider_named() -> None:
+    # {"type": "error", "error": {...}} is also Anthropic's error event: alone, it names
+    # no format, so provider="auto" refuses it rather than guess.
+    frames = ws_frames(RESPONSES_WS_ERROR[-1:])
+    with pytest.raises(UnknownFormatError, match="pass provider="):
+        callstream.collect(frames)
+    result = callstream.collect(frames, provider="openai-responses")
+    assert (result.finish_reason, result.tool_calls, result.invalid_tool_calls) == ("error", [], [])
 
 
 class _Server:
