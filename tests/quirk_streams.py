@@ -1,7 +1,8 @@
 """Streams of our own in the wire shapes of the server quirks reported this year (issue
 23), each a list of payloads as the server sends them, with the raw bytes it sends.
 
-The facts each stream is built on are stated where it is defined; the tests are in
+The facts each stream is built on are stated where it is defined; the SSE writers are
+those of ``tests/real_clients.py`` (re-exported here); the tests are in
 ``tests/test_quirks.py`` (dicts, one payload at a time, raw bytes cut anywhere) and
 ``tests/test_real_clients_quirks.py`` (the real anthropic and openai clients).
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.real_clients import anthropic_sse, chat_sse
+
 __all__ = (
     "ANTHROPIC_UNKNOWN",
     "EAGER_LINES",
@@ -18,6 +21,7 @@ __all__ = (
     "KIMI_REPEATED_ID",
     "KIMI_TURN_1",
     "KIMI_TURN_2",
+    "KIMI_VLLM",
     "MISTRAL_WHOLE",
     "OLLAMA_NATIVE",
     "OLLAMA_NATIVE_LINES",
@@ -33,17 +37,6 @@ __all__ = (
     "vllm_responses_cut",
     "ws_frames",
 )
-
-
-def chat_sse(payloads: list[Any]) -> bytes:
-    """Chat Completions server-sent events, closed by ``data: [DONE]``."""
-    return ("".join(f"data: {json.dumps(p)}\n\n" for p in payloads) + "data: [DONE]\n\n").encode()
-
-
-def anthropic_sse(events: list[dict[str, Any]]) -> bytes:
-    """Anthropic server-sent events: each with its ``event:`` name (the SDK reads only
-    named events)."""
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
 def ndjson(payloads: list[Any]) -> bytes:
@@ -117,6 +110,43 @@ KIMI_REPEATED_ID: list[dict[str, Any]] = [
 ]
 """One stream whose two calls (indexes 0 and 1) both carry `functions.get_weather:0`: a
 model repeating its counter, as Kimi's own text sometimes does."""
+
+
+def _vllm_kimi(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-3f1c2d9e8b7a4c5d",
+        "object": "chat.completion.chunk",
+        "created": 1_760_000_050,
+        "model": "moonshotai/Kimi-K2-Instruct",
+        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+    }
+
+
+def _vllm_kimi_call(index: int, name: str, pieces: list[str]) -> list[dict[str, Any]]:
+    """vLLM's kimi_k2 parser: the id and name first with ``arguments: null``, then the
+    text as the model wrote it (a leading space), in small pieces."""
+    first = {
+        "index": index,
+        "id": f"functions.{name}:{index}",
+        "type": "function",
+        "function": {"name": name, "arguments": None},
+    }
+    return [
+        _vllm_kimi({"tool_calls": [first]}),
+        *[
+            _vllm_kimi({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            for piece in pieces
+        ],
+    ]
+
+
+KIMI_VLLM: list[dict[str, Any]] = [
+    _vllm_kimi({"role": "assistant", "content": ""}),
+    *_vllm_kimi_call(0, "get_current_weather", [' {"', "city", '":', ' "', "Ber", 'lin"}']),
+    *_vllm_kimi_call(1, "get_forecast", [' {"city": "Berlin",', ' "days": 5}']),
+    _vllm_kimi({}, "tool_calls"),
+]
+"""vLLM serving Kimi K2 (`--tool-call-parser kimi_k2`): two calls, counters 0 and 1."""
 
 
 def _groq(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:

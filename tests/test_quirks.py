@@ -39,6 +39,7 @@ from tests.quirk_streams import (
     KIMI_REPEATED_ID,
     KIMI_TURN_1,
     KIMI_TURN_2,
+    KIMI_VLLM,
     MISTRAL_WHOLE,
     OLLAMA_NATIVE,
     OLLAMA_NATIVE_LINES,
@@ -62,15 +63,12 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _sse_of(payloads: list[Any]) -> bytes:
-    return anthropic_sse(payloads) if payloads[0]["type"] == "message_start" else chat_sse(payloads)
-
-
 CASES: dict[str, tuple[list[Any], bytes]] = {
     "kimi-turn-1": (KIMI_TURN_1, chat_sse(KIMI_TURN_1)),
     "kimi-turn-2": (KIMI_TURN_2, chat_sse(KIMI_TURN_2)),
     "kimi-repeated-id": (KIMI_REPEATED_ID, chat_sse(KIMI_REPEATED_ID)),
     "kimi-groq": (KIMI_GROQ, chat_sse(KIMI_GROQ)),
+    "kimi-vllm": (KIMI_VLLM, chat_sse(KIMI_VLLM)),
     "mistral-whole": (MISTRAL_WHOLE, chat_sse(MISTRAL_WHOLE)),
     "ollama-v1": (OLLAMA_V1, chat_sse(OLLAMA_V1)),
     "ollama-native": (OLLAMA_NATIVE, ndjson(OLLAMA_NATIVE)),
@@ -81,8 +79,8 @@ CASES: dict[str, tuple[list[Any], bytes]] = {
         for finish in (None, "tool_calls", "stop")
         for stream in [vllm_chat_cut(prefix, finish)]
     },
-    **{
-        f"vllm-responses-{name}": (stream, chat_sse(stream))
+    **{  # the Responses API names its SSE events as Anthropic does: `event: <type>`
+        f"vllm-responses-{name}": (stream, anthropic_sse(stream))
         for name, prefix in QWEN_PREFIXES.items()
         for stream in [vllm_responses_cut(prefix)]
     },
@@ -149,6 +147,10 @@ def test_kimi_ids_are_kept_as_given() -> None:
     assert first.text == "I'll check both cities." and first.finish_reason == "tool_calls"
     assert calls(expected("kimi-turn-2")) == [
         ("functions.get_weather:0", "get_weather", {"city": "Hangzhou", "unit": "c"})
+    ]
+    assert calls(expected("kimi-vllm")) == [
+        ("functions.get_current_weather:0", "get_current_weather", {"city": "Berlin"}),
+        ("functions.get_forecast:1", "get_forecast", {"city": "Berlin", "days": 5}),
     ]
     assert calls(expected("kimi-groq")) == [
         ("functions.get_weather:0", "get_weather", {"city": "Lhasa"}),

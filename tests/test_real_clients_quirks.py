@@ -265,9 +265,8 @@ def test_the_responses_websocket_mode_one_response_after_another(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # the client's WebSocket mode: asyncio
 async def test_the_async_responses_websocket_mode(anyio_backend: str) -> None:
-    if anyio_backend != "asyncio":
-        pytest.skip("the openai client's WebSocket mode runs on asyncio only (websockets)")
     pytest.importorskip("websockets")
     expected = callstream.collect(RESPONSES_WS)
     with ResponsesServer(RESPONSES_WS) as server:

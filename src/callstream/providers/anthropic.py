@@ -22,10 +22,10 @@ Wire facts this translator is built on (all seen in real recordings):
   ``max_tokens`` a tool block can still be open: it was cut off.
 - A mid-stream ``error`` event (``overloaded_error``, ...) aborts the message.
 - ``ping`` and ``*_tool_result`` blocks carry no call data. New event, block and delta
-  types appear over time (the API's versioning policy says so: ``compaction`` blocks and
-  deltas, ``fallback`` and ``mcp_tool_listing`` blocks came that way); they carry no call
-  data we know and are ignored, and :func:`recognizes` still counts them as this
-  format's events.
+  types appear over time (the streaming docs ask clients to ignore the ones they do not
+  know; the SDK's beta types add ``compaction`` blocks with ``compaction_delta``,
+  ``fallback`` and ``mcp_tool_listing`` blocks): they are ignored, and
+  :func:`recognizes` still counts them as this format's events.
 - Text: ``content_block_delta`` with ``delta.type == "text_delta"`` carries ``text``
   (the assistant's text), with ``"thinking_delta"`` ``thinking`` (reasoning); a ``text``
   or ``thinking`` block's start may hold text already (usually ``""``). Each becomes a
