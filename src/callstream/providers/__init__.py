@@ -248,10 +248,13 @@ def has_evidence(name: str, payload: Any) -> bool:
 
 
 def recognizes(name: str, payload: Any) -> bool:
-    """Whether ``payload`` has any field of format ``name`` (the format's own shape test,
-    plus the events of the openai SDK's stream helper for ``openai-chat``). Used to
-    notice a stream that stops matching its format. Cost: a few field reads."""
+    """Whether ``payload`` has any field of format ``name`` (the format module's own
+    ``recognizes`` where it has one, else its shape test ``detect``; plus the events of
+    the openai SDK's stream helper for ``openai-chat``). Used to notice a stream that
+    stops matching its format. Cost: a few field reads."""
     if name == "openai-chat" and type(payload) is not dict:
         if get_str(payload, "type") in _OPENAI_HELPER_EVENTS:
             return True
-    return bool(_module(name).detect(payload))
+    module = _module(name)
+    test = getattr(module, "recognizes", module.detect)
+    return bool(test(payload))

@@ -21,7 +21,11 @@ Wire facts this translator is built on (all seen in real recordings):
   ``end_turn``, ``max_tokens``, ...) and ``message_stop`` end the message. With
   ``max_tokens`` a tool block can still be open: it was cut off.
 - A mid-stream ``error`` event (``overloaded_error``, ...) aborts the message.
-- ``ping`` and ``*_tool_result`` blocks carry no call data.
+- ``ping`` and ``*_tool_result`` blocks carry no call data. New event, block and delta
+  types appear over time (the streaming docs ask clients to ignore the ones they do not
+  know; the SDK's beta types add ``compaction`` blocks with ``compaction_delta``,
+  ``fallback`` and ``mcp_tool_listing`` blocks): they are ignored, and
+  :func:`recognizes` still counts them as this format's events.
 - Text: ``content_block_delta`` with ``delta.type == "text_delta"`` carries ``text``
   (the assistant's text), with ``"thinking_delta"`` ``thinking`` (reasoning); a ``text``
   or ``thinking`` block's start may hold text already (usually ``""``). Each becomes a
@@ -55,7 +59,7 @@ from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_
 from callstream.providers._fields import get, get_str, is_record
 from callstream.providers._text import add_text
 
-__all__ = ("AnthropicTranslator", "detect")
+__all__ = ("AnthropicTranslator", "detect", "recognizes")
 
 #: Content-block types that are run by the provider (server-side tools).
 SERVER_BLOCK_TYPES: Final = frozenset({"server_tool_use", "mcp_tool_use"})
@@ -85,6 +89,20 @@ def detect(payload: Any) -> bool:
     generic to name a format). Cost: O(1).
     """
     return get_str(_unwrap(payload), "type") in _EVENT_TYPES
+
+
+def recognizes(payload: Any) -> bool:
+    """Return True if ``payload`` is an event of the Messages stream's kind: a ``type``
+    that is a lowercase ``snake_case`` name (``ping``, ``error``, the events
+    :func:`detect` knows and those added later, such as a ``tool_change``).
+
+    Used once a stream is read as Anthropic (``provider="auto"``), so that keep-alive
+    pings and unknown events, however many in a row, never make it look foreign; the
+    other formats' events are dotted (``response.created``), hyphenated
+    (``content-delta``) or untyped. Cost: O(length of the type).
+    """
+    kind = get_str(_unwrap(payload), "type")
+    return kind is not None and kind.isascii() and kind.isidentifier() and kind.islower()
 
 
 def _unwrap(payload: Any) -> Any:

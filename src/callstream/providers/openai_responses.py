@@ -18,7 +18,9 @@ Open Responses). Wire facts (from real recordings):
   ``"stop"``); ``response.incomplete`` ends it with ``"length"`` when the reason is
   ``max_output_tokens`` (open calls become invalid, cut off), else with that reason;
   ``response.failed`` and an ``error`` event fail the open calls with the provider's
-  message and end the stream with ``"error"``.
+  message and end the stream with ``"error"`` (over HTTP the ``error`` event carries
+  ``message`` and ``code`` itself; in the WebSocket mode they are in its ``error``
+  object).
 
 - A present but unusable ``output_index`` (``true``, ``1.5``, ``"abc"``, a negative
   number) is never replaced by a guess: the event's pieces go to a call of their own,
@@ -149,6 +151,8 @@ class OpenAIResponsesTranslator:
         """``response.failed`` or an ``error`` event: the open calls fail, the stream ends."""
         is_error = get_str(payload, "type") == "error"
         error = payload if is_error else path(payload, "response", "error")
+        if is_error and get_str(error, "message") is None and get(error, "error") is not None:
+            error = get(error, "error")  # WebSocket mode: {"type": "error", "error": {...}}
         message = get_str(error, "message") or get_str(error, "code") or "the response failed"
         signals: list[Signal] = [
             CallFailure(error=message, index=index)
