@@ -313,7 +313,12 @@ class LangChainTranslator:
         """
         if type(payload) is not dict or "event" in payload or "type" in payload:
             payload, ident = unwrap(payload)
-            if ident is not None and not self._follows(ident, payload):
+            if ident is not None and (
+                payload is OTHER_PART
+                or not is_record(payload)  # a wrapper's odd data
+                or isinstance(payload, (list, tuple))
+                or not self._follows(ident, payload)
+            ):
                 return []
             event = get(payload, "event")
             if type(event) is str and event in EVENTS and is_record(payload):
@@ -351,7 +356,7 @@ class LangChainTranslator:
         model message (an AI chunk or a ``message-start`` of role ``ai``) names it; until
         then every payload is read. Payloads that say nothing (identity (None, None)) are
         read. Cost: O(1)."""
-        if ident == (None, None) or payload is OTHER_PART:
+        if ident == (None, None):
             return True
         followed = self._followed
         if followed is None:
