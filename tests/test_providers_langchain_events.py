@@ -7,7 +7,6 @@ real langchain-core bridge (``chunks_to_events`` / ``message_to_events``) over r
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -25,7 +24,6 @@ from .langchain_events import (
     PARALLEL_EVENTS,
     REASONING_EVENTS,
     SERVER_EVENTS,
-    call_finish,
     call_start,
     delta,
     envelope,
