@@ -35,7 +35,9 @@ from tests.test_real_clients_langchain import (
     same_calls,
 )
 
-pytestmark = pytest.mark.filterwarnings("ignore::langchain_core._api.beta_decorator.LangChainBetaWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::langchain_core._api.beta_decorator.LangChainBetaWarning"
+)
 
 
 @pytest.fixture
@@ -92,9 +94,12 @@ def test_previews_after_every_delta_over_the_real_stream() -> None:
     assert [(c["id"], c["args"]) for c in last.tool_calls] == [
         (c["id"], c["args"]) for c in message.tool_calls
     ]
-    assert last.tool_calls == callstream.collect(
-        model_for(*CASES["openai-two-parallel"])[0].stream_events(MSGS, version="v3")
-    ).tool_calls
+    assert (
+        last.tool_calls
+        == callstream.collect(
+            model_for(*CASES["openai-two-parallel"])[0].stream_events(MSGS, version="v3")
+        ).tool_calls
+    )
 
 
 @pytest.mark.anyio
