@@ -1,6 +1,20 @@
-"""LangChain message chunks and plain tool-call chunk dicts -> assembler signals.
+"""LangChain message chunks, content-block events and plain tool-call chunk dicts ->
+assembler signals.
 
 Accepts, by duck typing (LangChain is never imported):
+
+- content-block protocol events (``langchain_protocol``'s ``MessagesData`` dicts:
+  ``message-start``, ``content-block-start`` / ``-delta`` / ``-finish``,
+  ``message-finish``, ``error``), what ``stream_events(version="v3")`` yields and a
+  ``ChatModelStream`` iterates; read by :class:`_Events` (every argument delta is a
+  preview; blocks of the same kinds as below, read the same way).
+- what LangGraph wraps around messages and events (:func:`unwrap`): the
+  ``stream_mode="messages"`` ``(message, metadata)`` pairs, ``stream(version="v2")``
+  ``StreamPart`` dicts, the ``(mode, data)`` / ``(namespace, data)`` tuples, and
+  ``stream_events(version="v3")`` protocol events (``{"type": "event", "method":
+  "messages", "params": ...}``, in process or over the wire). Parts of other modes are
+  part of the stream with nothing to read. One stream reads one model message: the
+  first; a message of another namespace or model run is not mixed into it.
 
 - ``AIMessageChunk`` objects (or their dict dumps): their ``tool_call_chunks`` are passed
   on. The end of the stream is read from ``response_metadata`` (``finish_reason`` from
