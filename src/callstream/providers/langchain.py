@@ -209,10 +209,10 @@ def unwrap(payload: Any) -> tuple[Any, Identity | None]:
     """
     namespace: tuple[str, ...] | None = None
     wrapped = False
-    if is_record(payload) and not isinstance(payload, (list, tuple)):
+    if isinstance(payload, Mapping):  # LangGraph's wrappers are dicts
         kind = get_str(payload, "type")
-        params = get(payload, "params")
-        if kind == "event" and is_record(params) and type(get(payload, "method")) is str:
+        params = get(payload, "params") if kind == "event" else None
+        if is_record(params) and type(get(payload, "method")) is str:
             if get_str(payload, "method") != "messages":
                 return OTHER_PART, (None, None)
             namespace = _namespace(get(params, "namespace"))
@@ -325,7 +325,14 @@ class LangChainTranslator:
         Raises:
             ChunkValidationError: a chunk has a field of the wrong type.
         """
-        if type(payload) is not dict or "event" in payload or "type" in payload:
+        chunks = get(payload, "tool_call_chunks")  # a message chunk: the common case
+        if not isinstance(chunks, (list, tuple)):
+            if isinstance(payload, Mapping):
+                event = payload.get("event")
+                if type(event) is str and event in EVENTS:
+                    return self._events.read(payload, event)
+                if "type" not in payload:  # a plain chunk dict: never a wrapper
+                    return self._message(payload, None)
             payload, ident = unwrap(payload)
             if ident is not None and (
                 payload is OTHER_PART
@@ -334,14 +341,15 @@ class LangChainTranslator:
                 or not self._follows(ident, payload)
             ):
                 return []
-            event = get(payload, "event")
-            if type(event) is str and event in EVENTS and is_record(payload):
+            event = get(payload, "event") if isinstance(payload, Mapping) else None
+            if type(event) is str and event in EVENTS:
                 return self._events.read(payload, event)
-        return self._message(payload)
+            chunks = get(payload, "tool_call_chunks")
+        return self._message(payload, chunks)
 
-    def _message(self, payload: Any) -> list[Signal]:
-        """A message chunk, or tool-call chunk dicts (see :meth:`translate`)."""
-        chunks = get(payload, "tool_call_chunks")
+    def _message(self, payload: Any, chunks: Any) -> list[Signal]:
+        """A message chunk (``chunks``: its ``tool_call_chunks``), or tool-call chunk
+        dicts (see :meth:`translate`)."""
         if isinstance(chunks, (list, tuple)):
             valid = [_checked(chunk) for chunk in chunks]
             signals = self._content(payload, valid)
