@@ -87,7 +87,7 @@ ONLY_IN = {
         "callstream.runner._run",
         "callstream.runner._turn",
         "callstream.runner._sync",
-    }
+    },
 }
 # Modules that exist to wrap an optional package; they are themselves imported lazily.
 WRAPPERS = {

@@ -120,8 +120,6 @@ def test_type_checkers_see_the_precise_parameter_types(tmp_path: Path) -> None:
     out, _, _ = api.run(
         ["--config-file", str(config), "--cache-dir", str(tmp_path / "cache"), str(user)]
     )
-    flagged = {
-        int(line.split(":")[1]) for line in out.splitlines() if line.startswith(str(user))
-    }
+    flagged = {int(line.split(":")[1]) for line in out.splitlines() if line.startswith(str(user))}
     wrong = {n for n, line in enumerate(USER_CODE.splitlines(), 1) if line.endswith("# wrong")}
     assert flagged == wrong, out

@@ -55,9 +55,7 @@ def test_fields_equality_and_repr(cls: type[Record], fields: dict[str, Any]) -> 
 
 
 @pytest.mark.parametrize(("cls", "fields"), SAMPLES, ids=IDS)
-def test_frozen_against_assignment_and_deletion(
-    cls: type[Record], fields: dict[str, Any]
-) -> None:
+def test_frozen_against_assignment_and_deletion(cls: type[Record], fields: dict[str, Any]) -> None:
     obj = cls(**fields)
     for name in fields:
         with pytest.raises(dataclasses.FrozenInstanceError, match=f"assign to field '{name}'"):

@@ -92,16 +92,14 @@ def _from_content(content: Any) -> list[_Found] | None:
             server = kind != "tool_call" or _is_server_id(id_)
             found.append((name, args if args is not None else {}, id_, server, None))
         elif kind == "invalid_tool_call":
+            text = block.get("args")
+            if isinstance(text, str) and text.strip():
+                # its text, judged as the streamed text is (LangChain's message built
+                # from stream_events v3 events: a cut call "cut off", not "not JSON")
+                found.append((name, text, id_, False, None))
+                continue
             error = block.get("error")
-            found.append(
-                (
-                    name,
-                    block.get("args"),
-                    id_,
-                    False,
-                    error if isinstance(error, str) else "invalid",
-                )
-            )
+            found.append((name, text, id_, False, error if isinstance(error, str) else "invalid"))
     return found if found else None
 
 

@@ -78,7 +78,7 @@ from callstream.parsers._results import ParsedCall
 from callstream.parsers.json_tools import JsonToolsParser
 from callstream.parsers.pydantic_tools import PydanticToolsParser
 from callstream.providers._provider_errors import error_signals, provider_error_payload
-from callstream.providers.langchain import LangChainTranslator, stream_end
+from callstream.providers.langchain import EVENTS, LangChainTranslator, stream_end
 
 __all__ = ("ToolCallsOutputParser",)
 
@@ -336,7 +336,8 @@ class _Reader:
         server-side calls in its content, the end of the stream); a whole message by
         :func:`~callstream.parsers._langchain_message.message_signals`, with its end read
         by the same translator code (or the message itself: it is complete)."""
-        if not isinstance(message, BaseMessage):
+        event = isinstance(message, Mapping) and message.get("event") in EVENTS
+        if not event and not isinstance(message, BaseMessage):  # events: stream_events v3
             raise UsageError(
                 "ToolCallsOutputParser reads chat model messages (AIMessageChunk); got "
                 f"{type(message).__name__} — is the model a chat model?"
@@ -344,7 +345,7 @@ class _Reader:
         if self.ended:
             return False  # chunks after the end of the stream (usage...) carry no calls
         end: StreamEnd | None = None
-        if isinstance(message, AIMessageChunk):
+        if event or isinstance(message, AIMessageChunk):
             signals = self.translator.translate(message)
             last = signals[-1] if signals else None
             if isinstance(last, StreamEnd):  # the translator puts the end last

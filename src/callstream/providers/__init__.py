@@ -16,7 +16,9 @@ gemini             Gemini / Vertex AI ``GenerateContentResponse`` chunks,
 bedrock            Bedrock ConverseStream events (as boto3 yields them)
 cohere             Cohere v2 chat stream events
 ollama             Ollama native ``/api/chat`` lines
-langchain          LangChain ``AIMessageChunk`` objects and ``ToolCallChunk`` dicts
+langchain          LangChain ``AIMessageChunk`` objects, ``ToolCallChunk`` dicts,
+                   content-block events (``stream_events(version="v3")``,
+                   ``ChatModelStream``) and LangGraph's message streams
 =================  ===========================================================
 """
 
@@ -205,7 +207,8 @@ def detect_format(payload: Any) -> str | None:
     - bedrock: ``contentBlockStart.start.toolUse``, ``messageStop``;
     - cohere: ``tool-call-start``, ``message-end``;
     - ollama: ``message.tool_calls``, ``done: true``;
-    - langchain: a tool-call chunk with a name or arguments, or a finish reason.
+    - langchain: a tool-call chunk with a name or arguments, or a finish reason; a
+      ``content-block-start`` of a call, ``message-finish``, ``error``.
 
     Cost: a few field reads per format.
     """

@@ -1,6 +1,20 @@
-"""LangChain message chunks and plain tool-call chunk dicts -> assembler signals.
+"""LangChain message chunks, content-block events and plain tool-call chunk dicts ->
+assembler signals.
 
 Accepts, by duck typing (LangChain is never imported):
+
+- content-block protocol events (``langchain_protocol``'s ``MessagesData`` dicts:
+  ``message-start``, ``content-block-start`` / ``-delta`` / ``-finish``,
+  ``message-finish``, ``error``), what ``stream_events(version="v3")`` yields and a
+  ``ChatModelStream`` iterates; read by :class:`_Events` (every argument delta is a
+  preview; blocks of the same kinds as below, read the same way).
+- what LangGraph wraps around messages and events (:func:`unwrap`): the
+  ``stream_mode="messages"`` ``(message, metadata)`` pairs, ``stream(version="v2")``
+  ``StreamPart`` dicts, the ``(mode, data)`` / ``(namespace, data)`` tuples, and
+  ``stream_events(version="v3")`` protocol events (``{"type": "event", "method":
+  "messages", "params": ...}``, in process or over the wire). Parts of other modes are
+  part of the stream with nothing to read. One stream reads one model message: the
+  first; a message of another namespace or model run is not mixed into it.
 
 - ``AIMessageChunk`` objects (or their dict dumps): their ``tool_call_chunks`` are passed
   on. The end of the stream is read from ``response_metadata`` (``finish_reason`` from
@@ -36,7 +50,7 @@ the chunk).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from callstream._assembly.assembler import TRUNCATION_REASONS
@@ -55,8 +69,8 @@ from callstream._assembly.validation import chunk_fields
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
 from callstream.providers._arguments import read_arguments
-from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
-from callstream.providers._fields import get, get_str, is_record
+from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_block_index, get_index
+from callstream.providers._fields import get, get_str, is_record, is_sequence, sequence_items
 from callstream.providers._plain import describe, to_plain
 from callstream.providers._text import add_text
 
@@ -133,8 +147,14 @@ def _is_server_dict(payload: Any) -> bool:
 
 
 def detect(payload: Any) -> bool:
-    """True for an ``AIMessageChunk`` (anything with ``tool_call_chunks``) or chunk dicts
-    (tool-call chunks and server-side tool-call blocks)."""
+    """True for an ``AIMessageChunk`` (anything with ``tool_call_chunks``), chunk dicts
+    (tool-call chunks and server-side tool-call blocks), a content-block event (an
+    ``event`` of :data:`EVENTS`) and anything LangGraph wraps (:func:`unwrap`)."""
+    inner, ident = unwrap(payload)
+    if inner is not payload or ident is not None:  # a LangGraph wrapper, whatever it holds
+        return True
+    if type(get(payload, "event")) is str and is_record(payload):
+        return get_str(payload, "event") in EVENTS
     if isinstance(get(payload, "tool_call_chunks"), (list, tuple)):
         return True
     if isinstance(payload, (list, tuple)):
@@ -142,6 +162,110 @@ def detect(payload: Any) -> bool:
             _is_chunk_dict(item) or _is_server_dict(item) for item in payload
         )
     return _is_chunk_dict(payload) or _is_server_dict(payload)
+
+
+# --- what LangGraph wraps around messages ------------------------------------------------
+
+#: The ``event`` of each content-block protocol event (``langchain_protocol``'s
+#: ``MessagesData``), what ``stream_events(version="v3")`` and ``ChatModelStream`` yield.
+EVENTS = frozenset(
+    {
+        "message-start",
+        "content-block-start",
+        "content-block-delta",
+        "content-block-finish",
+        "message-finish",
+        "error",
+    }
+)
+
+#: LangGraph's stream modes: the ``type`` of a ``stream(version="v2")`` ``StreamPart``
+#: and the mode in ``(mode, data)`` tuples (``stream_mode=[...]``).
+STREAM_MODES = frozenset(
+    {"values", "updates", "messages", "custom", "checkpoints", "tasks", "debug"}
+)
+
+OTHER_PART: Any = object()
+"""What :func:`unwrap` gives for a LangGraph part that holds no message (``values``,
+``updates``, ``lifecycle``...): part of the stream, nothing to read."""
+
+Identity = tuple[tuple[str, ...] | None, str | None]
+"""Which model message a wrapped payload belongs to: (LangGraph namespace, model run id),
+each None when the wrapper does not say."""
+
+
+def unwrap(payload: Any) -> tuple[Any, Identity | None]:
+    """The message or event inside LangGraph's wrappers, and whose it is.
+
+    Reads, outermost first: a ``stream_events(version="v3")`` protocol event
+    (``{"type": "event", "method": "messages", "params": {"namespace", "data"}}``; its
+    ``data`` a ``(event, metadata)`` pair in process, the event itself over the wire); a
+    ``stream(version="v2")`` ``StreamPart`` (``{"type": "messages", "ns", "data"}``); the
+    tuples of ``stream(stream_mode=...)``: ``(namespace, data)`` with ``subgraphs=True``,
+    ``(mode, data)`` for a list of modes, ``(namespace, mode, data)`` for both; and the
+    ``(message, metadata)`` pair of ``stream_mode="messages"`` (``metadata["run_id"]`` names
+    the model run under ``version="v3"``). A part of another mode is :data:`OTHER_PART`.
+    Anything else is returned as it is with identity None. Never raises; O(1).
+    """
+    namespace: tuple[str, ...] | None = None
+    wrapped = False
+    if isinstance(payload, Mapping):  # LangGraph's wrappers are dicts
+        kind = get_str(payload, "type")
+        params = get(payload, "params") if kind == "event" else None
+        if is_record(params) and type(get(payload, "method")) is str:
+            if get_str(payload, "method") != "messages":
+                return OTHER_PART, (None, None)
+            namespace = _namespace(get(params, "namespace"))
+            payload, wrapped = get(params, "data"), True
+        elif kind in STREAM_MODES and _has(payload, "ns") and _has(payload, "data"):
+            if kind != "messages":
+                return OTHER_PART, (None, None)
+            namespace = _namespace(get(payload, "ns"))
+            payload, wrapped = get(payload, "data"), True
+    items = sequence_items(payload) if is_sequence(payload) else None
+    if items is not None and len(items) == 3 and _namespace(items[0]) is not None:
+        namespace = _namespace(items[0])
+        items, wrapped = items[1:], True
+    if items is not None and len(items) == 2:
+        head, data = items
+        if type(head) is str and head in STREAM_MODES:  # (mode, data)
+            if head != "messages":
+                return OTHER_PART, (None, None)
+            payload, wrapped = data, True
+        elif _namespace(head) is not None and not _is_message(data) and is_sequence(data):
+            namespace, payload, wrapped = _namespace(head), data, True  # (namespace, data)
+        items = sequence_items(payload) if is_sequence(payload) else None
+    run: str | None = None
+    if items is not None and len(items) == 2 and _is_message(items[0]):
+        if is_record(items[1]) and not isinstance(items[1], (list, tuple)):
+            run = get_str(items[1], "run_id") or None
+            payload, wrapped = items[0], True
+    return payload, ((namespace, run) if wrapped else None)
+
+
+def _has(record: Any, key: str) -> bool:
+    return isinstance(record, Mapping) and key in record
+
+
+def _namespace(value: Any) -> tuple[str, ...] | None:
+    """A LangGraph namespace (a list or tuple of strings, maybe empty), else None."""
+    items = sequence_items(value) if is_sequence(value) else None
+    if items is None or not all(type(item) is str for item in items):
+        return None
+    return tuple(items)
+
+
+def _is_message(value: Any) -> bool:
+    """Whether ``value`` is a LangChain message or a content-block event (what LangGraph
+    pairs with its metadata): an event dict, anything with ``tool_call_chunks``, or an
+    object or dict with ``content`` and a ``type`` (``"ai"``, ``"tool"``...)."""
+    if not is_record(value) or isinstance(value, (list, tuple)):
+        return False
+    if type(get(value, "event")) is str:
+        return get_str(value, "event") in EVENTS
+    if isinstance(get(value, "tool_call_chunks"), (list, tuple)):
+        return True
+    return get(value, "content") is not None and bool(get_str(value, "type"))
 
 
 class _Server:
@@ -185,17 +309,45 @@ class LangChainTranslator:
         self._by_id: dict[str, int] = {}
         self._keys = BadIndexCalls(max_keys=None)  # for string and unusable block indexes
         self._last: int | None = None
+        self._events = _Events(self)  # content-block events (created here: cheap)
+        self._followed: Identity | None = None  # the LangGraph message this stream reads
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the validated chunks of one payload, then the end of stream if stated.
 
         Server-side calls in the message content come first, so each is marked before
-        a tool-call chunk at the same index could add text to it.
+        a tool-call chunk at the same index could add text to it. A LangGraph wrapper is
+        read for the message inside (:func:`unwrap`); a message of another namespace or
+        model run than the first one gives nothing.
 
         Raises:
             ChunkValidationError: a chunk has a field of the wrong type.
         """
-        chunks = get(payload, "tool_call_chunks")
+        chunks = get(payload, "tool_call_chunks")  # a message chunk: the common case
+        if not isinstance(chunks, (list, tuple)):
+            if isinstance(payload, Mapping):
+                event = payload.get("event")
+                if type(event) is str and event in EVENTS:
+                    return self._events.read(payload, event)
+                if "type" not in payload:  # a plain chunk dict: never a wrapper
+                    return self._message(payload, None)
+            payload, ident = unwrap(payload)
+            if ident is not None and (
+                payload is OTHER_PART
+                or not is_record(payload)  # a wrapper's odd data
+                or isinstance(payload, (list, tuple))
+                or not self._follows(ident, payload)
+            ):
+                return []
+            event = get(payload, "event") if isinstance(payload, Mapping) else None
+            if type(event) is str and event in EVENTS:
+                return self._events.read(payload, event)
+            chunks = get(payload, "tool_call_chunks")
+        return self._message(payload, chunks)
+
+    def _message(self, payload: Any, chunks: Any) -> list[Signal]:
+        """A message chunk (``chunks``: its ``tool_call_chunks``), or tool-call chunk
+        dicts (see :meth:`translate`)."""
         if isinstance(chunks, (list, tuple)):
             valid = [_checked(chunk) for chunk in chunks]
             signals = self._content(payload, valid)
@@ -218,6 +370,23 @@ class LangChainTranslator:
         if _is_chunk_dict(payload):
             return self._chunk(_checked(payload))
         return []
+
+    def _follows(self, ident: Identity, payload: Any) -> bool:
+        """Whether a wrapped payload belongs to the message this stream reads: the first
+        model message (an AI chunk or a ``message-start`` of role ``ai``) names it; until
+        then every payload is read. Payloads that say nothing (identity (None, None)) are
+        read. Cost: O(1)."""
+        if ident == (None, None):
+            return True
+        followed = self._followed
+        if followed is None:
+            if isinstance(get(payload, "tool_call_chunks"), (list, tuple)) or (
+                get_str(payload, "event") == "message-start"
+                and get_str(payload, "role") in (None, "ai")
+            ):
+                self._followed = ident
+            return True
+        return ident == followed
 
     def _content(self, message: Any, valid: list[CallChunk]) -> list[Signal]:
         """The signals of a message chunk's content and ``additional_kwargs``: its text
@@ -376,17 +545,30 @@ class LangChainTranslator:
 
     @staticmethod
     def _end_of(message: Any) -> StreamEnd | None:
-        metadata = get(message, "response_metadata")
-        empty = type(metadata) is dict and not metadata  # most chunks carry {}: nothing to read
-        if not empty and is_record(metadata):
-            for key in ("finish_reason", "stop_reason", "done_reason"):
-                reason = get_str(metadata, key)
-                if reason:
-                    length = reason.lower() in TRUNCATION_REASONS or reason in _LENGTH_WORDS
-                    return StreamEnd(reason="length" if length else reason, provider_reason=reason)
-        if get_str(message, "chunk_position") == "last":
+        end = metadata_end(get(message, "response_metadata"))
+        if end is None and get_str(message, "chunk_position") == "last":
             return StreamEnd(reason=None)
+        return end
+
+
+def metadata_end(metadata: Any) -> StreamEnd | None:
+    """The end of the stream a message's ``response_metadata`` states (``finish_reason``
+    from OpenAI-style models, ``stop_reason`` from Anthropic, ``done_reason`` from
+    Ollama; a token limit normalized to ``"length"``), else None. Cost: O(1)."""
+    if type(metadata) is dict and not metadata:  # most chunks carry {}: nothing to read
         return None
+    if is_record(metadata):
+        for key in ("finish_reason", "stop_reason", "done_reason"):
+            reason = get_str(metadata, key)
+            if reason:
+                return finish(reason)
+    return None
+
+
+def finish(reason: str) -> StreamEnd:
+    """The end of the stream for a finish reason as LangChain's providers send it."""
+    length = reason.lower() in TRUNCATION_REASONS or reason in _LENGTH_WORDS
+    return StreamEnd(reason="length" if length else reason, provider_reason=reason)
 
 
 #: Content-block types that carry text, and the field holding it (reasoning for all
@@ -409,3 +591,373 @@ def stream_end(message: Any) -> StreamEnd | None:
     :meth:`LangChainTranslator.translate` appends after a message chunk's signals (read
     the same way for a whole ``AIMessage``, which has no chunks to translate)."""
     return LangChainTranslator._end_of(message)
+
+
+# --- content-block events: stream_events(version="v3"), ChatModelStream ------------------
+
+#: Block types of a client call and of a server-side call in content-block events.
+_CLIENT_CALLS = frozenset({"tool_call_chunk", "tool_call", "invalid_tool_call"})
+_SERVER_CALLS = frozenset({"server_tool_call_chunk", "server_tool_call"})
+
+
+class _Block:
+    """One content block of the message, by its event ``index``: what it is (``"call"``,
+    ``"server"``, ``"text"``, ``"reasoning"``, or None while only argument deltas came,
+    before a start said whose they are), its assembler key, the text it carried (the
+    strings themselves, joined only to compare), whether its id and name were sent,
+    whether it ended, and whether a ``block-delta`` rewrote its arguments (``quiet``: no
+    more deltas are read, the finished block decides)."""
+
+    __slots__ = ("ended", "has_id", "has_name", "key", "kind", "parts", "quiet")
+
+    def __init__(self, key: int, kind: str | None) -> None:
+        self.key = key
+        self.kind = kind
+        self.parts: list[str] = []
+        self.has_id = self.has_name = self.ended = self.quiet = False
+
+
+class _Events:
+    """LangChain's content-block protocol events, read for one stream (the reader of
+    :class:`LangChainTranslator`, sharing its server-call records).
+
+    Per event (``index`` is the block's place in the message; calls are keyed by it):
+
+    - ``content-block-start``: a ``tool_call_chunk`` / ``tool_call`` /
+      ``invalid_tool_call`` block starts a client call (its ``id`` and ``name``, any
+      argument text), a ``server_tool_call_chunk`` / ``server_tool_call`` block a
+      server-side call (marked with ``ServerToolUse``); a finished block's ``{}``
+      ``args`` is the start's placeholder. Text blocks and others give nothing.
+    - ``content-block-delta``: ``text-delta`` and ``reasoning-delta`` are text;
+      ``tool-call-delta`` appends argument text to the call its start named (deltas
+      before any start are held until the block's finish says whose they are);
+      ``block-delta`` carries a snapshot of a call chunk (``fields``): what extends the
+      text so far is appended, a snapshot that rewrites it stops the deltas and the
+      finished block decides. The older shape (a ``content_block`` slice instead of a
+      ``delta``) reads as the slice's text or argument fragment.
+    - ``content-block-finish``: a ``tool_call`` / ``server_tool_call`` ends its call
+      (``CallEnd``; its parsed ``args`` only for a call that streamed no text or whose
+      text was rewritten: the streamed text is the rawest form); an
+      ``invalid_tool_call`` leaves its call open (its text, when none was streamed), so
+      the end of the stream gives the verdict with its reason (a token limit: "cut
+      off"), except one without arguments, which fails with LangChain's error; a text
+      or reasoning block adds what its deltas lacked (the whole text, or the missing
+      tail).
+    - ``message-finish``: the end of the stream, the reason read from its ``metadata``
+      as for a message chunk (or the older top-level ``reason``).
+    - ``error``: every open call fails with the message, then ``StreamEnd("error")``.
+    - ``message-start``: a new message; a message whose role is not ``ai`` is skipped to
+      its finish. A message starting before the previous one finished gets keys of its
+      own (its indexes restart at 0).
+
+    A call block whose ``index`` is missing or unusable fails at its start (its later
+    pieces are dropped). State: one small record per block.
+    """
+
+    __slots__ = ("_blocks", "_fresh", "_skipping", "_translator")
+
+    def __init__(self, translator: LangChainTranslator) -> None:
+        self._translator = translator
+        self._blocks: dict[int, _Block] = {}
+        self._fresh = False  # keys from the translator's fresh keys (a later message)
+        self._skipping = False  # inside a message that is not the model's
+
+    def read(self, event: Any, kind: str) -> list[Signal]:
+        """The signals of one event (never raises: events are provider data)."""
+        if self._skipping:
+            if kind in ("message-finish", "error"):
+                self._skipping = False
+            return []
+        return _READERS[kind](self, event)
+
+    def _start_event(self, event: Any) -> list[Signal]:
+        block = _event_block(event)
+        return [] if block is None else self._start(get_block_index(event, "index"), block)
+
+    def _message_start(self, event: Any) -> list[Signal]:
+        role = get_str(event, "role")
+        if role is not None and role != "ai":
+            self._skipping = True
+        elif self._blocks:
+            self._blocks = {}
+            self._fresh = True
+        return []
+
+    # --- blocks -----------------------------------------------------------------------
+
+    def _record(self, index: int, kind: str | None) -> _Block:
+        key = self._translator._keys.fresh() if self._fresh else index
+        block = self._blocks[index] = _Block(key, kind)
+        return block
+
+    def _start(self, index: int | BadIndex, block: Any) -> list[Signal]:
+        """A block begins (also a finished block or a slice whose start never came)."""
+        btype = get_str(block, "type")
+        server = btype in _SERVER_CALLS
+        if not server and btype not in _CLIENT_CALLS:
+            if isinstance(index, int) and btype in ("text", "reasoning"):
+                self._record(index, btype)
+            return []
+        id_ = get_str(block, "id") or None
+        name = get_str(block, "name") or None
+        if isinstance(index, BadIndex):
+            if self._translator._keys.find(index) is not None:
+                return []  # a later piece of a call already refused
+            where = "LangChain content-block index"
+            return self._translator._keys.refuse(index, where, id_, name, server=server)
+        record = self._blocks.get(index)
+        if record is not None and record.kind is not None:
+            return self._identify(record, id_, name)  # a second start: its identity only
+        if record is None:
+            record = self._record(index, "server" if server else "call")
+        else:  # deltas held before this start: now known
+            record.kind = "server" if server else "call"
+        text, error = _start_arguments(get(block, "args"))
+        held = "".join(record.parts)
+        record.parts = [held] if held else []
+        out = self._identify(record, id_, name)
+        if held:
+            out.extend(self._text(record, held, kept=True))
+        if error is not None:
+            out.extend(
+                self._end(
+                    record, CallFailure(error=f"LangChain {btype} block: {error}", index=record.key)
+                )
+            )
+        elif text:
+            out.extend(self._text(record, text))
+        return out
+
+    def _identify(self, record: _Block, id_: str | None, name: str | None) -> list[Signal]:
+        """The call's id and name where it has none yet (never resent: a new id at the
+        same key would read as another call)."""
+        id_ = None if record.has_id else id_
+        name = None if record.has_name else name
+        if id_ is None and name is None:
+            return []
+        record.has_id = record.has_id or id_ is not None
+        record.has_name = record.has_name or name is not None
+        if record.kind == "server":
+            return self._translator._server_piece(record.key, id_, name, None)
+        return [tool_chunk(record.key, id_, name, None)]
+
+    def _text(self, record: _Block, text: str, *, kept: bool = False) -> list[Signal]:
+        """Argument text for a call (kept in ``parts`` unless ``kept`` says it is)."""
+        if record.ended or record.quiet:
+            return []
+        if not kept:
+            record.parts.append(text)
+        if record.kind == "server":
+            return self._translator._server_piece(record.key, None, None, text)
+        if record.kind == "call":
+            return [tool_chunk(record.key, None, None, text)]
+        return []  # held until a start or finish says whose call it is
+
+    def _call_text(self, index: int | BadIndex, text: str) -> list[Signal]:
+        if isinstance(index, BadIndex):
+            return []  # its call was refused at its start (or never started)
+        record = self._blocks.get(index)
+        if record is None:
+            record = self._record(index, None)
+        elif record.kind not in ("call", "server", None):
+            return []  # argument text for a text block: not a call
+        return self._text(record, text)
+
+    # --- deltas -----------------------------------------------------------------------
+
+    def _delta(self, event: Any) -> list[Signal]:
+        index = get_block_index(event, "index")
+        delta = get(event, "delta")
+        if not is_record(delta):
+            legacy = get(event, "content_block")  # the older shape: the block's slice
+            return self._slice(index, legacy) if is_record(legacy) else []
+        dtype = get_str(delta, "type")
+        if dtype == "text-delta":
+            return self._block_text(index, get(delta, "text"), "text")
+        if dtype == "reasoning-delta":
+            return self._block_text(index, get(delta, "reasoning"), "reasoning")
+        if dtype == "tool-call-delta":
+            text = get_str(delta, "args")
+            return self._call_text(index, text) if text else []
+        if dtype == "block-delta":
+            fields = get(delta, "fields")
+            if is_record(fields) and get_str(fields, "type") in ("tool_call_chunk", *_SERVER_CALLS):
+                return self._snapshot(index, fields)
+        return []  # data-delta (media), and kinds this version does not know
+
+    def _block_text(self, index: int | BadIndex, value: Any, kind: str) -> list[Signal]:
+        out: list[Signal] = []
+        add_text(out, value, kind != "text")
+        if out and isinstance(index, int):
+            record = self._blocks.get(index)
+            if record is None:
+                record = self._record(index, kind)
+            if record.kind == kind:
+                record.parts.append(out[0].text)  # type: ignore[union-attr]
+        return out
+
+    def _slice(self, index: int | BadIndex, block: Any) -> list[Signal]:
+        """A ``content_block`` delta (the older shape): a block slice, as a message
+        chunk carries it (text, reasoning, or a call chunk appending its ``args``)."""
+        btype = get_str(block, "type")
+        if btype in ("text", "reasoning"):
+            return self._block_text(index, get(block, btype), btype)
+        if btype not in ("tool_call_chunk", "server_tool_call_chunk"):
+            return []
+        record = self._blocks.get(index) if isinstance(index, int) else None
+        if record is None or record.kind is None:
+            return self._start(index, block)
+        out = self._identify(record, get_str(block, "id") or None, get_str(block, "name") or None)
+        text = get_str(block, "args")
+        if text:
+            out.extend(self._text(record, text))
+        return out
+
+    def _snapshot(self, index: int | BadIndex, fields: Any) -> list[Signal]:
+        """A ``block-delta`` call chunk: its ``args`` is the text so far, not a piece."""
+        record = self._blocks.get(index) if isinstance(index, int) else None
+        if record is None or record.kind is None:
+            return self._start(index, fields)
+        out = self._identify(record, get_str(fields, "id") or None, get_str(fields, "name") or None)
+        text = get_str(fields, "args")
+        if text is not None and not record.quiet:
+            held = "".join(record.parts)
+            if text.startswith(held):
+                if len(text) > len(held):
+                    out.extend(self._text(record, text[len(held) :]))
+            else:
+                record.quiet = True  # rewritten: the finished block decides
+        return out
+
+    # --- finished blocks and the end --------------------------------------------------
+
+    def _finish(self, event: Any) -> list[Signal]:
+        block = _event_block(event)
+        if block is None:
+            return []
+        index = get_block_index(event, "index")
+        btype = get_str(block, "type")
+        if btype in ("text", "reasoning"):
+            return self._finish_text(index, block, btype)
+        if btype not in _CLIENT_CALLS and btype not in _SERVER_CALLS:
+            return []
+        record = self._blocks.get(index) if isinstance(index, int) else None
+        if record is None or record.kind is None:
+            out = self._start(index, block)  # never started (or only its deltas came)
+            record = self._blocks.get(index) if isinstance(index, int) else None
+            if record is None or record.ended:
+                return out
+        else:
+            out = self._identify(
+                record, get_str(block, "id") or None, get_str(block, "name") or None
+            )
+        if not record.ended:
+            out.extend(self._finish_call(record, block, btype))
+        return out
+
+    def _finish_call(self, record: _Block, block: Any, btype: str | None) -> list[Signal]:
+        """A finished call block: ``CallEnd``, or (``invalid_tool_call``) its text."""
+        if btype == "invalid_tool_call":
+            if record.parts:
+                return []  # open: the end of the stream judges the streamed text
+            text = get_str(block, "args")
+            if text:  # its text, judged at the end of the stream like streamed text
+                return self._text(record, text)
+            error = f"LangChain invalid_tool_call: {get_str(block, 'error') or 'no arguments'}"
+            return self._end(record, CallFailure(error=error, index=record.key))
+        args: Any = None
+        if record.quiet or not record.parts:
+            args, why = read_arguments(get(block, "args"))
+            if why is not None:
+                error = f"LangChain {btype} block: {why}"
+                return self._end(record, CallFailure(error=error, index=record.key))
+        return self._end(record, CallEnd(index=record.key, args=args))
+
+    def _end(self, record: _Block, signal: Signal) -> list[Signal]:
+        """End a call with ``signal`` (a server call takes no more text)."""
+        record.ended = True
+        if record.kind == "server":
+            self._translator._close(record.key)
+        return [signal]
+
+    def _finish_text(self, index: int | BadIndex, block: Any, kind: str) -> list[Signal]:
+        """What a finished text block adds to its deltas: the whole text when none came,
+        the tail when it extends them, nothing when it rewrites them."""
+        full = get_str(block, kind)
+        record = self._blocks.get(index) if isinstance(index, int) else None
+        seen = "".join(record.parts) if record is not None and record.kind == kind else ""
+        out: list[Signal] = []
+        if full and full != seen:
+            if not seen:
+                add_text(out, full, kind != "text")
+            elif full.startswith(seen):
+                add_text(out, full[len(seen) :], kind != "text")
+        return out
+
+    def _unsettled(self) -> list[Signal]:
+        """Before the end: held argument text no start or finish claimed goes to a call
+        of its own (without a name: invalid), and a rewritten call never finished fails."""
+        out: list[Signal] = []
+        for record in self._blocks.values():
+            if record.kind is None and record.parts:
+                record.kind = "call"
+                out.append(tool_chunk(record.key, None, None, "".join(record.parts)))
+            elif record.quiet and not record.ended and record.kind in ("call", "server"):
+                error = (
+                    "LangChain block-delta rewrote the call's arguments and no finished "
+                    "block followed"
+                )
+                out.extend(self._end(record, CallFailure(error=error, index=record.key)))
+        return out
+
+    def _message_finish(self, event: Any) -> list[Signal]:
+        out = self._unsettled()
+        end = metadata_end(get(event, "metadata"))
+        if end is None:
+            reason = get_str(event, "reason")  # protocol < 0.0.9: a top-level reason
+            end = finish(reason) if reason else StreamEnd(reason=None)
+        out.append(end)
+        return out
+
+    def _error(self, event: Any) -> list[Signal]:
+        message = get_str(event, "message") or "unknown error"
+        code = get_str(event, "code")
+        where = f"LangChain stream error ({code})" if code else "LangChain stream error"
+        error = f"{where}: {message}"
+        out = self._unsettled()
+        for record in self._blocks.values():
+            if record.kind in ("call", "server") and not record.ended:
+                out.extend(self._end(record, CallFailure(error=error, index=record.key)))
+        out.append(StreamEnd(reason="error"))
+        return out
+
+
+_READERS: dict[str, Callable[[_Events, Any], list[Signal]]] = {
+    "message-start": _Events._message_start,
+    "content-block-start": _Events._start_event,
+    "content-block-delta": _Events._delta,
+    "content-block-finish": _Events._finish,
+    "message-finish": _Events._message_finish,
+    "error": _Events._error,
+}
+"""The reader of each event kind (every kind of :data:`EVENTS`)."""
+
+
+def _event_block(event: Any) -> Any:
+    """A start or finish event's block: ``content``, or ``content_block`` (the older
+    name), else None."""
+    block = get(event, "content")
+    if not is_record(block):
+        block = get(event, "content_block")
+    return block if is_record(block) and not isinstance(block, (list, tuple)) else None
+
+
+def _start_arguments(raw: Any) -> tuple[str | None, str | None]:
+    """(argument text, reason it is unusable) for a block's ``args`` at its start: text as
+    it is; an object (a finished block) as JSON text, except ``{}``, the start's
+    placeholder."""
+    if raw is None or type(raw) is str:
+        return raw or None, None
+    if is_record(raw) and not isinstance(raw, (list, tuple)) and not to_plain(raw):
+        return None, None
+    return read_arguments(raw, as_text=True)
