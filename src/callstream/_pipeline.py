@@ -273,6 +273,7 @@ class Pipeline:
             provider_finish_reason=assembler.provider_finish_reason,
             text=_joined(self._text_parts),
             reasoning=_joined(self._reasoning_parts),
+            call_extras=assembler.call_extras,
         )
 
     def recover(self, exc: BaseException) -> list[StreamUpdate] | None:

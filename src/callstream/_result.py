@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from callstream._assembly.types import (
     InvalidToolCall,
@@ -56,6 +56,9 @@ class StreamResult:
             ``text`` joined).
         reasoning: the whole reasoning / thinking text so far; always ``""`` unless the
             stream was opened with ``reasoning=True``.
+        call_extras: facts about calls beyond LangChain's keys, by call id (OpenAI
+            Responses items: their kind, ``namespace``, ``caller``, ``status``, a custom
+            tool's ``input`` ...): see :attr:`ToolCallAssembler.call_extras`.
     """
 
     tool_calls: list[ToolCall]
@@ -68,6 +71,7 @@ class StreamResult:
     provider_finish_reason: str | None = None
     text: str = ""
     reasoning: str = ""
+    call_extras: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def attach_result(exc: BaseException, result: StreamResult) -> None:
@@ -118,6 +122,12 @@ class StreamState:
     def server_tool_calls(self) -> list[ServerToolCall]:
         """The server-side tool calls so far (run by the provider, not by you)."""
         return self._pipeline.assembler.server_tool_calls
+
+    @property
+    def call_extras(self) -> dict[str, dict[str, Any]]:
+        """Facts about calls beyond LangChain's keys, by call id (see
+        :attr:`StreamResult.call_extras`)."""
+        return self._pipeline.assembler.call_extras
 
     @property
     def finish_reason(self) -> str | None:
