@@ -23,6 +23,13 @@ from callstream import (
 )
 
 
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 def started(assembler: ToolCallAssembler, signals: list[Any]) -> list[Any]:
     events: list[Any] = []
     for signal in signals:
@@ -148,17 +155,25 @@ def test_signals_after_the_finish_are_ignored_the_direct_method_checks() -> None
         (["a"], "extras must be a mapping"),
         ({1: "a"}, "extras keys must be str"),
         ({"a": object()}, "extras are not JSON data"),
-        ({"a": [[[[1]]]]}, "extras are not JSON data"),
+        ({"a": _nested(1001)}, "extras are not JSON data"),
     ],
 )
 def test_bad_extras_raise_a_precise_error(extras: Any, message: str) -> None:
-    assembler = ToolCallAssembler(max_depth=3)
+    assembler = ToolCallAssembler(max_depth=3)  # extras are bounded by the default depth
     assembler.apply(CallChunk(index=0, id="c", name="f"))
     with pytest.raises(ChunkValidationError, match=message):
         assembler.add_extras(extras, index=0)
     with pytest.raises(ChunkValidationError, match=message):
         assembler.apply(CallExtras(index=0, extras=extras))
     assert assembler.call_extras == {}
+
+
+def test_extras_as_deep_as_translators_copy_are_taken_whatever_max_depth() -> None:
+    assembler = ToolCallAssembler(max_depth=3)
+    assembler.apply(
+        [CallChunk(index=0, id="c", name="f"), CallExtras(index=0, extras={"a": _nested(999)})]
+    )
+    assert "a" in assembler.call_extras["c"]
 
 
 def test_float_values_are_json_data() -> None:

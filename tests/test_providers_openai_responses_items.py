@@ -551,3 +551,15 @@ def _namespaced() -> dict[str, Any]:
         "namespace": "crm",
         "arguments": "",
     }
+
+
+def test_a_provider_error_too_deep_to_copy_is_kept_as_the_reason() -> None:
+    deep: Any = "boom"
+    for _ in range(1200):
+        deep = [deep]
+    item = {"type": "mcp_call", "id": "m", "name": "t", "server_label": "s", "arguments": "{}"}
+    events = [done(0, {**item, "error": deep}), completed()]
+    result = callstream.collect(events, max_depth=5)  # the assembler's own limit: not this one
+    [entry] = result.server_tool_calls
+    assert "error" in entry.get("extras", {})
+    assert "nesting deeper than max_depth=1000" in entry["extras"]["error"]

@@ -416,12 +416,13 @@ class ToolCallAssembler:
 
         Raises:
             ChunkValidationError: ``extras`` is not a mapping with str keys of JSON data
-                (nested at most ``max_depth`` levels), or ``index`` / ``id`` has a wrong
-                type.
+                (nested at most ``DEFAULT_MAX_DEPTH`` levels, whatever the assembler's
+                ``max_depth``: translators bound what they copy from provider data by
+                the same default), or ``index`` / ``id`` has a wrong type.
         """
         key = check_index(index, "add_extras: ")
         id_ = check_str("id", id, "add_extras: ")
-        checked = check_extras(extras, "add_extras: ", self._max_depth)
+        checked = check_extras(extras, "add_extras: ", DEFAULT_MAX_DEPTH)
         self._state.add_extras(key, id_ or None, checked)
         return []
 

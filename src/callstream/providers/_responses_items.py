@@ -354,7 +354,7 @@ def _extras(item: Any, kind: str, server: bool) -> dict[str, Any]:
         label = get_str(item, "server_label")
         if label:
             extras["server_label"] = label
-        error, _ = plain_fields(item, ("error",))
-        if "error" in error:
-            extras["error"] = error["error"]
+        error, unusable = plain_fields(item, ("error",))
+        if "error" in error or unusable is not None:
+            extras["error"] = error.get("error", unusable)  # the reason, when unusable
     return extras

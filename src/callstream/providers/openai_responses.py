@@ -75,7 +75,7 @@ from callstream._assembly.types import (
 )
 from callstream.providers._arguments import Arguments, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
-from callstream.providers._fields import get, get_str, path
+from callstream.providers._fields import get, get_int, get_str, path
 from callstream.providers._plain import json_string_body
 from callstream.providers._responses_items import (
     CUSTOM_ARG,
@@ -390,8 +390,8 @@ class OpenAIResponsesTranslator:
             return self._bad_piece(index)
         if index is None or call is None or call.ended or call.closing is None:
             return []
-        number = get(payload, "command_index")
-        if type(number) is int and number < call.commands:
+        number = get_int(payload, "command_index")
+        if number is not None and number < call.commands:
             return []  # a command already written
         text = ('"' if call.string_open else "") + (", " if call.commands else "") + '"'
         call.commands += 1
@@ -409,7 +409,8 @@ class OpenAIResponsesTranslator:
         delta = get_str(payload, "delta")
         if index is None or call is None or call.ended or not call.string_open or not delta:
             return []
-        if get(payload, "command_index") not in (None, call.commands - 1):
+        number = get_int(payload, "command_index")
+        if number is not None and number != call.commands - 1:
             return []
         return [tool_chunk(index, None, None, json_string_body(delta))]
 
