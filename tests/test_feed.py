@@ -110,12 +110,15 @@ def test_each_event_type_becomes_its_feed_object() -> None:
 
 def test_feed_objects_carry_every_field_of_their_event() -> None:
     """The feed mirrors the dataclasses: a field added to an event must reach the feed."""
+    extras = {"item_type": "custom_tool_call"}  # optional: in the feed when there are any
     samples: list[AssemblyEvent] = [
-        CallStarted(index=0, key=None, id=None, name="f"),
+        CallStarted(index=0, key=None, id=None, name="f", extras=extras),
         ArgumentsDelta(index=0, text="{", changes=(ValueStarted(path=(), kind="object"),)),
-        CallDone(index=0, tool_call={"name": "f", "args": {}, "id": None}),
+        CallDone(index=0, tool_call={"name": "f", "args": {}, "id": None}, extras=extras),
         CallInvalid(
-            index=0, invalid_tool_call={"name": "f", "args": None, "id": None, "error": "x"}
+            index=0,
+            invalid_tool_call={"name": "f", "args": None, "id": None, "error": "x"},
+            extras=extras,
         ),
         StreamFinished(reason="stop"),
     ]

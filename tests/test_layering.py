@@ -202,6 +202,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"_fields", "_chunks", "_base", "_provider_errors"},
         {"_plain", "_sse", "_json_stream", "_text"},
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
+        {"_responses_items"},
         {
             "anthropic",
             "bedrock",

@@ -22,6 +22,7 @@ from callstream._assembly import AssemblyEvent as AssemblyEvent
 from callstream._assembly import CallChunk as CallChunk
 from callstream._assembly import CallDone as CallDone
 from callstream._assembly import CallEnd as CallEnd
+from callstream._assembly import CallExtras as CallExtras
 from callstream._assembly import CallFailure as CallFailure
 from callstream._assembly import CallInvalid as CallInvalid
 from callstream._assembly import CallStarted as CallStarted
@@ -138,6 +139,7 @@ __all__ = (
     "CallChunk",
     "CallDone",
     "CallEnd",
+    "CallExtras",
     "CallFailure",
     "CallInvalid",
     "CallStarted",

@@ -315,6 +315,7 @@ class Pipeline:
             text=self._text.value(),
             reasoning=self._reasoning_text.value(),
             provider_error=assembler.provider_error,
+            call_extras=assembler.call_extras,
         )
 
     def recover(self, exc: BaseException) -> list[StreamUpdate] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from callstream._assembly.types import (
     InvalidToolCall,
@@ -65,6 +65,9 @@ class StreamResult:
             about the stream as a whole: a call the provider rejected is an invalid call
             with its own ``error``. None for any other end (an interrupted stream raises
             its exception instead).
+        call_extras: facts about calls beyond LangChain's keys, by call id (OpenAI
+            Responses items: their kind, ``namespace``, ``caller``, ``status``, a custom
+            tool's ``input`` ...): see :attr:`ToolCallAssembler.call_extras`.
     """
 
     tool_calls: list[ToolCall]
@@ -78,6 +81,7 @@ class StreamResult:
     text: str = ""
     reasoning: str = ""
     provider_error: str | None = None
+    call_extras: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def attach_result(exc: BaseException, result: StreamResult) -> None:
@@ -128,6 +132,12 @@ class StreamState:
     def server_tool_calls(self) -> list[ServerToolCall]:
         """The server-side tool calls so far (run by the provider, not by you)."""
         return self._pipeline.assembler.server_tool_calls
+
+    @property
+    def call_extras(self) -> dict[str, dict[str, Any]]:
+        """Facts about calls beyond LangChain's keys, by call id (see
+        :attr:`StreamResult.call_extras`)."""
+        return self._pipeline.assembler.call_extras
 
     @property
     def finish_reason(self) -> str | None:

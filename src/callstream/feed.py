@@ -24,7 +24,7 @@ from functools import cache
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from callstream._assembly.types import (
     ArgumentsDelta,
@@ -123,6 +123,11 @@ _ChangeItem: TypeAlias = ValueStartedItem | StringExtendedItem | ScalarSetItem |
 
 # --- events ---------------------------------------------------------------------------------
 
+_EXTRAS = (
+    "Facts about the call beyond its name, id and arguments (OpenAI Responses items: "
+    "item_type, namespace, caller, status, a custom tool's input ...); absent when none."
+)
+
 
 class CallStartedItem(TypedDict):
     """A tool call has a name and is announced.
@@ -142,6 +147,7 @@ class CallStartedItem(TypedDict):
             description="True for a server-side tool: the provider runs it, do not run it again."
         ),
     ]
+    extras: NotRequired[Annotated[dict[str, Any], Field(description=_EXTRAS)]]
 
 
 class ArgumentsDeltaItem(TypedDict):
@@ -170,6 +176,7 @@ class CallDoneItem(TypedDict):
             description="True for a server-side tool: the provider runs it, do not run it again."
         ),
     ]
+    extras: NotRequired[Annotated[dict[str, Any], Field(description=_EXTRAS)]]
 
 
 class CallInvalidItem(TypedDict):
@@ -184,6 +191,7 @@ class CallInvalidItem(TypedDict):
             description="True for a server-side tool: the provider runs it, do not run it again."
         ),
     ]
+    extras: NotRequired[Annotated[dict[str, Any], Field(description=_EXTRAS)]]
 
 
 class StreamFinishedItem(TypedDict):
@@ -249,8 +257,10 @@ def to_feed(event: AssemblyEvent) -> FeedEvent:
                 "text": text,
                 "changes": [_change_item(c) for c in changes],
             }
-        case CallStarted(index=index, key=key, id=id_, name=name, server=server):
-            return {
+        case CallStarted(
+            index=index, key=key, id=id_, name=name, server=server, extras=extras
+        ):
+            started: CallStartedItem = {
                 "type": "call_started",
                 "index": index,
                 "key": key,
@@ -258,15 +268,29 @@ def to_feed(event: AssemblyEvent) -> FeedEvent:
                 "name": name,
                 "server": server,
             }
-        case CallDone(index=index, tool_call=tool_call, server=server):
-            return {"type": "call_done", "index": index, "tool_call": tool_call, "server": server}
-        case CallInvalid(index=index, invalid_tool_call=invalid, server=server):
-            return {
+            if extras is not None:
+                started["extras"] = extras
+            return started
+        case CallDone(index=index, tool_call=tool_call, server=server, extras=extras):
+            done: CallDoneItem = {
+                "type": "call_done",
+                "index": index,
+                "tool_call": tool_call,
+                "server": server,
+            }
+            if extras is not None:
+                done["extras"] = extras
+            return done
+        case CallInvalid(index=index, invalid_tool_call=invalid, server=server, extras=extras):
+            bad: CallInvalidItem = {
                 "type": "call_invalid",
                 "index": index,
                 "invalid_tool_call": invalid,
                 "server": server,
             }
+            if extras is not None:
+                bad["extras"] = extras
+            return bad
         case StreamFinished(reason=reason, provider_error=provider_error):
             return {"type": "stream_finished", "reason": reason, "provider_error": provider_error}
     raise UsageError(f"not a callstream assembly event: {event!r}")

@@ -20,6 +20,7 @@ from callstream._assembly.types import (
     AssemblyEvent,
     CallChunk,
     CallEnd,
+    CallExtras,
     CallFailure,
     InvalidToolCall,
     ServerToolCall,
@@ -31,7 +32,13 @@ from callstream._assembly.types import (
     ToolCall,
     ToolCallChunk,
 )
-from callstream._assembly.validation import args_text, check_index, check_str, read_chunk
+from callstream._assembly.validation import (
+    args_text,
+    check_extras,
+    check_index,
+    check_str,
+    read_chunk,
+)
 from callstream._assembly.verdict import TRUNCATION_REASONS, truncation
 from callstream._errors import AssemblerStateError, ChunkValidationError
 from callstream._json.parser import DEFAULT_ALLOW, DEFAULT_MAX_DEPTH
@@ -49,7 +56,7 @@ if TYPE_CHECKING:
         StrArg,
     )
 
-_SIGNAL_TYPES: Final = (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse)
+_SIGNAL_TYPES: Final = (Mapping, CallEnd, CallFailure, StreamEnd, ServerToolUse, CallExtras)
 """What :meth:`ToolCallAssembler.apply` dispatches besides a :class:`CallChunk` (and lists);
 a :class:`TextDelta` is taken too, and passed through."""
 
@@ -400,9 +407,7 @@ class ToolCallAssembler:
         self._finish_reason = None
         return events
 
-    def mark_server(
-        self, *, index: OptIntArg = None, id: OptStrArg = None
-    ) -> list[AssemblyEvent]:
+    def mark_server(self, *, index: OptIntArg = None, id: OptStrArg = None) -> list[AssemblyEvent]:
         """Mark the call with provider ``index`` (or ``id``) as a server-side tool.
 
         It leaves ``tool_calls`` / ``invalid_tool_calls`` and is listed in
@@ -420,10 +425,33 @@ class ToolCallAssembler:
         self._state.mark_server(key, id_ or None)
         return []
 
+    def add_extras(
+        self, extras: Mapping[str, Any], *, index: OptIntArg = None, id: OptStrArg = None
+    ) -> list[AssemblyEvent]:
+        """Merge ``extras`` into the extras record of the call with provider ``index`` (or
+        ``id``): facts about the call that LangChain's keys have no place for (see
+        :class:`CallExtras`). Read back through :attr:`call_extras`, the events of the
+        call and its ``server_tool_calls`` entry. Unknown calls are ignored (a translator
+        never raises on provider data); also after the call ended (a status that changes
+        later). Returns no events. Cost: O(size of the record).
+
+        Raises:
+            ChunkValidationError: ``extras`` is not a mapping with str keys of JSON data
+                (nested at most ``DEFAULT_MAX_DEPTH`` levels, whatever the assembler's
+                ``max_depth``: translators bound what they copy from provider data by
+                the same default), or ``index`` / ``id`` has a wrong type.
+        """
+        key = check_index(index, "add_extras: ")
+        id_ = check_str("id", id, "add_extras: ")
+        checked = check_extras(extras, "add_extras: ", DEFAULT_MAX_DEPTH)
+        self._state.add_extras(key, id_ or None, checked)
+        return []
+
     def apply(self, signal: Signal | Sequence[Signal]) -> list[AssemblyEvent]:
         """Apply one provider signal (or a sequence of them, in order): a
         :class:`CallChunk`, a chunk dict, :class:`CallEnd`, :class:`CallFailure`,
-        :class:`ServerToolUse`, :class:`StreamEnd` or :class:`TextDelta`.
+        :class:`ServerToolUse`, :class:`CallExtras`, :class:`StreamEnd` or
+        :class:`TextDelta`.
 
         A :class:`CallChunk` is merged as it is (its fields were checked where it was
         made); a chunk dict is checked as by :meth:`feed`. A :class:`TextDelta` is not
@@ -467,12 +495,13 @@ class ToolCallAssembler:
             return events
         raise ChunkValidationError(
             "apply() takes a CallChunk, a tool call chunk dict, CallEnd, CallFailure, StreamEnd, "
-            "ServerToolUse or TextDelta, "
+            "ServerToolUse, CallExtras or TextDelta, "
             f"got {type(given).__name__}"
         )
 
     def _dispatch(
-        self, given: Mapping[str, Any] | CallEnd | CallFailure | StreamEnd | ServerToolUse
+        self,
+        given: Mapping[str, Any] | CallEnd | CallFailure | StreamEnd | ServerToolUse | CallExtras,
     ) -> list[AssemblyEvent]:
         """:meth:`apply` for a signal other than a :class:`CallChunk`, before the finish.
 
@@ -495,6 +524,8 @@ class ToolCallAssembler:
             )
         if isinstance(given, ServerToolUse):
             return self.mark_server(index=signal.index, id=signal.id)
+        if isinstance(given, CallExtras):
+            return self.add_extras(signal.extras, index=signal.index, id=signal.id)
         return self.feed(given)  # a chunk dict, checked there
 
     # --- views --------------------------------------------------------------------------
@@ -556,6 +587,19 @@ class ToolCallAssembler:
         listed = views.server_calls
         listed.out = True
         return listed.items
+
+    @property
+    def call_extras(self) -> dict[str, dict[str, Any]]:
+        """The extras record of each call that has one (see :class:`CallExtras`), by call
+        id: ``call_extras.get(call["id"])`` for an entry of any view.
+
+        Calls without an id are not listed (their events carry the record); two calls
+        sharing an id give the later one's. A new dict at each read; the records in it
+        are never changed (a merge replaces a call's record). Empty for streams whose
+        translator sends none (every format but OpenAI Responses items). Cost: O(calls
+        with extras).
+        """
+        return self._views.extras_by_id()
 
     @property
     def tool_call_chunks(self) -> list[ToolCallChunk]:

@@ -38,7 +38,8 @@ class Call:
     listed in that view; the assembler updates them in place until the call is final.
     ``chunk_rejoin_at`` / ``invalid_rejoin_at`` are the raw length at which the chunk /
     invalid entry's ``args`` text is next re-joined (doubling, so that reading a view after
-    every fragment stays linear).
+    every fragment stays linear). ``extras`` is the call's :class:`CallExtras` record (None
+    until one arrives), a dict replaced by each merge and never changed in place.
     """
 
     __slots__ = (
@@ -48,6 +49,7 @@ class Call:
         "chunk_rejoin_at",
         "chunk_view",
         "error",
+        "extras",
         "final",
         "id",
         "input_closed",
@@ -90,6 +92,8 @@ class Call:
         self.chunk_rejoin_at = 0
         self.invalid_rejoin_at = 0
         self.refused = 0  # the overflow record (past max_calls): calls refused so far
+        self.extras: dict[str, Any] | None = None  # the CallExtras record: replaced, never
+        # changed, once handed out
 
     def tool_call(self) -> ToolCall:
         """The ``ToolCall`` view: final arguments when valid, else the live preview.
@@ -109,14 +113,23 @@ class Call:
 
     def server_tool_call(self) -> ServerToolCall:
         """The ``ServerToolCall`` view: final arguments when valid, else the live preview
-        (``{}`` until it is an object). Cost: O(1) plus the parser's preview refresh."""
+        (``{}`` until it is an object), and ``extras`` when the call has any. Cost: O(1)
+        plus the parser's preview refresh."""
         if self.verdict == VALID:
             args: Any = self.final
         else:
             parser = self.arguments.parser
             value = parser.value if parser is not None and self.verdict == UNDECIDED else None
             args = value if type(value) is dict else {}
-        return {"type": "server_tool_call", "name": self.name or "", "args": args, "id": self.id}
+        entry: ServerToolCall = {
+            "type": "server_tool_call",
+            "name": self.name or "",
+            "args": args,
+            "id": self.id,
+        }
+        if self.extras is not None:
+            entry["extras"] = self.extras
+        return entry
 
     def invalid_tool_call(self) -> InvalidToolCall:
         """The ``InvalidToolCall`` view (raw text). Cost: O(raw length) when it grew."""

@@ -3,8 +3,8 @@
 :class:`AssemblyState` is the machine behind :class:`~callstream.ToolCallAssembler`, as
 h11 keeps ``_state.py`` apart from ``_connection.py``: the assembler checks what callers
 hand it (types, the stream being open) and reads the views; the state applies inputs
-that are already checked — chunks, end markers, failures, server marks, the end of the
-stream — and answers each with the events it caused. It routes a chunk to its call
+that are already checked — chunks, end markers, failures, server marks, extras, the end
+of the stream — and answers each with the events it caused. It routes a chunk to its call
 (:mod:`~callstream._assembly.routing`), keeps the call's text
 (:mod:`~callstream._assembly.arguments`), gives verdicts
 (:mod:`~callstream._assembly.verdict`) and keeps the view entries current
@@ -39,7 +39,6 @@ from callstream._assembly.views import CallViews
 from callstream._errors import JSONLimitError, PartialJSONError
 
 __all__ = ("AssemblyState",)
-
 
 
 class AssemblyState:
@@ -205,6 +204,21 @@ class AssemblyState:
             return
         if key is not None or id_ is not None:
             self.server_next = (key, id_)
+
+    def add_extras(self, key: int | None, id_: str | None, extras: dict[str, Any]) -> None:
+        """Merge ``extras`` into the extras record of the call on ``key`` (or with ``id_``):
+        a new dict, so a record handed out (on an event, in a view) never changes."""
+        call = self.routes.find(key, id_, current=False)
+        if call is None or not extras:
+            return
+        old = call.extras
+        merged = dict(extras) if old is None else {**old, **extras}
+        call.extras = merged
+        if old is None:
+            self.views.extras_calls.append(call)
+        server = call.server_view
+        if server is not None:
+            server["extras"] = merged
 
     # --- merging (rules in routing.py) --------------------------------------------------
 
@@ -496,6 +510,7 @@ class AssemblyState:
                 id=call.id,
                 name=call.name or "",
                 server=call.server,
+                extras=call.extras,
             )
         )
         arguments = call.arguments
@@ -513,12 +528,19 @@ class AssemblyState:
             view = call.view
             if view is None:  # a server call: not listed in tool_calls
                 view = call.tool_call()
-            events.append(CallDone(index=call.number, tool_call=view, server=call.server))
+            events.append(
+                CallDone(index=call.number, tool_call=view, server=call.server, extras=call.extras)
+            )
         else:
             entry = call.invalid_view
             invalid: InvalidToolCall = call.invalid_tool_call() if entry is None else {**entry}
             events.append(
-                CallInvalid(index=call.number, invalid_tool_call=invalid, server=call.server)
+                CallInvalid(
+                    index=call.number,
+                    invalid_tool_call=invalid,
+                    server=call.server,
+                    extras=call.extras,
+                )
             )
 
     def _invalidate(self, call: Call, error: str, events: list[AssemblyEvent]) -> None:

@@ -5,8 +5,9 @@ The three ``TypedDict`` s have exactly the keys of LangChain's ``ToolCallChunk``
 
 Signals are what provider translators produce: :class:`CallChunk` (a fragment of one
 call), :class:`CallEnd` (an explicit end marker for one call), :class:`CallFailure` (a
-provider-side failure), :class:`ServerToolUse`, :class:`TextDelta` (text the model wrote,
-for the user or as reasoning) and :class:`StreamEnd` (the end of the stream). Events
+provider-side failure), :class:`ServerToolUse`, :class:`CallExtras` (facts about a call
+beyond those keys), :class:`TextDelta` (text the model wrote, for the user or as
+reasoning) and :class:`StreamEnd` (the end of the stream). Events
 (:class:`CallStarted`, :class:`ArgumentsDelta`, :class:`CallDone`, :class:`CallInvalid`,
 :class:`StreamFinished`) are what the assembler reports, in order per call: started,
 deltas, then done or invalid.
@@ -36,6 +37,7 @@ __all__ = (
     "CallChunk",
     "CallDone",
     "CallEnd",
+    "CallExtras",
     "CallFailure",
     "CallInvalid",
     "CallStarted",
@@ -94,12 +96,16 @@ class ServerToolCall(TypedDict):
     Bedrock server tools) are executed by the provider: they are reported here, never in
     ``tool_calls``, so an agent loop does not run them again. ``args`` is the arguments
     object (the live preview while streaming, ``{}`` when they were not a valid object).
+    ``extras``, present only for a call that has any (LangChain's key for provider
+    metadata), is the call's :class:`CallExtras` record: for OpenAI Responses items the
+    item kind, its ``status`` and the like (see ``ToolCallAssembler.call_extras``).
     """
 
     type: Literal["server_tool_call"]
     name: str
     args: dict[str, Any]
     id: str | None
+    extras: NotRequired[dict[str, Any]]
 
 
 # --- signals from providers -------------------------------------------------------------
@@ -164,8 +170,40 @@ class ServerToolUse:
     id: str | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallExtras:
+    """Facts about the call with provider ``index`` (or ``id``) that LangChain's tool-call
+    keys have no place for: ``extras`` is merged into the call's extras record (a key
+    given again replaces its value; the record is a new dict after each merge, so one
+    handed out never changes).
+
+    The record is the one place a call's extras live: read it with
+    :attr:`ToolCallAssembler.call_extras` (by call id), on the assembly events of the
+    call (``CallStarted.extras`` / ``CallDone.extras`` / ``CallInvalid.extras``) and, for
+    a server-side tool, as the ``extras`` key of its ``server_tool_calls`` entry. Which
+    keys a format writes is its translator's (OpenAI Responses: ``item_type``,
+    ``namespace``, ``caller``, ``status``, ``input`` ...). Values are JSON data.
+
+    Sent by a translator after the chunk that starts the call (and any
+    :class:`ServerToolUse`), before its argument text, so the call's ``CallStarted``
+    carries them; later ones (a status change) update the record. Unknown calls are
+    ignored.
+    """
+
+    extras: dict[str, Any]
+    index: int | None = None
+    id: str | None = None
+
+
 Signal: TypeAlias = (
-    CallChunk | ToolCallChunk | CallEnd | CallFailure | StreamEnd | ServerToolUse | TextDelta
+    CallChunk
+    | ToolCallChunk
+    | CallEnd
+    | CallFailure
+    | StreamEnd
+    | ServerToolUse
+    | CallExtras
+    | TextDelta
 )
 """What a provider translator produces for one payload."""
 
@@ -178,33 +216,39 @@ class CallStarted:
     """A call has a name and is announced. ``index`` numbers calls in order of start
     (0, 1, ...); ``key`` is the provider's index, when it gave one. ``server`` is True for
     a server-side tool (run by the provider) whose :class:`ServerToolUse` marker arrived
-    before the call was announced (translators send it before the starting chunk)."""
+    before the call was announced (translators send it before the starting chunk).
+    ``extras`` is the call's :class:`CallExtras` record when it started (None: none)."""
 
     index: int
     key: int | None
     id: str | None
     name: str
     server: bool = False
+    extras: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallDone:
     """Call ``index`` is final and valid; ``server``: a server-side tool (run by the
-    provider, listed in ``server_tool_calls``, not to be run again)."""
+    provider, listed in ``server_tool_calls``, not to be run again); ``extras``: the
+    call's :class:`CallExtras` record at that point (None: none)."""
 
     index: int
     tool_call: ToolCall
     server: bool = False
+    extras: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallInvalid:
     """Call ``index`` is final and invalid; ``invalid_tool_call["error"]`` says why;
-    ``server``: a server-side tool (run by the provider)."""
+    ``server``: a server-side tool (run by the provider); ``extras``: the call's
+    :class:`CallExtras` record at that point (None: none)."""
 
     index: int
     invalid_tool_call: InvalidToolCall
     server: bool = False
+    extras: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

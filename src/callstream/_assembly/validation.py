@@ -22,6 +22,7 @@ __all__ = (
     "Args",
     "args_text",
     "check_args",
+    "check_extras",
     "check_index",
     "check_str",
     "chunk_fields",
@@ -104,6 +105,28 @@ def check_args(value: object, where: str = "") -> str | dict[str, object] | None
     raise ChunkValidationError(
         f"{where}field 'args' must be a str (JSON text), a dict or None, got {_show(value)}"
     )
+
+
+def check_extras(value: object, where: str = "", max_depth: int = 1000) -> dict[str, object]:
+    """Return ``value`` as a call's extras: a plain dict copy of a mapping with str keys
+    whose values are JSON data nested at most ``max_depth`` levels (what a UI writes out
+    as JSON). Cost: O(size).
+
+    Raises:
+        ChunkValidationError: not a mapping, a key not a str, or a value JSON cannot hold.
+    """
+    if type(value) is not dict and not isinstance(value, Mapping):
+        raise ChunkValidationError(f"{where}extras must be a mapping, got {_show(value)}")
+    checked: dict[str, object] = {}
+    for key, item in value.items():
+        if type(key) is not str:
+            raise ChunkValidationError(f"{where}extras keys must be str, got {_show(key)}")
+        checked[key] = item
+    try:
+        dumps_bounded(checked, max_depth=max_depth)
+    except (JSONLimitError, TypeError, ValueError) as exc:
+        raise ChunkValidationError(f"{where}extras are not JSON data: {exc}") from None
+    return checked
 
 
 def args_text(value: object, where: str = "", max_depth: int = 1000) -> tuple[Args, bool]:

@@ -20,7 +20,7 @@ stays linear.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Final, Generic, Literal, TypeVar
+from typing import Any, Final, Generic, Literal, TypeVar
 
 from callstream._assembly.call import INVALID, UNDECIDED, Call
 from callstream._assembly.types import InvalidToolCall, ServerToolCall, ToolCall, ToolCallChunk
@@ -86,12 +86,14 @@ class CallViews:
     invalid (name ``""`` when the call has none);
     ``chunks`` every call. ``preview_changed`` holds calls whose parser preview may have
     been replaced since the last read; ``lagging_chunks`` / ``lagging_invalid`` calls
-    whose chunk / invalid entry's raw text may lag. A call's flag (``preview_changed``,
+    whose chunk / invalid entry's raw text may lag; ``extras_calls`` the calls that have
+    a :class:`~callstream.CallExtras` record. A call's flag (``preview_changed``,
     ``chunk_lags``, ``invalid_lags``) is True exactly while it is in that list.
     """
 
     __slots__ = (
         "chunks",
+        "extras_calls",
         "invalid_calls",
         "lagging_chunks",
         "lagging_invalid",
@@ -108,6 +110,17 @@ class CallViews:
         self.preview_changed: list[Call] = []
         self.lagging_chunks: list[Call] = []
         self.lagging_invalid: list[Call] = []
+        self.extras_calls: list[Call] = []  # calls with an extras record, in order of its
+        # first merge
+
+    def extras_by_id(self) -> dict[str, dict[str, Any]]:
+        """The extras record of every call that has one and an id, by id (a new dict; a
+        later call wins an id two calls share). Cost: O(calls with extras)."""
+        return {
+            call.id: call.extras
+            for call in self.extras_calls
+            if call.id is not None and call.extras is not None
+        }
 
     def add_call(self, call: Call) -> None:
         """List a new call in ``chunks`` (its entry without name, id or text yet)."""

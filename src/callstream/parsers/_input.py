@@ -19,6 +19,7 @@ from callstream._assembly.types import (
     CallChunk,
     CallDone,
     CallEnd,
+    CallExtras,
     CallFailure,
     CallInvalid,
     CallStarted,
@@ -45,7 +46,15 @@ __all__ = (
 EVENT_TYPES = (CallStarted, ArgumentsDelta, CallDone, CallInvalid, StreamFinished)
 """The assembly events a session reads."""
 
-SIGNAL_TYPES = (CallChunk, CallEnd, CallFailure, StreamEnd, ServerToolUse, TextDelta)
+SIGNAL_TYPES = (
+    CallChunk,
+    CallEnd,
+    CallFailure,
+    StreamEnd,
+    ServerToolUse,
+    CallExtras,
+    TextDelta,
+)
 """The provider signals (besides ``ToolCallChunk`` dicts) a session assembles itself (a
 ``TextDelta`` passes through its assembler: it carries no call)."""
 

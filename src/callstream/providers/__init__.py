@@ -30,6 +30,7 @@ from typing import Any
 from callstream._assembly.types import (
     CallChunk,
     CallEnd,
+    CallExtras,
     CallFailure,
     ServerToolUse,
     StreamEnd,
@@ -240,8 +241,8 @@ def has_evidence(name: str, payload: Any) -> bool:
     for signal in signals:
         if isinstance(signal, (CallEnd, CallFailure, ServerToolUse, StreamEnd)):
             return True
-        if isinstance(signal, TextDelta):
-            continue  # text is no evidence: many formats carry it alike
+        if isinstance(signal, (TextDelta, CallExtras)):
+            continue  # text is no evidence (many formats carry it alike), nor are extras
         if isinstance(signal, CallChunk):
             if signal.name or signal.args:
                 return True

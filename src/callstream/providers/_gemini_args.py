@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from callstream.providers._fields import alternate_key, get, get_str
-from callstream.providers._plain import describe, scalar_value
+from callstream.providers._plain import describe, json_string_body, scalar_value
 
 __all__ = (
     "MAX_INDEX_GAP",
@@ -238,7 +238,7 @@ class PartialArgsWriter:
         if self._string_path is not None:
             if kind != "scalar" and path == self._string_path:
                 if kind == "string":
-                    out.append(_escape(value))
+                    out.append(json_string_body(value))
                 if not more:
                     out.append('"')
                     self._string_path = None
@@ -248,7 +248,7 @@ class PartialArgsWriter:
         if not self._place(path, out):
             self._replay = True
         elif kind == "string":
-            out.append('"' + _escape(value))
+            out.append('"' + json_string_body(value))
             if more:
                 self._string_path = path
             else:
@@ -304,12 +304,6 @@ class PartialArgsWriter:
         is_array = type(first_segment) is int
         self._frames.append(_Frame(is_array))
         out.append("[" if is_array else "{")
-
-
-def _escape(text: str) -> str:
-    """JSON string-body escape of ``text`` (ASCII-only, so a split surrogate pair stays a
-    pair of escapes)."""
-    return json.dumps(text)[1:-1]
 
 
 # --- reading one entry ------------------------------------------------------------------

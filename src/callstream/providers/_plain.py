@@ -5,8 +5,11 @@
 ``str`` / ``int`` / ``float`` subclasses, enum members) into dicts, lists and scalars
 with an explicit stack, at most ``max_depth`` deep, a cycle refused; :func:`describe`
 writes a short text of a value for an error message; :func:`scalar_value` reads one
-scalar. Cost: O(size of the value); no recursion, so a deep value cannot raise
-``RecursionError``.
+scalar; :func:`json_string_body` writes a piece of text as the inside of a JSON string,
+for translators that build argument text from streamed strings (Gemini's
+``partialArgs`` leaves, the OpenAI Responses custom-tool input, code and shell commands),
+so that the one parser gives their previews and verdicts. Cost: O(size of the value);
+no recursion, so a deep value cannot raise ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._fields import sequence_items
 
-__all__ = ("describe", "scalar_value", "to_json_data", "to_plain")
+__all__ = ("describe", "json_string_body", "scalar_value", "to_json_data", "to_plain")
 
 _MISSING: Final[Any] = object()
 
@@ -56,6 +59,16 @@ def describe(value: Any) -> str:
 
 class _NotPlain(Exception):
     """Internal: a value that cannot become JSON data (strict mode)."""
+
+
+def json_string_body(text: str) -> str:
+    """``text`` as the inside of a JSON string literal, without the quotes: exactly
+    ``json.dumps(text)[1:-1]`` (ASCII only: other characters as ``\\uXXXX`` escapes), so
+    a piece always is valid UTF-8, and the two halves of a surrogate pair cut between two
+    pieces are two escapes that the parser reads back as the one character. The pieces
+    of one string joined are ``json.dumps`` of the whole string. Cost: O(len(text)).
+    """
+    return json.dumps(text)[1:-1]
 
 
 def _fields(obj: Any, shallow: bool) -> tuple[dict[Any, Any] | None, bool]:

@@ -1,57 +1,108 @@
 """OpenAI Responses API stream events -> assembler signals.
 
-Covers OpenAI's ``/v1/responses`` and third-party implementations (DeepSeek, LM Studio,
-Open Responses). Wire facts (from real recordings):
+Covers OpenAI's ``/v1/responses`` and third-party implementations (xAI, DeepSeek, LM
+Studio, Open Responses). Which output items are calls, server calls or no call, their
+names, ``args`` and extras: :mod:`callstream.providers._responses_items` (the one table).
+Wire facts (from real recordings):
 
 - Calls are keyed by ``output_index`` (a reasoning or message item may take index 0, so
   the first call is often at 1 or 2). ``item_id`` can differ between events of one call
   on some servers, so it is only a fallback key.
-- ``response.output_item.added`` with an ``item`` of type ``function_call`` brings the
-  ``name`` and ``call_id`` (the call's id; ``item.id`` is the item's id). Its
-  ``arguments`` is ``""`` (a non-empty value is used as the first fragment).
-- ``response.function_call_arguments.delta`` carries a ``delta`` fragment. Some servers
-  (LM Studio) send no deltas: the arguments are only in the ``.done`` events.
-- ``response.function_call_arguments.done`` and ``response.output_item.done`` carry the
-  complete arguments and are the authority: the first of them to arrive ends the call
-  with :class:`CallEnd` (``args=`` the complete text, which wins over what was streamed).
-- ``response.completed`` ends the stream (``"tool_calls"`` if a call was seen, else
-  ``"stop"``); ``response.incomplete`` ends it with ``"length"`` when the reason is
-  ``max_output_tokens`` (open calls become invalid, cut off), else with that reason;
-  ``response.failed`` and an ``error`` event fail the open calls with the provider's
-  message and end the stream with ``"error"`` (over HTTP the ``error`` event carries
-  ``message`` and ``code`` itself; in the WebSocket mode they are in its ``error``
+- ``response.output_item.added`` brings the item: for a ``function_call`` the ``name``
+  and ``call_id`` (the call's id; ``item.id`` is the item's id), its ``arguments`` ``""``
+  (a non-empty value is used as the first fragment); for other call items their fields.
+- Argument text streams per kind: ``response.function_call_arguments.delta`` and
+  ``response.mcp_call_arguments.delta`` carry JSON text fragments; three kinds stream a
+  string, which is written into JSON text here (each piece escaped by
+  :func:`~callstream.providers._plain.json_string_body`), so that their previews and
+  verdicts come from the one argument parser: ``response.custom_tool_call_input.delta``
+  (the text of ``{"__arg1": "..."}``, never invalid for not being JSON: once complete
+  it is ``json.dumps({"__arg1": input})``, as LangChain writes it),
+  ``response.code_interpreter_call_code.delta`` (``"code"``) and
+  ``response.shell_call_command.added`` / ``.delta`` / ``.done`` (the strings of
+  ``action.commands``). Some servers (LM Studio) send no deltas: the
+  arguments are only in the ``.done`` events.
+- ``response.function_call_arguments.done`` (``mcp_call_arguments.done``,
+  ``custom_tool_call_input.done``, ``code_interpreter_call_code.done``) and
+  ``response.output_item.done`` carry the complete arguments and are the authority: the
+  first of them to arrive ends the call with :class:`CallEnd` (``args=`` the complete
+  text or object, which wins over what was streamed). Deltas after it never change the
+  call. Other items (shell, patch, computer, hosted tools) end at ``output_item.done``.
+- The status events of hosted tools (``response.web_search_call.searching``,
+  ``response.mcp_call.failed`` ...) and each item's ``status`` update the call's
+  ``status`` extra (:class:`CallExtras`), also after the call ended.
+- ``response.created`` / ``in_progress`` / ``queued`` list the response's tools: which
+  custom tools it declares decides who runs a ``custom_tool_call`` (see
+  :class:`~callstream.providers._responses_items.DeclaredTools`).
+- ``response.completed`` ends the stream (``"tool_calls"`` if a call the client runs was
+  seen, else ``"stop"``); ``response.incomplete`` ends it with ``"length"`` when the
+  reason is ``max_output_tokens`` (open calls become invalid, cut off), else with that
+  reason; ``response.failed`` and an ``error`` event fail the open calls with the
+  provider's message and end the stream with ``"error"`` (over HTTP the ``error`` event
+  carries ``message`` and ``code`` itself; in the WebSocket mode they are in its ``error``
   object).
 
 - A present but unusable ``output_index`` (``true``, ``1.5``, ``"abc"``, a negative
   number) is never replaced by a guess: the event's pieces go to a call of their own,
   which is failed (an invalid call with the reason) at its ``.done`` event or at the end
-  of the stream; other calls are unaffected. Arguments given as an object that is not
-  JSON data, cyclic or too deep make their call invalid.
+  of the stream (an item other than a ``function_call`` at once); other calls are
+  unaffected. Arguments given as an object that is not JSON data, cyclic or too deep make
+  their call invalid.
 
 - Text: ``response.output_text.delta`` carries a ``delta`` of the assistant's text;
   ``response.reasoning_summary_text.delta`` and ``response.reasoning_text.delta`` carry
   reasoning. Each becomes a :class:`~callstream.TextDelta`. The ``.done`` events and
   ``response.content_part.*`` repeat text already streamed and are not read.
 
-Other events (refusals, built-in tools) are ignored. Cost: O(size of the payload).
+Every event type of the stream is in :data:`READ_EVENTS` or :data:`IGNORED_EVENTS`
+(refusals, audio, annotations, outputs of hosted tools: no call). Cost: O(size of the
+payload).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from callstream._assembly.records import new_call_chunk as tool_chunk
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
-from callstream.providers._arguments import read_arguments
+from callstream._assembly.types import (
+    CallEnd,
+    CallExtras,
+    CallFailure,
+    ServerToolUse,
+    Signal,
+    StreamEnd,
+)
+from callstream.providers._arguments import Arguments, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
-from callstream.providers._fields import get, get_str, path
+from callstream.providers._fields import get, get_int, get_str, path
+from callstream.providers._plain import json_string_body
+from callstream.providers._responses_items import (
+    CUSTOM_ARG,
+    TOOL_ITEMS,
+    DeclaredTools,
+    ItemCall,
+    call_kind,
+    read_call,
+)
 from callstream.providers._text import add_text
 
-__all__ = ("OpenAIResponsesTranslator", "detect")
+__all__ = ("IGNORED_EVENTS", "READ_EVENTS", "STATUS_EVENT", "OpenAIResponsesTranslator", "detect")
 
-_CALL_ITEMS = frozenset({"function_call"})
 _WHERE = "output_index"
+
+_STRINGS: Final = frozenset({"custom_tool_call", "code_interpreter_call"})
+"""The kinds whose one string (input, code) is streamed by ``*.delta`` / ``*.done`` events."""
+
+STATUS_EVENT: Final = re.compile(
+    r"response\.(\w+_call|mcp_list_tools)\."
+    r"(in_progress|searching|interpreting|executing|generating|completed|failed|incomplete)"
+)
+"""The status events of hosted tools (``response.web_search_call.searching``,
+``response.mcp_call.failed``, xAI's ``response.x_search_call.completed`` ...): the second
+group is the status."""
 
 
 def detect(payload: Any) -> bool:
@@ -60,27 +111,60 @@ def detect(payload: Any) -> bool:
     return kind is not None and kind.startswith("response.")
 
 
+class _Item:
+    """One call item of the response (internal): its type, whether it ended, and for a
+    kind whose string is streamed here, what closes the JSON text written so far
+    (``closing``; None: nothing is open) and the fields its complete arguments are made
+    of besides that string (``fields``)."""
+
+    __slots__ = (
+        "closing",
+        "commands",
+        "ended",
+        "fields",
+        "kind",
+        "named",
+        "string_open",
+    )
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.ended = False
+        self.named = False  # its item was read (name, id, extras sent)
+        self.closing: str | None = None
+        self.fields: dict[str, Any] = {}
+        self.string_open = False  # shell: a command string is open
+        self.commands = 0  # shell: command strings written so far
+
+
 class OpenAIResponsesTranslator:
     """Translate Responses API events (dicts or SDK event objects).
 
-    State: the output indexes of function calls seen, which of them have ended, and the
-    ``item_id`` -> ``output_index`` map used when an event lacks ``output_index``.
+    State: the call items seen by output index (kind, ended, the text written for a
+    streamed string), the ``item_id`` -> ``output_index`` map used when an event lacks
+    ``output_index``, and the response's declared tools.
     """
 
     name = "openai-responses"
 
     def __init__(self) -> None:
-        self._items: dict[str, int] = {}
-        self._calls: dict[int, bool] = {}  # output_index -> ended
+        self._by_id: dict[str, int] = {}
+        self._calls: dict[int, _Item] = {}
         self._last: int | None = None
         self._bad = BadIndexCalls()  # calls whose output_index was unusable
+        self._tools = DeclaredTools()
+        self._client_calls = False  # a call the client runs was seen
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one stream event."""
-        handler = _HANDLERS.get(get_str(payload, "type"))
-        return [] if handler is None else handler(self, payload)
+        kind = get_str(payload, "type")
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            return handler(self, payload)
+        status = None if kind is None else STATUS_EVENT.fullmatch(kind)
+        return [] if status is None else self._status(payload, status.group(2))
 
-    # --- events ------------------------------------------------------------------------
+    # --- text ---------------------------------------------------------------------------
 
     def _text_delta(self, payload: Any) -> list[Signal]:
         out: list[Signal] = []
@@ -92,51 +176,280 @@ class OpenAIResponsesTranslator:
         add_text(out, get(payload, "delta"), True)
         return out
 
-    def _arguments_delta(self, payload: Any) -> list[Signal]:
-        index = self._index(payload)
-        delta = get_str(payload, "delta")
-        if isinstance(index, BadIndex):
-            return [self._bad.chunk(index, _WHERE, None, None, delta)] if delta else []
-        if index is None or self._calls.get(index):
-            return []
-        self._calls.setdefault(index, False)
-        return [tool_chunk(index, None, None, delta)] if delta else []
+    # --- items --------------------------------------------------------------------------
+
+    def _declared(self, payload: Any) -> list[Signal]:
+        """``response.created`` / ``in_progress`` / ``queued``: the response's tools."""
+        self._tools.add(path(payload, "response", "tools"))
+        return []
+
+    def _read_item(self, payload: Any) -> tuple[int | BadIndex, ItemCall, Any] | None:
+        """The call key, the reading and the item of an ``output_item`` event; None when
+        the item is no call (tool definitions are read here)."""
+        item = get(payload, "item")
+        kind = get_str(item, "type")
+        if kind in TOOL_ITEMS:
+            self._tools.add(get(item, "tools"))
+            return None
+        spec = None if kind is None else call_kind(kind)
+        index = None if spec is None else self._index(payload, item)
+        if kind is None or spec is None or index is None:
+            return None
+        return index, read_call(item, kind, spec, self._tools), item
 
     def _item_added(self, payload: Any) -> list[Signal]:
-        item, index = self._call_item(payload)
+        found = self._read_item(payload)
+        if found is None:
+            return []
+        index, read, item = found
+        if isinstance(index, BadIndex):
+            return self._bad_start(index, read)
+        known = self._calls.get(index)
+        if known is not None and (known.ended or known.kind != read.kind):
+            return []  # an item added twice: the first one stands
+        call = self._open(index, read.kind, read.server)
+        if read.failure is not None:
+            call.ended = True
+            return [*self._start(index, read, None), CallFailure(index=index, error=read.failure)]
+        # an item whose text began streaming before it was added has its opening already
+        opening = self._opening(call, item, read) if known is None else None
+        return self._start(index, read, opening)
+
+    def _item_done(self, payload: Any) -> list[Signal]:
+        found = self._read_item(payload)
+        if found is None:
+            return []
+        index, read, item = found
+        if read.kind == "custom_tool_call" and isinstance(read.args, dict):
+            read.extras["input"] = read.args[CUSTOM_ARG]
+        if isinstance(index, BadIndex):
+            if read.kind == "function_call":
+                return self._end(index, read.name, read.id, get(item, "arguments"))
+            return [] if self._bad.find(index) is not None else self._bad_start(index, read)
+        call = self._calls.get(index)
+        out: list[Signal] = []
+        if call is None:  # no output_item.added: the item starts and ends here
+            call = self._open(index, read.kind, read.server)
+            out.extend(self._start(index, read, None))
+        elif not call.named and not call.ended and read.kind != "function_call":
+            out.extend(self._start(index, read, None))  # its text streamed before its item
+        elif read.extras:
+            out.append(CallExtras(index=index, extras=read.extras))
+        if call.ended:
+            pass
+        elif read.failure is not None:
+            call.ended = True
+            out.append(CallFailure(index=index, error=read.failure))
+        elif read.kind == "function_call":
+            out.extend(self._end(index, read.name, read.id, get(item, "arguments")))
+        else:
+            out.extend(self._finish(index, call, read.args))
+        return out
+
+    def _start(self, index: int, read: ItemCall, args: Arguments) -> list[Signal]:
+        """The signals that start call ``index`` with first arguments ``args`` (text or
+        a whole object): its chunk (name and id), then its server mark and extras, then
+        the arguments, so that its ``CallStarted`` carries both; a call with neither mark
+        nor extras gets one chunk."""
+        call = self._calls.get(index)
+        if call is not None:
+            call.named = True
+        if not read.server and not read.extras:
+            if read.id is None and read.name is None and args is None:
+                return []
+            return [tool_chunk(index, read.id, read.name, args)]
+        out: list[Signal] = [tool_chunk(index, read.id, read.name, None)]
+        if read.server:
+            out.append(ServerToolUse(index=index))
+        if read.extras:
+            out.append(CallExtras(index=index, extras=read.extras))
+        if args is not None:
+            out.append(tool_chunk(index, None, None, args))
+        return out
+
+    def _opening(self, call: _Item, item: Any, read: ItemCall) -> Arguments:
+        """The first arguments of an added item: the first JSON text fragment, the item's
+        fields whole, or for a streamed string the JSON text up to and into it (what
+        closes it, and the other fields, kept on ``call``)."""
+        kind = read.kind
+        if kind == "custom_tool_call":
+            call.closing = '"}'
+            return _open_string({}, CUSTOM_ARG) + json_string_body(get_str(item, "input") or "")
+        args = read.args
+        if kind == "code_interpreter_call" and isinstance(args, dict):
+            code = args.pop("code", "")
+            call.fields = args
+            call.closing = '"}'
+            return _open_string(args, "code") + json_string_body(code if type(code) is str else "")
+        if kind == "shell_call" and isinstance(args, dict):
+            action = args.get("action")
+            if type(action) is not dict or action.get("commands"):
+                return args  # the commands are given: nothing streams
+            fields = {key: value for key, value in action.items() if key != "commands"}
+            call.fields = fields
+            call.closing = "]}}"
+            return '{"action": ' + _open_container(fields, "commands", "[")
+        return args  # JSON text, or the item's fields whole (they do not stream)
+
+    def _finish(self, index: int, call: _Item, args: Arguments) -> list[Signal]:
+        """End call ``index`` with its complete arguments (text or object; None: what
+        streamed). The JSON text written for a streamed string is closed first, so the
+        streamed text is complete JSON: when it holds what ``args`` says, it stays (for
+        a custom tool ``json.dumps({"__arg1": input})``); else ``args`` replaces it."""
+        out: list[Signal] = []
+        if call.closing:
+            out.append(tool_chunk(index, None, None, call.closing))
+        call.ended = True
+        call.closing = None
+        out.append(CallEnd(index=index, args=args))
+        return out
+
+    # --- streamed argument text ---------------------------------------------------------
+
+    def _arguments_delta(self, payload: Any) -> list[Signal]:
+        """``function_call_arguments.delta`` / ``mcp_call_arguments.delta``: JSON text."""
+        index = self._index(payload)
+        delta = get_str(payload, "delta")
+        function = get_str(payload, "type") == "response.function_call_arguments.delta"
+        if isinstance(index, BadIndex):
+            if not function:
+                return self._bad_piece(index)
+            return [self._bad.chunk(index, _WHERE, None, None, delta)] if delta else []
         if index is None:
             return []
-        args, failure = read_arguments(get(item, "arguments"))
-        id_, name = get_str(item, "call_id"), get_str(item, "name")
-        if isinstance(index, BadIndex):
-            out: list[Signal] = [self._bad.chunk(index, _WHERE, id_, name, args)]
-            if failure is not None:
-                out.extend(self._bad.fail(index))
-            return out
-        self._calls.setdefault(index, False)
-        added: list[Signal] = [tool_chunk(index, id_, name, args)]
-        if failure is not None:
-            self._calls[index] = True
-            added.append(CallFailure(index=index, error=failure))
-        return added
+        call = self._calls.get(index)
+        if call is None:  # no output_item.added: named at its end
+            call = self._open(index, "function_call" if function else "mcp_call", not function)
+            if not function and delta:
+                return [tool_chunk(index, None, None, delta), ServerToolUse(index=index)]
+        if call.ended or call.closing is not None:
+            return []  # after its end (or not a JSON-text kind): never changes the call
+        return [tool_chunk(index, None, None, delta)] if delta else []
 
     def _arguments_done(self, payload: Any) -> list[Signal]:
         index = self._index(payload)
         if index is None:
             return []
+        if isinstance(index, BadIndex) and get_str(payload, "type") != (
+            "response.function_call_arguments.done"
+        ):
+            return self._bad_piece(index)
         return self._end(index, get_str(payload, "name"), None, get(payload, "arguments"))
 
-    def _item_done(self, payload: Any) -> list[Signal]:
-        item, index = self._call_item(payload)
+    def _string_delta(self, payload: Any) -> list[Signal]:
+        """A piece of a streamed string: custom tool input or code interpreter code. A
+        piece before its item was added starts the call (a custom tool's: the client's;
+        without a name until ``output_item.done`` brings one)."""
+        index = self._index(payload)
+        if isinstance(index, BadIndex):
+            return self._bad_piece(index)
         if index is None:
             return []
-        return self._end(
-            index, get_str(item, "name"), get_str(item, "call_id"), get(item, "arguments")
-        )
+        out: list[Signal] = []
+        call = self._calls.get(index)
+        if call is None:
+            custom = get_str(payload, "type") == "response.custom_tool_call_input.delta"
+            call = self._open(
+                index, "custom_tool_call" if custom else "code_interpreter_call", not custom
+            )
+            call.closing = '"}'
+            out.append(
+                tool_chunk(index, None, None, _open_string({}, CUSTOM_ARG if custom else "code"))
+            )
+            if not custom:
+                out.append(ServerToolUse(index=index))
+        delta = get_str(payload, "delta")
+        if not call.ended and call.closing is not None and delta and call.kind in _STRINGS:
+            out.append(tool_chunk(index, None, None, json_string_body(delta)))
+        return out
+
+    def _string_done(self, payload: Any) -> list[Signal]:
+        """``custom_tool_call_input.done`` / ``code_interpreter_call_code.done``: the
+        string is complete; it wins over what streamed and ends the call (a custom tool's
+        text is kept whole as its ``input`` extra)."""
+        index, call = self._streamed(payload)
+        if isinstance(index, BadIndex):
+            return self._bad_piece(index)
+        if index is None or call is None or call.ended or call.kind not in _STRINGS:
+            return []
+        custom = call.kind == "custom_tool_call"
+        field = "input" if custom else "code"
+        given = get_str(payload, field)
+        if given is None:  # no usable text: what streamed, its string closed here
+            if get(payload, field) is not None:
+                call.ended = True
+                return [CallFailure(index=index, error=f"the {field} given is not text")]
+            return self._finish(index, call, None)
+        if custom:
+            extras = CallExtras(index=index, extras={"input": given})
+            return [extras, *self._finish(index, call, {CUSTOM_ARG: given})]
+        return self._finish(index, call, {**call.fields, "code": given})
+
+    def _command_added(self, payload: Any) -> list[Signal]:
+        """``shell_call_command.added``: a new command string (with its first text)."""
+        index, call = self._streamed(payload)
+        if isinstance(index, BadIndex):
+            return self._bad_piece(index)
+        if index is None or call is None or call.ended or call.closing is None:
+            return []
+        number = get_int(payload, "command_index")
+        if number is not None and number < call.commands:
+            return []  # a command already written
+        text = ('"' if call.string_open else "") + (", " if call.commands else "") + '"'
+        call.commands += 1
+        call.string_open = True
+        call.closing = '"]}}'
+        command = json_string_body(get_str(payload, "command") or "")
+        return [tool_chunk(index, None, None, text + command)]
+
+    def _command_delta(self, payload: Any) -> list[Signal]:
+        """``shell_call_command.delta``: more text of the open command (the command of
+        another ``command_index`` than the open one is left to ``output_item.done``)."""
+        index, call = self._streamed(payload)
+        if isinstance(index, BadIndex):
+            return self._bad_piece(index)
+        delta = get_str(payload, "delta")
+        if index is None or call is None or call.ended or not call.string_open or not delta:
+            return []
+        number = get_int(payload, "command_index")
+        if number is not None and number != call.commands - 1:
+            return []
+        return [tool_chunk(index, None, None, json_string_body(delta))]
+
+    def _command_done(self, payload: Any) -> list[Signal]:
+        """``shell_call_command.done``: the open command string closes (the complete
+        commands come with ``output_item.done``, which wins)."""
+        index, call = self._streamed(payload)
+        if isinstance(index, BadIndex):
+            return self._bad_piece(index)
+        if index is None or call is None or call.ended or not call.string_open:
+            return []
+        call.string_open = False
+        call.closing = "]}}"
+        return [tool_chunk(index, None, None, '"')]
+
+    def _streamed(self, payload: Any) -> tuple[int | BadIndex | None, _Item | None]:
+        """The key and the call of a streamed-string event (None when none is known, or
+        when the event is a shell command's and the call no shell call)."""
+        index = self._index(payload)
+        call = self._calls.get(index) if isinstance(index, int) else None
+        if call is not None and "shell_call_command" in (get_str(payload, "type") or ""):
+            if call.kind != "shell_call":
+                call = None
+        return index, call
+
+    # --- status, end of stream ----------------------------------------------------------
+
+    def _status(self, payload: Any, status: str) -> list[Signal]:
+        """A hosted tool's status event: the call's ``status`` extra."""
+        index = self._index(payload)
+        if not isinstance(index, int) or index not in self._calls:
+            return []
+        return [CallExtras(index=index, extras={"status": status})]
 
     def _completed(self, payload: Any) -> list[Signal]:
         ended: list[Signal] = self._bad.fail_all()
-        reason = "tool_calls" if self._calls else "stop"
+        reason = "tool_calls" if self._client_calls else "stop"
         ended.append(StreamEnd(reason=reason, provider_reason="completed"))
         return ended
 
@@ -156,23 +469,25 @@ class OpenAIResponsesTranslator:
         message = get_str(error, "message") or get_str(error, "code") or "the response failed"
         signals: list[Signal] = [
             CallFailure(error=message, index=index)
-            for index, ended_ in self._calls.items()
-            if not ended_
+            for index, call in self._calls.items()
+            if not call.ended
         ]
-        for index in self._calls:
-            self._calls[index] = True
+        for call in self._calls.values():
+            call.ended = True
         signals.extend(self._bad.fail_all())
         signals.append(StreamEnd(reason="error", provider_error=message))
         return signals
 
     # --- call keys and ends ------------------------------------------------------------
 
-    def _call_item(self, payload: Any) -> tuple[Any, int | BadIndex | None]:
-        """The item of an ``output_item`` event and its call key (None when it is no call)."""
-        item = get(payload, "item")
-        if get_str(item, "type") not in _CALL_ITEMS:
-            return item, None
-        return item, self._index(payload, item)
+    def _open(self, index: int, kind: str, server: bool) -> _Item:
+        """The record of call ``index`` (made at its first event)."""
+        call = self._calls.get(index)
+        if call is None:
+            call = self._calls[index] = _Item(kind)
+            if not server:
+                self._client_calls = True
+        return call
 
     def _index(self, payload: Any, item: Any = None) -> int | BadIndex | None:
         """The call key: ``output_index``, else the index known for the item id.
@@ -186,19 +501,37 @@ class OpenAIResponsesTranslator:
             return index
         item_id = get_str(payload, "item_id") or get_str(item, "id")
         if index is None and item_id is not None:
-            index = self._items.get(item_id)
+            index = self._by_id.get(item_id)
         if index is None:
             index = self._last
         elif item_id is not None:
-            self._items.setdefault(item_id, index)
+            self._by_id.setdefault(item_id, index)
         if index is not None:
             self._last = index
         return index
 
+    def _bad_start(self, index: BadIndex, read: ItemCall) -> list[Signal]:
+        """An item other than a ``function_call`` whose ``output_index`` is unusable:
+        its call is failed at once (its later pieces are dropped with it)."""
+        if read.kind == "function_call":
+            args = read.args if isinstance(read.args, str) else None
+            out: list[Signal] = [self._bad.chunk(index, _WHERE, read.id, read.name, args)]
+            if read.failure is not None:
+                out.extend(self._bad.fail(index))
+            return out
+        return self._bad.refuse(index, _WHERE, read.id, read.name, server=read.server)
+
+    def _bad_piece(self, index: BadIndex) -> list[Signal]:
+        """A streamed piece of an item whose ``output_index`` is unusable: a call failed
+        at once when none was, else nothing more (see :meth:`_bad_start`)."""
+        if self._bad.find(index) is not None:
+            return []
+        return self._bad.refuse(index, _WHERE, None, None, server=False)
+
     def _end(
         self, index: int | BadIndex, name: str | None, id_: str | None, arguments: Any
     ) -> list[Signal]:
-        """End call ``index`` once, with the complete arguments when given."""
+        """End JSON-text call ``index`` once, with the complete arguments when given."""
         args, failure = read_arguments(arguments)
         if isinstance(index, BadIndex):  # its own call, failed now
             signals: list[Signal] = []
@@ -209,9 +542,12 @@ class OpenAIResponsesTranslator:
             elif name:
                 self._bad.chunk(index, _WHERE, None, name, None)  # remember the name
             return signals + self._bad.fail(index)
-        if self._calls.get(index):
+        call = self._calls.get(index)
+        if call is None:
+            call = self._open(index, "function_call", False)
+        if call.ended or call.closing is not None:
             return []
-        self._calls[index] = True
+        call.ended = True
         signals = []
         if name or id_:
             signals.append(tool_chunk(index, id_, name, None))
@@ -222,17 +558,66 @@ class OpenAIResponsesTranslator:
         return signals
 
 
-#: Event type -> its handler (other events carry nothing for us).
+def _open_container(fields: dict[str, Any], key: str, opening: str) -> str:
+    """The JSON text of object ``fields`` left open, followed by member ``key`` whose
+    value starts with ``opening`` (``"``, ``[``): ``{"a": 1, "key": [``."""
+    head = json.dumps(fields)[:-1]
+    return head + (", " if fields else "") + json.dumps(key) + ": " + opening
+
+
+def _open_string(fields: dict[str, Any], key: str) -> str:
+    """The JSON text of ``fields`` and member ``key`` with its string value opened."""
+    return _open_container(fields, key, '"')
+
+
+#: Event type -> its handler (hosted tools' status events: :data:`STATUS_EVENT`).
 _HANDLERS: dict[str | None, Callable[[OpenAIResponsesTranslator, Any], list[Signal]]] = {
     "response.function_call_arguments.delta": OpenAIResponsesTranslator._arguments_delta,
+    "response.mcp_call_arguments.delta": OpenAIResponsesTranslator._arguments_delta,
+    "response.custom_tool_call_input.delta": OpenAIResponsesTranslator._string_delta,
+    "response.code_interpreter_call_code.delta": OpenAIResponsesTranslator._string_delta,
+    "response.shell_call_command.added": OpenAIResponsesTranslator._command_added,
+    "response.shell_call_command.delta": OpenAIResponsesTranslator._command_delta,
+    "response.shell_call_command.done": OpenAIResponsesTranslator._command_done,
     "response.output_text.delta": OpenAIResponsesTranslator._text_delta,
     "response.reasoning_summary_text.delta": OpenAIResponsesTranslator._reasoning_delta,
     "response.reasoning_text.delta": OpenAIResponsesTranslator._reasoning_delta,
+    "response.created": OpenAIResponsesTranslator._declared,
+    "response.in_progress": OpenAIResponsesTranslator._declared,
+    "response.queued": OpenAIResponsesTranslator._declared,
     "response.output_item.added": OpenAIResponsesTranslator._item_added,
     "response.function_call_arguments.done": OpenAIResponsesTranslator._arguments_done,
+    "response.mcp_call_arguments.done": OpenAIResponsesTranslator._arguments_done,
+    "response.custom_tool_call_input.done": OpenAIResponsesTranslator._string_done,
+    "response.code_interpreter_call_code.done": OpenAIResponsesTranslator._string_done,
     "response.output_item.done": OpenAIResponsesTranslator._item_done,
     "response.completed": OpenAIResponsesTranslator._completed,
     "response.incomplete": OpenAIResponsesTranslator._incomplete,
     "response.failed": OpenAIResponsesTranslator._failed,
     "error": OpenAIResponsesTranslator._failed,
 }
+
+READ_EVENTS: Final = frozenset(k for k in _HANDLERS if k is not None)
+"""Every event type the translator reads, besides the status events (:data:`STATUS_EVENT`)."""
+
+IGNORED_EVENTS: Final[dict[str, str]] = {
+    "response.output_text.done": "repeats the streamed text",
+    "response.output_text.annotation.added": "a citation on text, no call",
+    "response.content_part.added": "text structure, no call",
+    "response.content_part.done": "repeats the streamed text",
+    "response.refusal.delta": "a refusal is no call (and not the assistant's answer text)",
+    "response.refusal.done": "repeats the refusal",
+    "response.reasoning_summary_part.added": "reasoning structure, no call",
+    "response.reasoning_summary_part.done": "repeats streamed reasoning",
+    "response.reasoning_summary_text.done": "repeats streamed reasoning",
+    "response.reasoning_text.done": "repeats streamed reasoning",
+    "response.audio.delta": "audio, no call",
+    "response.audio.done": "audio, no call",
+    "response.audio.transcript.delta": "audio transcript, no call",
+    "response.audio.transcript.done": "audio transcript, no call",
+    "response.image_generation_call.partial_image": "image data (a result), no call",
+    "response.shell_call_output_content.delta": "a hosted shell's output (a result)",
+    "response.shell_call_output_content.done": "a hosted shell's output (a result)",
+    "response.compaction.compacting": "context compaction, no call",
+}
+"""Event types that carry no call, each with the reason."""
