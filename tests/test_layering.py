@@ -203,6 +203,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"_plain", "_sse", "_json_stream", "_text"},
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
         {"_responses_items"},
+        {"_custom_input"},
         {
             "anthropic",
             "bedrock",

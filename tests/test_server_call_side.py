@@ -270,7 +270,10 @@ def test_the_uis_show_it_as_the_providers_call() -> None:
     agui = events_of(list(agui_stream(callstream.stream(events))))
     starts = [e for e in agui if e["type"] == "TOOL_CALL_START"]
     assert [e["toolCallId"] for e in starts] == ["toolu_1"]  # the client call only
-    assert [e for e in agui if e["type"] == "CUSTOM"] == []  # no invalid client call
+    customs = [e for e in agui if e["type"] == "CUSTOM"]
+    assert [e["name"] for e in customs] == ["callstream.server_tool_call"]  # no client call
+    assert customs[0]["value"]["toolCallName"] == "bash_code_execution"
+    assert "longer than 4096" in customs[0]["value"]["error"]
     vercel = events_of(list(vercel_stream(callstream.stream(events))))
     server = [c for c in vercel if c.get("toolName") == "bash_code_execution"]
     assert [c["type"] for c in server] == ["tool-input-start", "tool-input-error"]

@@ -1,7 +1,8 @@
 """The UI protocol streams, read by the protocols' own code (issue 15, item 3).
 
 Every stream here is a provider stream (a bundled example, a stream of ours in each
-provider format from ``tests/fuzz_streams.py``, streams with text around the calls, the
+provider format from ``tests/fuzz_streams.py``, streams with text around the calls, our
+OpenAI Responses streams of every item kind from ``tests/responses_streams.py``, the
 recorded corpus when present) turned into AG-UI events by :func:`callstream.ui.agui_stream`
 and into a Vercel UI message stream by :func:`callstream.ui.vercel_stream`. Then:
 
@@ -52,6 +53,8 @@ from callstream.ui import agui_stream, mcp_apps_notifications, vercel_stream
 from callstream.ui._vercel import finish_reason
 from tests.corpus import RECORDED_STREAMS
 from tests.fuzz_streams import WRITERS, mutated, raw_text
+from tests.responses_streams import STREAMS as RESPONSES_STREAMS
+from tests.responses_streams import sse as responses_sse
 from tests.strict_json import strict_loads
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
@@ -171,6 +174,8 @@ def sources() -> dict[str, str]:
     out["anthropic:text_around_calls"] = _sse(_anthropic_text_around_calls())
     out["anthropic:call_then_text"] = _sse(_anthropic_call_then_text())
     out["openai-chat:text_only"] = _sse(_openai_chat_text_only())
+    for stream in RESPONSES_STREAMS:  # every Responses item kind, hosted ones included
+        out[f"openai-responses:{stream.name}"] = responses_sse(stream.events)
     return out
 
 

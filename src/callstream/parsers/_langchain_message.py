@@ -5,7 +5,11 @@ LangChain's ``tool_calls`` of a complete ``AIMessage`` hold leniently parsed arg
 invalid calls, so the calls are read from the rawest form the message keeps: content
 blocks (Anthropic-style ``tool_use`` / ``server_tool_use`` / ``mcp_tool_use`` with
 ``partial_json`` or ``input``; LangChain v1 ``tool_call`` / ``invalid_tool_call`` /
-``server_tool_call`` blocks), OpenAI-style ``additional_kwargs["tool_calls"]`` argument
+``server_tool_call`` blocks and the ``tool_call_chunk`` blocks v1 leaves for a call it
+could not parse; the OpenAI Responses items ``ChatOpenAI(use_responses_api=True)`` keeps,
+``function_call`` with its ``arguments`` text and ``custom_tool_call`` read as LangChain
+reads it, ``{"__arg1": input}``, also inside v1 ``non_standard`` blocks),
+OpenAI-style ``additional_kwargs["tool_calls"]`` argument
 text, else the ``tool_calls`` and ``invalid_tool_calls`` lists; a message cut off by a
 token limit has its last call reported as possibly cut off where its arguments came
 already parsed.
@@ -26,6 +30,7 @@ from callstream._errors import IncompleteJSONError, PartialJSONError
 from callstream._json import PartialJSONParser
 from callstream.parsers._results import dumps_or_none
 from callstream.parsers._state import is_server_id as _is_server_id
+from callstream.providers._responses_items import CUSTOM_ARG
 
 __all__ = ("message_signals",)
 
@@ -36,7 +41,8 @@ def message_signals(message: Any, reason: str | None) -> list[Signal]:
 
     Sources, first that fits: content blocks (Anthropic-style ``tool_use`` /
     ``server_tool_use`` / ``mcp_tool_use`` with ``partial_json`` or ``input``; LangChain
-    v1 ``tool_call`` / ``invalid_tool_call`` / ``server_tool_call`` blocks), OpenAI-style
+    v1 ``tool_call`` / ``invalid_tool_call`` / ``server_tool_call`` / ``tool_call_chunk``
+    blocks; Responses ``function_call`` / ``custom_tool_call`` items), OpenAI-style
     ``additional_kwargs["tool_calls"]``, then ``tool_calls`` + ``invalid_tool_calls``.
     A source is used only if its client calls have the ids LangChain lists."""
     valid = list(getattr(message, "tool_calls", None) or [])
@@ -66,6 +72,10 @@ def message_signals(message: Any, reason: str | None) -> list[Signal]:
 
 _Found = tuple[str | None, Any, str | None, bool, str | None]  # name, args, id, server, error
 
+_RESPONSES_CALLS = frozenset({"function_call", "custom_tool_call"})
+"""The Responses items ``ChatOpenAI`` lists among its ``tool_calls`` (its other call
+items stay content blocks only: no tool calls in LangChain's reading)."""
+
 
 def _id_of(call: Any) -> str | None:
     id_ = call.get("id") if isinstance(call, Mapping) else None
@@ -79,6 +89,10 @@ def _from_content(content: Any) -> list[_Found] | None:
     for block in content:
         if not isinstance(block, Mapping):
             continue
+        item = _responses_call(block)
+        if item is not None:  # a Responses item (use_responses_api=True)
+            found.append(item)
+            continue
         kind = block.get("type")
         name = _str_or_none(block.get("name"))
         id_ = _str_or_none(block.get("id")) or None
@@ -91,6 +105,9 @@ def _from_content(content: Any) -> list[_Found] | None:
             args = block.get("args")
             server = kind != "tool_call" or _is_server_id(id_)
             found.append((name, args if args is not None else {}, id_, server, None))
+        elif kind == "tool_call_chunk":  # v1: a call LangChain could not parse, as text
+            text = block.get("args")
+            found.append((name, text if isinstance(text, str) else "", id_, False, None))
         elif kind == "invalid_tool_call":
             text = block.get("args")
             if isinstance(text, str) and text.strip():
@@ -101,6 +118,25 @@ def _from_content(content: Any) -> list[_Found] | None:
             error = block.get("error")
             found.append((name, text, id_, False, error if isinstance(error, str) else "invalid"))
     return found if found else None
+
+
+def _responses_call(block: Mapping[str, Any]) -> _Found | None:
+    """A Responses ``function_call`` / ``custom_tool_call`` item kept as a content block
+    (or inside a v1 ``non_standard`` block), read as LangChain reads it; else None."""
+    if block.get("type") == "non_standard":  # v1: a provider's own block, in "value"
+        value = block.get("value")
+        block = value if isinstance(value, Mapping) else {}
+    kind = block.get("type")
+    if kind not in _RESPONSES_CALLS:
+        return None
+    if kind == "custom_tool_call":  # as LangChain reads it: {"__arg1": input}
+        text = block.get("input")
+        args = {CUSTOM_ARG: text} if isinstance(text, str) else text
+    else:
+        args = block.get("arguments")
+    name = _str_or_none(block.get("name"))
+    id_ = _str_or_none(block.get("call_id")) or None
+    return (name, args if args is not None else "", id_, False, None)
 
 
 def _distrust_cut(calls: list[_Found], reason: str | None) -> list[_Found]:

@@ -32,6 +32,11 @@
 # JSON mode: JSON mode is what the data is, so a model with strict=True still accepts an
 # ISO date string. Validation errors and unknown tool names become invalid results with
 # the pydantic error text, never exceptions.
+#
+# A custom tool call's text input (arguments {"__arg1": text}) is validated as the tool
+# runner runs it: the text under the tool's one string parameter, by the one rule of
+# callstream.providers._custom_input (read from the adapter's JSON schema, once per
+# tool); a tool that cannot take a text makes the call invalid with that rule's reason.
 
 from __future__ import annotations
 
@@ -45,6 +50,12 @@ from callstream._errors import JSONLimitError, UsageError
 from callstream._json.dump import dumps_bounded, nesting_depth
 from callstream.parsers._base import CallState, ToolsParser
 from callstream.parsers._results import dumps_or_none
+from callstream.providers._custom_input import (
+    TextParameter,
+    as_text_input,
+    text_input,
+    text_parameter,
+)
 from callstream.tools import ToolDefinitionError, tool_adapter, tool_name
 
 __all__ = ("MAX_VALIDATION_DEPTH", "PREVIEW_WORK_FACTOR", "PydanticToolsParser")
@@ -86,6 +97,11 @@ class PydanticToolsParser(ToolsParser[Any]):
             its size (with 0, previews come at every value closing until that bound is
             reached, then at the pace it allows).
 
+    A custom tool call's text input (arguments ``{"__arg1": text}``, LangChain's
+    convention) validates into the tool's one string parameter, as
+    :class:`~callstream.ToolRunner` runs it (:mod:`callstream.providers._custom_input`);
+    ``args`` stay the call's own.
+
     Results: unknown tool names and validation failures are invalid results whose
     ``error`` is the pydantic error text (or names the known tools); arguments nested
     deeper than :data:`MAX_VALIDATION_DEPTH` are invalid with an error giving their
@@ -118,6 +134,7 @@ class PydanticToolsParser(ToolsParser[Any]):
         self.previews = previews
         self.min_preview_growth = min_preview_growth
         self.adapters: dict[str, TypeAdapter[Any]] = {}
+        self._text: dict[str, TextParameter] = {}  # where each tool takes a text input
         if isinstance(tools, type) or callable(tools) or isinstance(tools, TypeAdapter):
             raise UsageError("tools must be a list of tools or a mapping of names to tools")
         if isinstance(tools, Mapping):
@@ -170,6 +187,11 @@ class PydanticToolsParser(ToolsParser[Any]):
         preview = call.tree.snapshot(open_items=False)
         if not isinstance(preview, dict):
             return _NO_PREVIEW
+        if text_input(preview) is not None:
+            where = self._text_parameter(call.name or "", call.adapter)
+            if where.refusal is not None:
+                return _NO_PREVIEW
+            preview = as_text_input(preview, where)
         try:
             text = dumps_bounded(preview, max_depth=MAX_VALIDATION_DEPTH)
         except (JSONLimitError, ValueError, TypeError):
@@ -188,6 +210,12 @@ class PydanticToolsParser(ToolsParser[Any]):
             self._fail(call, f"unknown tool {tool_call['name']!r} (known tools: {known})")
             return
         args = tool_call["args"]
+        if text_input(args) is not None:
+            where = self._text_parameter(tool_call["name"], adapter)
+            if where.refusal is not None:
+                self._fail(call, where.refusal)
+                return
+            args = as_text_input(args, where)
         try:
             text = dumps_bounded(args, max_depth=MAX_VALIDATION_DEPTH)
         except JSONLimitError:
@@ -211,6 +239,17 @@ class PydanticToolsParser(ToolsParser[Any]):
             return
         call.status = "valid"
         call.value = value
+
+    def _text_parameter(self, name: str, adapter: TypeAdapter[Any]) -> TextParameter:
+        """Where tool ``name`` takes a text input (from its adapter's schema, once)."""
+        where = self._text.get(name)
+        if where is None:
+            try:
+                schema: Any = adapter.json_schema()
+            except Exception:  # no JSON schema (a type pydantic cannot describe)
+                schema = None
+            where = self._text[name] = text_parameter(schema, name)
+        return where
 
     def _fail(self, call: CallState, error: str) -> None:
         call.status = "invalid"

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
 from callstream._errors import OptionTypeError, OptionValueError, UsageError
+from callstream.runner._item_outputs import Reply, responses_item
 from callstream.runner._results import ToolResult
 
 __all__ = ("MessageFormat", "tool_messages")
@@ -52,8 +53,13 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
 
     - ``"openai"`` (aliases ``"openai-chat"``, ``"mistral"``; Chat Completions), one per
       result: ``{"role": "tool", "tool_call_id": id, "content": content}``.
-    - ``"openai-responses"`` (alias ``"responses"``), one per result:
-      ``{"type": "function_call_output", "call_id": id, "output": content}``.
+    - ``"openai-responses"`` (alias ``"responses"``), one per result: the input item
+      that answers the call's kind (:attr:`ToolResult.item_type`), ``{"type":
+      "function_call_output", "call_id": id, "output": content}`` for a function call;
+      ``custom_tool_call_output``, ``shell_call_output``, ``local_shell_call_output``,
+      ``apply_patch_call_output``, ``computer_call_output``, ``tool_search_output`` and
+      ``mcp_approval_response`` for the other kinds, in the shapes openai-python types
+      (the table: :mod:`callstream.runner._item_outputs`).
     - ``"anthropic"``: ONE user message with every result (the API wants all the
       ``tool_result`` blocks of a turn in one message): ``{"role": "user", "content":
       [{"type": "tool_result", "tool_use_id": id, "content": content, "is_error":
@@ -73,7 +79,10 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
       content, "tool_name": name}``.
     - ``"langchain"``, one per result: ``langchain_core.messages.ToolMessage(content=
       content, tool_call_id=id, name=name, status="error" if is_error else "success")``
-      (needs ``pip install 'callstream[langchain]'``).
+      (needs ``pip install 'callstream[langchain]'``); for a custom tool call the
+      content is ``[{"type": "custom_tool_call_output", "output": content}]``, the block
+      ``ChatOpenAI`` sends as a ``custom_tool_call_output`` item (LangChain has no place
+      for the other kinds: they go as plain tool messages).
 
     Args:
         results: the results of one turn (:attr:`RunResult.results`), not changed.
@@ -89,8 +98,10 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
         UsageError: a result has no id and the format addresses results by id (every
             format but ``"ollama"``), or has no name and the format needs one
             (``"gemini"``, ``"ollama"``): the error names the call by index and name.
-            Ids are never invented. Also raised for ``"langchain"`` without
-            ``langchain_core`` installed.
+            Ids are never invented. For ``"openai-responses"`` also an error or
+            cancelled result of a ``computer_call`` or client ``tool_search_call``,
+            whose items have no place for an error, and a result of a hosted item.
+            Also raised for ``"langchain"`` without ``langchain_core`` installed.
 
     Cost: O(total size of the results); each output is rendered or copied once.
     """
@@ -119,9 +130,14 @@ def _openai_chat(results: list[ToolResult]) -> list[Any]:
 
 def _openai_responses(results: list[ToolResult]) -> list[Any]:
     return [
-        {"type": "function_call_output", "call_id": _id(r, "openai-responses"), "output": r.content}
-        for r in results
+        responses_item(r.item_type, _reply(r, _id(r, "openai-responses"))) for r in results
     ]
+
+
+def _reply(result: ToolResult, call_id: str) -> Reply:
+    done = result.status == "done"
+    data = result.output_json if done else None
+    return Reply(call_id, done, result.content, data, _describe(result))
 
 
 def _anthropic(results: list[ToolResult]) -> list[Any]:
@@ -199,13 +215,21 @@ def _langchain(results: list[ToolResult]) -> list[Any]:
         ) from exc
     return [
         ToolMessage(
-            content=r.content,
+            content=_langchain_content(r),
             tool_call_id=_id(r, "langchain"),
             name=r.name,
             status="error" if r.is_error else "success",
         )
         for r in results
     ]
+
+
+def _langchain_content(result: ToolResult) -> Any:
+    """A ``ToolMessage``'s content: the text, or for a custom tool call the block
+    ``ChatOpenAI`` sends as its ``custom_tool_call_output``."""
+    if result.item_type == "custom_tool_call":
+        return [{"type": "custom_tool_call_output", "output": result.content}]
+    return result.content
 
 
 _FORMATS: dict[str, Callable[[list[ToolResult]], list[Any]]] = {

@@ -24,6 +24,7 @@ from callstream._json.dump import dumps_bounded, strict_data, strict_text
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream._result import StreamResult, StreamUpdate
 from callstream.providers._plain import to_json_data
+from callstream.runner._item_outputs import output_problem
 
 if TYPE_CHECKING:
     from callstream.runner._messages import MessageFormat
@@ -61,8 +62,9 @@ class ToolResult:
         index: the call's number in the stream (0, 1, ... in the model's call order).
         id: the call's id (None when the provider gave none).
         name: the tool name the model asked for (None for a call without one).
-        args: the arguments the tool was given (the call's final, valid arguments
-            object), None when it never had valid arguments.
+        args: the call's final, valid arguments object as the model sent them (a
+            custom tool call's ``{"__arg1": text}``, whose text the tool got under its
+            own parameter name), None when it never had valid arguments.
         status: ``"done"``, ``"error"`` or ``"cancelled"`` (see :data:`Status`).
         output: what the tool returned (None unless done).
         error: why it is not done: a readable text for the model (None when done).
@@ -72,12 +74,18 @@ class ToolResult:
             it never started).
         finished_at: seconds from the start of the stream to the outcome.
         eager: the tool started before the stream ended.
+        extras: a copy of the call's extras record (:class:`~callstream.CallExtras`,
+            ``StreamResult.call_extras``) when it has one, else None: for an OpenAI
+            Responses call the item it came from (:attr:`item_type`), ``namespace`` ...
 
     A done result is checked when it is built: its output is made JSON data once
-    (:func:`output_data`, kept for :attr:`output_json` and :attr:`content`). An output
-    that cannot be (see the module docstring) makes it an error result instead:
-    ``status="error"``, ``output=None`` and ``error`` saying why ("Error: f returned an
-    output that cannot be sent to the model: ..."). Cost: O(size of the output), once.
+    (:func:`output_data`, kept for :attr:`output_json` and :attr:`content`), and a call
+    whose reply has a fixed shape (a Responses ``computer_call``: a screenshot; an
+    ``mcp_approval_request``: the decision; a client ``tool_search_call``: the tools
+    found; see :mod:`callstream.runner._item_outputs`) must have an output of that shape.
+    An output that cannot be sent makes it an error result instead: ``status="error"``,
+    ``output=None`` and ``error`` saying why ("Error: f returned an output that cannot
+    be sent to the model: ..."). Cost: O(size of the output), once.
     """
 
     index: int
@@ -91,6 +99,7 @@ class ToolResult:
     started_at: float | None = None
     finished_at: float | None = None
     eager: bool = False
+    extras: dict[str, Any] | None = None
     _data: Any = field(default=None, init=False, repr=False, compare=False)
     _text: str | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -101,13 +110,26 @@ class ToolResult:
             data = output_data(self.output)
         except DataError as exc:
             reason = exc.reason if isinstance(exc, JSONLimitError) else str(exc)
-            what = self.name or "the tool"
-            error = f"Error: {what} returned an output that cannot be sent to the model: {reason}"
-            object.__setattr__(self, "status", "error")
-            object.__setattr__(self, "output", None)
-            object.__setattr__(self, "error", error)
-            return
-        object.__setattr__(self, "_data", data)
+        else:
+            problem = output_problem(self.item_type, data)
+            if problem is None:
+                object.__setattr__(self, "_data", data)
+                return
+            reason = problem
+        what = self.name or "the tool"
+        error = f"Error: {what} returned an output that cannot be sent to the model: {reason}"
+        object.__setattr__(self, "status", "error")
+        object.__setattr__(self, "output", None)
+        object.__setattr__(self, "error", error)
+
+    @property
+    def item_type(self) -> str | None:
+        """The kind of OpenAI Responses item the call came from (``custom_tool_call``,
+        ``shell_call``, ``computer_call`` ...), read from :attr:`extras`; None for a
+        plain function call and for every other provider's calls."""
+        extras = self.extras
+        kind = extras.get("item_type") if extras is not None else None
+        return kind if type(kind) is str else None
 
     @property
     def is_error(self) -> bool:

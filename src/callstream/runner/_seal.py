@@ -4,7 +4,9 @@ A call is *sealed* when its arguments are final and valid: the assembler's
 :class:`~callstream.CallDone`, which it emits at the provider's own end of the call, or
 at the end of the stream for formats without one. Per format, that is:
 
-- OpenAI Responses: ``response.function_call_arguments.done`` / ``output_item.done``;
+- OpenAI Responses: ``response.function_call_arguments.done`` (a custom tool's
+  ``custom_tool_call_input.done``) or the item's ``output_item.done``, whichever comes
+  first (shell, patch, computer and MCP approval items end only there);
 - Anthropic Messages: the call's ``content_block_stop``;
 - Bedrock ConverseStream: the call's ``contentBlockStop``;
 - Cohere v2: ``tool-call-end``;
@@ -105,20 +107,23 @@ def voiding(
 
 @dataclass(frozen=True, slots=True)
 class Sealed:
-    """Call ``index`` is sealed: ``call`` holds its final arguments (a private copy)."""
+    """Call ``index`` is sealed: ``call`` holds its final arguments (a private copy);
+    ``extras``: the call's extras record then (the event's, None: none)."""
 
     index: int
     call: ToolCall
     early: bool = False  # sealed by "next-call", before the assembler's verdict
+    extras: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """Call ``index`` is invalid and was never sealed: it gets an error result (``call``
-    is the event's own copy of the invalid call)."""
+    is the event's own copy of the invalid call, ``extras`` its extras record)."""
 
     index: int
     call: InvalidToolCall
+    extras: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +228,8 @@ class Sealer:
         given = self._early.pop(event.index, None)
         if given is None:
             self._forget(event.index)
-            actions.append(Sealed(event.index, _sealed_copy(final, final["args"])))
+            sealed = _sealed_copy(final, final["args"])
+            actions.append(Sealed(event.index, sealed, extras=event.extras))
         elif given != final["args"]:
             actions.append(Broken(event.index, "the call's arguments changed after it was sealed"))
 
@@ -231,7 +237,7 @@ class Sealer:
         given = self._early.pop(event.index, None)
         if given is None:
             self._forget(event.index)
-            actions.append(Rejected(event.index, event.invalid_tool_call))
+            actions.append(Rejected(event.index, event.invalid_tool_call, event.extras))
         else:
             error = event.invalid_tool_call.get("error") or "invalid"
             actions.append(

@@ -15,6 +15,10 @@ Three kinds of tool, each checked before anything runs:
   else ``invoke`` in a worker thread). LangChain's async API needs asyncio: under trio
   an async LangChain tool runs in a worker thread on an asyncio loop of its own.
 
+A custom tool call's text input (arguments ``{"__arg1": text}``) goes to the tool's one
+string parameter, by the rule of :mod:`callstream.providers._custom_input` (the output
+parsers apply the same one); a tool that cannot take a text gives an error result.
+
 :class:`Tool` wraps any of them to set its name, opt it out of eager runs (a tool with
 side effects) or give it its own timeout.
 """
@@ -29,6 +33,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from callstream._errors import OptionTypeError, OptionValueError, ToolDefinitionError, UsageError
+from callstream.providers._custom_input import (
+    TextParameter,
+    as_text_input,
+    text_input,
+    text_parameter,
+)
 from callstream.tools import describe_tool
 
 __all__ = ("BoundTool", "Prepared", "Tool", "bind_tools", "check_timeout", "describe_errors")
@@ -124,7 +134,17 @@ def _identity(value: Any) -> Any:
 class BoundTool:
     """One tool, resolved: its name, settings and how to prepare a call (internal)."""
 
-    __slots__ = ("_adapter", "_func", "_kind", "_positional", "eager", "name", "timeout")
+    __slots__ = (
+        "_adapter",
+        "_func",
+        "_kind",
+        "_positional",
+        "_schema",
+        "_text",
+        "eager",
+        "name",
+        "timeout",
+    )
 
     def __init__(self, spec: Any) -> None:
         settings = spec if isinstance(spec, Tool) else Tool(spec)
@@ -136,6 +156,8 @@ class BoundTool:
         self._func: Any = obj
         self._adapter: Any = None
         self._positional: tuple[str, ...] = ()
+        self._schema: dict[str, Any] | None = None  # the arguments' JSON schema
+        self._text: TextParameter | None = None  # where a text input goes (once asked)
         if _is_langchain_tool(obj):
             self._kind = "langchain"
             name = settings.name if settings.name is not None else obj.name
@@ -143,11 +165,13 @@ class BoundTool:
             self._kind = "model"
             definition = describe_tool(obj, name=settings.name)
             self._adapter = definition.adapter
+            self._schema = definition.parameters
             name = definition.name
         elif callable(obj) and not isinstance(obj, type):
             self._kind = "async" if _is_async(obj) else "function"
             definition = describe_tool(obj, name=settings.name)
             self._adapter = definition.adapter
+            self._schema = definition.parameters
             name = definition.name
             self._positional = _positional_only(obj)
         else:
@@ -161,7 +185,14 @@ class BoundTool:
 
     def prepare(self, args: dict[str, Any]) -> Prepared | str:
         """Check ``args`` for this tool: the call to make, or why it cannot be made (the
-        text the model gets back). Never raises for bad arguments."""
+        text the model gets back). A text input (a custom tool call's ``{"__arg1":
+        text}``) goes to the tool's text parameter first (see the module docstring).
+        Never raises for bad arguments."""
+        if text_input(args) is not None:
+            where = self.text_parameter()
+            if where.refusal is not None:
+                return f"Error: {where.refusal}"
+            args = as_text_input(args, where)
         if self._kind == "langchain":
             tool = self._func
             if getattr(tool, "coroutine", None) is not None:
@@ -176,6 +207,30 @@ class BoundTool:
         fields = {key: getattr(value, key) for key in type(value).model_fields}
         positional = tuple(fields.pop(key) for key in self._positional if key in fields)
         return Prepared(self._func, positional, fields, is_async=self._kind == "async")
+
+    def text_parameter(self) -> TextParameter:
+        """Where this tool takes a text input (read from its arguments schema once: the
+        function's or model's, or LangChain's own description of a LangChain tool)."""
+        where = self._text
+        if where is None:
+            schema = self._schema
+            if schema is None and self._kind == "langchain":
+                schema = _langchain_schema(self._func)
+            where = self._text = text_parameter(schema, self.name)
+        return where
+
+
+def _langchain_schema(tool: Any) -> dict[str, Any] | None:
+    """The JSON schema of a LangChain tool's arguments as LangChain describes it to a
+    model (``convert_to_openai_tool``: a one-text ``Tool`` as ``{"__arg1": string}``),
+    None when LangChain cannot describe it."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    try:
+        parameters = convert_to_openai_tool(tool)["function"]["parameters"]
+    except Exception:  # a tool LangChain itself cannot describe: no text parameter
+        return None
+    return parameters if isinstance(parameters, dict) else None
 
 
 def _positional_only(func: Any) -> tuple[str, ...]:

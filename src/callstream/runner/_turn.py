@@ -33,6 +33,7 @@ from anyio.streams.memory import MemoryObjectSendStream
 
 from callstream._assembly.types import ToolCall
 from callstream._async import AsyncToolCallStream
+from callstream._update import copy_json
 from callstream.runner._results import (
     RunItem,
     RunResult,
@@ -90,6 +91,7 @@ class Turn:
         self.started_at: dict[int, float] = {}
         self.early: dict[int, bool] = {}  # started before the stream ended
         self.calls: dict[int, ToolCall] = {}
+        self.extras: dict[int, dict[str, Any]] = {}  # the calls' extras records, if any
         self.scopes: dict[int, anyio.CancelScope] = {}
         self.cancel_reason: dict[int, str] = {}
         self.waiting: list[tuple[int, BoundTool, Prepared]] = []
@@ -140,6 +142,7 @@ class Turn:
         """Call ``index``'s result, from what the turn recorded about it (its call, when
         it was sealed and started): the one place a result is built."""
         call = self.calls.get(index)
+        extras = self.extras.get(index)
         return ToolResult(
             index=index,
             id=call["id"] if call else None,
@@ -152,6 +155,7 @@ class Turn:
             started_at=self.started_at.get(index),
             finished_at=self.now(),
             eager=self.early.get(index, False),
+            extras=copy_json(extras) if extras is not None else None,
         )
 
     # --- the driver ------------------------------------------------------------------------
@@ -205,6 +209,8 @@ class Turn:
             if isinstance(action, Sealed):
                 self.on_sealed(action, at_end)
             elif isinstance(action, Rejected):
+                if action.extras is not None:
+                    self.extras[action.index] = action.extras
                 invalid = action.call
                 name = invalid.get("name")
                 what = f"the call to {name}" if name else "a call without a tool name"
@@ -224,6 +230,8 @@ class Turn:
     def on_sealed(self, action: Sealed, at_end: bool) -> None:
         index, call = action.index, action.call
         self.calls[index] = call
+        if action.extras is not None:
+            self.extras[index] = action.extras
         self.sealed_at[index] = self.now()
         tool = self.runner.tools.get(call["name"])
         if tool is None:
@@ -293,11 +301,19 @@ class Turn:
         started and not final, or not even announced when the stream stopped."""
         assembler = self.stream._pipeline.assembler
         found: list[tuple[int, ToolCall]] = []
+        records: dict[str, dict[str, Any]] | None = None
         for chunk in assembler.tool_call_chunks:
             index = chunk["index"]
             if index is None or index in self.results or assembler.is_server_call(index):
                 continue
             found.append((index, {"name": chunk["name"] or "", "args": {}, "id": chunk["id"]}))
+            id_ = chunk["id"]
+            if id_ and index not in self.extras:
+                if records is None:
+                    records = assembler.call_extras  # built once, when a call needs it
+                record = records.get(id_)
+                if record is not None:
+                    self.extras[index] = record
         return found
 
     def fail(self, exc: BaseException) -> None:

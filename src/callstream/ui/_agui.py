@@ -30,7 +30,13 @@ What is sent, per kind of input:
 - :class:`~callstream.CallInvalid`: ``TOOL_CALL_END`` (if started), then ``CUSTOM``
   ``callstream.tool_call_invalid`` with ``{"toolCallId", "toolCallName", "error",
   "arguments"}`` (the raw text): never silent.
-- server-side tools (run by the provider): nothing.
+- server-side tools (run by the provider: hosted web search, code interpreter, MCP
+  calls ...): no tool-call events, which would tell a client to run the tool or wait for
+  a result that never comes from us; at the call's end one ``CUSTOM`` event
+  ``callstream.server_tool_call`` with ``{"toolCallId", "toolCallName", "arguments"}``
+  (the final object, ``{}`` for an invalid one; plus ``error``, why, for an invalid
+  one), so that a user sees what the provider ran (its status often changes after its
+  arguments end: it is in the result's ``server_tool_calls`` extras, not here).
 - tool results (``ToolFinished`` / ``ToolFailed`` / ``ToolCancelled`` of a started call):
   ``TOOL_CALL_RESULT`` (``messageId``, ``toolCallId``, ``content`` = the output as text
   or the error text, role ``tool``).
@@ -267,10 +273,25 @@ class AGUIEncoder:
                 )
             self._end_all(out)
 
+    def _server_call(self, index: int, call: Any, error: str | None, out: list[Event]) -> None:
+        """The ``callstream.server_tool_call`` event of a server call's end."""
+        args = call.get("args")
+        value: dict[str, Any] = {
+            "toolCallId": self._calls.call_id(index, call.get("id")),
+            "toolCallName": call.get("name") or "",
+            "arguments": args if isinstance(args, dict) else {},
+        }
+        if error is not None:
+            value["error"] = error
+        out.append({"type": "CUSTOM", "name": "callstream.server_tool_call", "value": value})
+
     def _done_call(self, event: CallDone, out: list[Event]) -> None:
         calls = self._calls
         index = event.index
-        if event.server or index not in calls.started or index in calls.ended:
+        if event.server:
+            self._server_call(index, event.tool_call, None, out)
+            return
+        if index not in calls.started or index in calls.ended:
             return
         call_id = calls.call_id(index, None)
         final = event.tool_call["args"]
@@ -291,6 +312,9 @@ class AGUIEncoder:
 
     def _invalid_call(self, event: CallInvalid, out: list[Event]) -> None:
         if event.server:
+            invalid = event.invalid_tool_call
+            error = invalid.get("error") or "invalid tool call"
+            self._server_call(event.index, invalid, error, out)
             return
         calls = self._calls
         index = event.index
