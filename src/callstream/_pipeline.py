@@ -62,7 +62,6 @@ from callstream._errors import (
     UsageError,
 )
 from callstream._result import StreamResult, StreamUpdate
-from callstream._update import new_update
 from callstream.providers import (
     Translator,
     detect_format,
@@ -565,7 +564,7 @@ class Pipeline:
             self._reasoning_text.add(reasoning)
         if not self._quiet:  # inline _emit and _update: the hot path
             out.append(
-                new_update(
+                StreamUpdate(
                     tuple(events),
                     assembler.tool_calls,
                     assembler.invalid_tool_calls,
@@ -583,11 +582,10 @@ class Pipeline:
             out.append(self._update(tuple(events), payload))
 
     def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
-        """The update for ``events`` without text (built by :data:`new_update`, as
-        :meth:`_translate` builds its own inline); reads the assembler's views, so a quiet
+        """The update for ``events`` without text; reads the assembler's views, so a quiet
         pipeline never calls it."""
         assembler = self._assembler
-        return new_update(
+        return StreamUpdate(
             events,
             assembler.tool_calls,
             assembler.invalid_tool_calls,

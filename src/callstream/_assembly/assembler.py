@@ -505,9 +505,8 @@ class ToolCallAssembler:
     ) -> list[AssemblyEvent]:
         """:meth:`apply` for a signal other than a :class:`CallChunk`, before the finish.
 
-        The fields are read as ``Any``: the signals are interpreted dataclasses whose fields
-        a caller may have filled with other types (checked by the method called), and a
-        compiled build (mypyc) would check a typed read against the annotation first.
+        The fields are read as ``Any``: a caller may have filled them with other types
+        (the method called checks them; see :mod:`~callstream._assembly.records`).
         """
         signal: Any = given
         if isinstance(given, CallEnd):

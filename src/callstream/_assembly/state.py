@@ -26,12 +26,12 @@ from callstream._assembly.call import INVALID, UNDECIDED, VALID, Call
 from callstream._assembly.options import MAX_NAME_CHARS
 from callstream._assembly.routing import Routes, join_piece, starts_new_call
 from callstream._assembly.types import (
+    ArgumentsDelta,
     AssemblyEvent,
     CallDone,
     CallInvalid,
     CallStarted,
     InvalidToolCall,
-    new_arguments_delta,
 )
 from callstream._assembly.validation import Args
 from callstream._assembly.verdict import rejected, verdict
@@ -471,7 +471,7 @@ class AssemblyState:
                 arguments.buffer(text, changes)
                 return
             self._announce(call, events)
-        events.append(new_arguments_delta(call.number, text, tuple(changes)))
+        events.append(ArgumentsDelta(call.number, text, tuple(changes)))
 
     def _replace_args(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
         """Replace an undecided call's arguments with the provider's authoritative text."""
@@ -496,7 +496,7 @@ class AssemblyState:
             arguments.buffer(text, changes)
             return
         self._announce(call, events)
-        events.append(new_arguments_delta(call.number, text, tuple(changes)))
+        events.append(ArgumentsDelta(call.number, text, tuple(changes)))
 
     # --- announcing and verdicts (verdict.py) -------------------------------------------
 
@@ -518,7 +518,7 @@ class AssemblyState:
             held = arguments.take_buffered()
             if held is not None:
                 text, changes = held
-                events.append(new_arguments_delta(call.number, text, changes))
+                events.append(ArgumentsDelta(call.number, text, changes))
 
     def _report(self, call: Call, events: list[AssemblyEvent]) -> None:
         """Emit the call's final event (announcing it first if it has a name)."""
