@@ -546,11 +546,8 @@ class ToolCallAssembler:
         docstring).
         """
         views = self._views
-        if views.preview_changed:
-            views.refresh_previews()
-        listed = views.tool_calls
-        listed.out = True
-        return listed.items
+        views.refresh_previews()
+        return views.tool_calls.hand_out()
 
     @property
     def invalid_tool_calls(self) -> list[InvalidToolCall]:
@@ -565,11 +562,8 @@ class ToolCallAssembler:
         plus those joins.
         """
         views = self._views
-        if views.lagging_invalid:
-            views.refresh_invalid()
-        listed = views.invalid_calls
-        listed.out = True
-        return listed.items
+        views.refresh_invalid()
+        return views.invalid_calls.hand_out()
 
     @property
     def server_tool_calls(self) -> list[ServerToolCall]:
@@ -581,11 +575,8 @@ class ToolCallAssembler:
         when the call turned out invalid). Cost: as :attr:`tool_calls`.
         """
         views = self._views
-        if views.preview_changed:
-            views.refresh_previews()
-        listed = views.server_calls
-        listed.out = True
-        return listed.items
+        views.refresh_previews()
+        return views.server_calls.hand_out()
 
     @property
     def call_extras(self) -> dict[str, dict[str, Any]]:
@@ -612,11 +603,8 @@ class ToolCallAssembler:
         entries behave as in :attr:`tool_calls`. Cost: O(1) plus those joins.
         """
         views = self._views
-        if views.lagging_chunks:
-            views.refresh_chunks()
-        listed = views.chunks
-        listed.out = True
-        return listed.items
+        views.refresh_chunks()
+        return views.chunks.hand_out()
 
     @property
     def call_count(self) -> int:
