@@ -259,7 +259,6 @@ def test_collect_never_builds_an_update(
     cut = len(items) // 2 if error else None
     want = by_stream(lambda: source(items, cut, error), {})
     monkeypatch.setattr("callstream._pipeline.StreamUpdate", _refuse)
-    monkeypatch.setattr(Pipeline, "_update", _refuse)
     assert by_collect(lambda: source(items, cut, error), {}) == want
 
     async def run() -> Outcome:
