@@ -54,11 +54,9 @@ class AssemblyState:
         "call_cap",
         "calls",
         "empty_args",
-        "lagging_chunks",
         "max_calls",
         "overflow",
         "parser_options",
-        "preview_changed",
         "refused_id",
         "refused_key",
         "routes",
@@ -90,10 +88,6 @@ class AssemblyState:
         # next call that starts (see mark_server); one slot, so memory stays bounded
         self.server_next: tuple[int | None, str | None] | None = None
         self.views = CallViews()
-        # the two lists of ``views`` that every fragment may append to, held here as well
-        # (the same list objects, only ever cleared in place): one lookup less per fragment
-        self.preview_changed = self.views.preview_changed
-        self.lagging_chunks = self.views.lagging_chunks
 
     # --- inputs other than chunks -------------------------------------------------------
 
@@ -441,19 +435,14 @@ class AssemblyState:
     # --- arguments (ArgumentText in arguments.py) ---------------------------------------
 
     def _add_text(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
-        """Append a fragment to the call's text and feed it to its parser (hot path)."""
+        """Append a fragment to the call's text and feed it to its parser."""
         arguments = call.arguments
         arguments.seen = True
         if arguments.dropped:
             return
-        if not call.chunk_lags:
-            call.chunk_lags = True
-            self.lagging_chunks.append(call)
+        self.views.grew(call)
         if call.verdict != UNDECIDED:  # invalid: the raw text grows, nothing else
             arguments.keep(text)
-            if not call.invalid_lags and call.invalid_view is not None:
-                call.invalid_lags = True
-                self.views.lagging_invalid.append(call)
             return
         try:
             changes = arguments.add(text)
@@ -463,9 +452,7 @@ class AssemblyState:
         if changes is None:
             self._invalidate(call, arguments.limit_error or "", events)
             return
-        if not call.preview_changed:
-            call.preview_changed = True
-            self.preview_changed.append(call)
+        self.views.watch_preview(call)
         if not call.announced:
             if call.name is None:
                 arguments.buffer(text, changes)
