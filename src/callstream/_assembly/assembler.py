@@ -546,7 +546,8 @@ class ToolCallAssembler:
         docstring).
         """
         views = self._views
-        views.refresh_previews()
+        if views.preview_changed:
+            views.refresh_previews()
         return views.tool_calls.hand_out()
 
     @property
@@ -562,7 +563,8 @@ class ToolCallAssembler:
         plus those joins.
         """
         views = self._views
-        views.refresh_invalid()
+        if views.lagging_invalid:
+            views.refresh_invalid()
         return views.invalid_calls.hand_out()
 
     @property
@@ -575,7 +577,8 @@ class ToolCallAssembler:
         when the call turned out invalid). Cost: as :attr:`tool_calls`.
         """
         views = self._views
-        views.refresh_previews()
+        if views.preview_changed:
+            views.refresh_previews()
         return views.server_calls.hand_out()
 
     @property
@@ -603,7 +606,8 @@ class ToolCallAssembler:
         entries behave as in :attr:`tool_calls`. Cost: O(1) plus those joins.
         """
         views = self._views
-        views.refresh_chunks()
+        if views.lagging_chunks:
+            views.refresh_chunks()
         return views.chunks.hand_out()
 
     @property
