@@ -472,7 +472,7 @@ class ToolCallAssembler:
                 that is no signal.
         """
         given: Any = signal
-        if type(given) is CallChunk:  # the hot path: what every translator sends
+        if type(given) is CallChunk:  # what every translator sends, first
             if self._finished:
                 return []  # late provider data: the stream already ended
             chunk: CallChunk = given  # typed: its fields are read natively when compiled

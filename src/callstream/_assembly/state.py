@@ -216,7 +216,7 @@ class AssemblyState:
 
     # --- merging (rules in routing.py) --------------------------------------------------
 
-    def merge(  # noqa: PLR0917 -- positional on the hot path: no tuple per chunk
+    def merge(  # noqa: PLR0917 -- positional: no tuple per chunk
         self,
         key: int | None,
         id_: str | None,
