@@ -1,19 +1,21 @@
-"""Building the hot paths' records: the constructor vs the builder the hot paths call.
+"""Building the records the hot paths make once or more per chunk: by position vs by keyword.
 
-For each value the hot paths build once or more per chunk (the four changes,
-``CallChunk``, ``TextDelta``, ``ArgumentsDelta``, ``StreamUpdate``: records, see
-``callstream._types.Record``) times, in one run, interleaved (round-robin over the
-variants, best of several repeats, so machine noise hits every variant alike):
+For each value built per chunk (the four changes, ``CallChunk``, ``TextDelta``,
+``ArgumentsDelta``, ``StreamUpdate``: records, see ``callstream._types.Record``) times, in
+one run, interleaved (round-robin over the variants, best of several repeats, so machine
+noise hits every variant alike):
 
-- ``constructor``: ``Cls(field=..., ...)`` (keywords, what user code writes);
-- ``builder``: the positional function the hot paths call (``string_extended``,
-  ``new_call_chunk``, ``new_update``, ...). Compiled (mypyc), it calls the native
-  constructor; interpreted, a ``fast_constructor`` factory that sets the slots (the
-  constructor goes through the frozen ``__setattr__``).
+- ``position``: ``Cls(a, b, ...)``, what the hot paths write;
+- ``keyword``: ``Cls(a=..., b=...)``, what user code usually writes;
+- for ``CallChunk`` and ``StreamUpdate``, ``frozen``: the same class written the other way
+  the records could be immutable at run time (h11's: one ``__init__`` storing through
+  ``object.__setattr__``, a ``__setattr__`` that refuses), defined here, interpreted
+  only, for the record of that choice (the records are ``Final`` for type checkers).
 
 Run it in both builds: ``python benchmarks/bench_construct.py`` (compiled when
 installed) and ``CALLSTREAM_PURE=1 python benchmarks/bench_construct.py``. Prints the
-build and a table of ns per object.
+build and a table of ns per object (called from interpreted code: in the compiled build,
+compiled callers skip the wrapper and cost less).
 
     python benchmarks/bench_construct.py [--repeat 7] [--number 200000]
     python benchmarks/bench_construct.py --tiny    # smoke run: 1 x 1,000
@@ -32,11 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import callstream
 from _report import TINY_HELP
 from callstream import ValueStarted
-from callstream._assembly.records import new_arguments_delta, new_call_chunk, new_text_delta
 from callstream._build import REASON
-from callstream._json import changes
 from callstream._json.changes import PathNode
-from callstream._update import new_update
 
 # --- the cases --------------------------------------------------------------------------
 
@@ -45,62 +44,100 @@ NODE = PathNode(PATH, "deep")
 CHANGES = (ValueStarted(path=(), kind="object"),)
 CALLS: list[Any] = [{"name": "f", "args": {}, "id": "c1", "type": "tool_call"}]
 
+
+class FrozenChunk:
+    """``CallChunk`` immutable at run time, h11's way (the same checks)."""
+
+    __slots__ = ("args", "id", "index", "name")
+
+    def __init__(self, index: Any = None, id: Any = None, name: Any = None, args: Any = None):
+        if index is not None and type(index) is not int:
+            raise TypeError(index)
+        if id is not None and type(id) is not str:
+            raise TypeError(id)
+        if name is not None and type(name) is not str:
+            raise TypeError(name)
+        if args is not None and type(args) is not str:
+            raise TypeError(args)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "args", args)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(name)
+
+
+class FrozenUpdate:
+    """``StreamUpdate`` immutable at run time, h11's way."""
+
+    __slots__ = callstream.StreamUpdate.__match_args__
+
+    def __init__(self, *values: Any) -> None:  # the eight fields, by position
+        events, calls, invalid, reason, payload, server, text, reasoning = values
+        object.__setattr__(self, "events", events)
+        object.__setattr__(self, "tool_calls", calls)
+        object.__setattr__(self, "invalid_tool_calls", invalid)
+        object.__setattr__(self, "finish_reason", reason)
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "server_tool_calls", server)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "reasoning", reasoning)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(name)
+
+
 ENV: dict[str, Any] = {
     **globals(),
     **{name: getattr(callstream, name) for name in callstream.__all__},
-    "new_value_started": changes.value_started,
-    "new_string_extended": changes.string_extended,
-    "new_scalar_set": changes.scalar_set,
-    "new_value_closed": changes.value_closed,
-    "new_delta": new_arguments_delta,
-    "new_call_chunk": new_call_chunk,
-    "new_text_delta": new_text_delta,
-    "new_update": new_update,
 }
+
+_UPDATE = "(), CALLS, CALLS, None, CALLS, CALLS, '', ''"
+_UPDATE_KW = (
+    "events=(), tool_calls=CALLS, invalid_tool_calls=CALLS, finish_reason=None,"
+    " payload=CALLS, server_tool_calls=CALLS, text='', reasoning=''"
+)
 
 # class -> [(variant, statement)]
 CASES: dict[str, list[tuple[str, str]]] = {
     "ValueStarted": [
-        ("constructor", "ValueStarted(path=PATH, kind='string')"),
-        ("builder", "new_value_started(PATH, 'string')"),
+        ("position", "ValueStarted(PATH, 'string')"),
+        ("keyword", "ValueStarted(path=PATH, kind='string')"),
     ],
     "ValueStarted (PathNode)": [
-        ("constructor", "ValueStarted(path=NODE, kind='string')"),
-        ("builder", "new_value_started(NODE, 'string')"),
+        ("position", "ValueStarted(NODE, 'string')"),
+        ("keyword", "ValueStarted(path=NODE, kind='string')"),
     ],
     "StringExtended": [
-        ("constructor", "StringExtended(path=PATH, text='abcd')"),
-        ("builder", "new_string_extended(PATH, 'abcd')"),
+        ("position", "StringExtended(PATH, 'abcd')"),
+        ("keyword", "StringExtended(path=PATH, text='abcd')"),
     ],
     "ScalarSet": [
-        ("constructor", "ScalarSet(path=PATH, value=12)"),
-        ("builder", "new_scalar_set(PATH, 12)"),
+        ("position", "ScalarSet(PATH, 12)"),
+        ("keyword", "ScalarSet(path=PATH, value=12)"),
     ],
-    "ValueClosed": [
-        ("constructor", "ValueClosed(path=PATH)"),
-        ("builder", "new_value_closed(PATH)"),
-    ],
+    "ValueClosed": [("position", "ValueClosed(PATH)"), ("keyword", "ValueClosed(path=PATH)")],
     "CallChunk": [
-        ("constructor", "CallChunk(index=0, id=None, name=None, args='ab')"),
-        ("builder", "new_call_chunk(0, None, None, 'ab')"),
+        ("position", "CallChunk(0, None, None, 'ab')"),
+        ("keyword", "CallChunk(index=0, id=None, name=None, args='ab')"),
+        ("frozen", "FrozenChunk(0, None, None, 'ab')"),
     ],
     "TextDelta": [
-        ("constructor", "TextDelta(text='ab', reasoning=False)"),
-        ("builder", "new_text_delta('ab', False)"),
+        ("position", "TextDelta('ab', False)"),
+        ("keyword", "TextDelta(text='ab', reasoning=False)"),
     ],
     "ArgumentsDelta": [
-        ("constructor", "ArgumentsDelta(index=2, text='ab', changes=CHANGES)"),
-        ("builder", "new_delta(2, 'ab', CHANGES)"),
+        ("position", "ArgumentsDelta(2, 'ab', CHANGES)"),
+        ("keyword", "ArgumentsDelta(index=2, text='ab', changes=CHANGES)"),
     ],
     "StreamUpdate": [
-        (
-            "constructor",
-            "StreamUpdate(events=(), tool_calls=CALLS, invalid_tool_calls=CALLS,"
-            " finish_reason=None, payload=CALLS, server_tool_calls=CALLS, text='', reasoning='')",
-        ),
-        ("builder", "new_update((), CALLS, CALLS, None, CALLS, CALLS, '', '')"),
+        ("position", f"StreamUpdate({_UPDATE})"),
+        ("keyword", f"StreamUpdate({_UPDATE_KW})"),
+        ("frozen", f"FrozenUpdate({_UPDATE})"),
     ],
 }
+COLUMNS = ("position", "keyword", "frozen")
 
 
 def run(repeat: int, number: int) -> dict[str, dict[str, float]]:
@@ -122,27 +159,27 @@ def run(repeat: int, number: int) -> dict[str, dict[str, float]]:
 
 
 def render(table: dict[str, dict[str, float]]) -> str:
-    columns = ["constructor", "builder"]
     lines = [
-        "| class | " + " | ".join(f"{c} (ns)" for c in columns) + " | builder / constructor |",
-        "|---|" + "---:|" * (len(columns) + 1),
+        "| class | " + " | ".join(f"{c} (ns)" for c in COLUMNS) + " |",
+        "|---|" + "---:|" * len(COLUMNS),
     ]
     for name, row in table.items():
-        cells = [f"{row[c]:.0f}" for c in columns]
-        ratio = row["builder"] / row["constructor"]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+        cells = [f"{row[c]:.0f}" if c in row else "" for c in COLUMNS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def check_equal() -> None:
-    """Every variant builds the same object (a benchmark of wrong code proves nothing)."""
+    """Every variant builds the same fields (a benchmark of wrong code proves nothing)."""
     for variants in CASES.values():
         built = []
         for _variant, statement in variants:
             scope = dict(ENV)
             exec(f"d = {statement}", scope)
             built.append(scope["d"])
-        assert all(obj == built[0] and type(obj) is type(built[0]) for obj in built), variants
+        names = type(built[0]).__match_args__
+        fields = [tuple(getattr(obj, name) for name in names) for obj in built]
+        assert all(values == fields[0] for values in fields), variants
 
 
 def main(argv: list[str] | None = None) -> int:

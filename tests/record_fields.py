@@ -1,8 +1,7 @@
 """Field names and values of callstream's value classes, dataclasses or records alike.
 
-``StreamUpdate``, ``CallChunk``, ``TextDelta`` and ``ArgumentsDelta`` are
-``callstream._types.Record`` s (their fields are ``__match_args__``); the other signals,
-events and changes are frozen dataclasses.
+The signals, events, changes and ``StreamUpdate`` are ``callstream._types.Record`` s
+(their fields are ``__match_args__``); other value classes are dataclasses.
 """
 
 from __future__ import annotations

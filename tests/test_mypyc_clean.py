@@ -23,7 +23,6 @@ from callstream import (
     parse_partial_json,
 )
 from callstream._assembly.types import CallEnd
-from callstream._json.state import Frame, new_frame
 from callstream._pipeline import _ASSEMBLER_OPTIONS, Pipeline
 from tests.compiled_build import COMPILED
 
@@ -42,22 +41,6 @@ def test_every_assembler_option_passes_through_the_pipeline() -> None:
         Pipeline("openai-chat", **{name: value})
     with pytest.raises(OptionTypeError, match="unknown option 'max_text'"):
         Pipeline("openai-chat", max_text=1)
-
-
-def test_new_frame_and_the_class_build_equal_frames() -> None:
-    fields = ({}, ("a",), True, "k", None, None, False)
-    one, two = new_frame(*fields), Frame(*fields)
-    for frame in (one, two):
-        assert type(frame) is Frame
-        assert (
-            frame.container,
-            frame.path,
-            frame.is_obj,
-            frame.slot,
-            frame.parent,
-            frame.parent_slot,
-            frame.placed,
-        ) == fields
 
 
 @pytest.mark.parametrize("text", [b"{}", None, 1, ["{"]])

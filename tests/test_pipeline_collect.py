@@ -258,8 +258,7 @@ def test_collect_never_builds_an_update(
     items = [text[i : i + 7] for i in range(0, len(text), 7)]
     cut = len(items) // 2 if error else None
     want = by_stream(lambda: source(items, cut, error), {})
-    monkeypatch.setattr("callstream._pipeline.new_update", _refuse)
-    monkeypatch.setattr(Pipeline, "_update", _refuse)
+    monkeypatch.setattr("callstream._pipeline.StreamUpdate", _refuse)
     assert by_collect(lambda: source(items, cut, error), {}) == want
 
     async def run() -> Outcome:

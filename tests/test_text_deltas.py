@@ -12,7 +12,6 @@ examples and the recorded real streams give the text they hold.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from types import SimpleNamespace
 from typing import Any
@@ -33,7 +32,6 @@ from callstream import (
     collect,
     stream,
 )
-from callstream._assembly.types import new_text_delta as text_delta
 from callstream._async import acollect, astream
 from callstream._pipeline import Pipeline
 from callstream.examples import EXAMPLES, read_example
@@ -63,15 +61,12 @@ def calls(result: StreamResult) -> tuple[Any, ...]:
 # --- the signal, the assembler, the parsers ---------------------------------------------
 
 
-def test_text_delta_is_a_frozen_keyword_only_signal() -> None:
+def test_text_delta_is_a_checked_signal() -> None:
     delta = TextDelta(text="hi")
-    assert delta == TextDelta(text="hi", reasoning=False)
-    assert text_delta("hi", True) == TextDelta(text="hi", reasoning=True)
-    assert type(text_delta("hi", False)) is TextDelta
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        delta.text = "x"  # type: ignore[misc]
+    assert delta == TextDelta(text="hi", reasoning=False) == TextDelta("hi")
+    assert TextDelta("hi", True) == TextDelta(text="hi", reasoning=True)
     with pytest.raises(TypeError):
-        TextDelta("hi")  # type: ignore[misc]
+        TextDelta()  # type: ignore[call-arg]
     with pytest.raises(ChunkValidationError, match="'text' must be a str"):
         TextDelta(text=5)  # type: ignore[arg-type]
     with pytest.raises(ChunkValidationError, match="'text' must be a str, got None"):

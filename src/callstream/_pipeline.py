@@ -62,7 +62,6 @@ from callstream._errors import (
     UsageError,
 )
 from callstream._result import StreamResult, StreamUpdate
-from callstream._update import new_update
 from callstream.providers import (
     Translator,
     detect_format,
@@ -563,9 +562,22 @@ class Pipeline:
             self._text.add(text)
         if reasoning:
             self._reasoning_text.add(reasoning)
-        if not self._quiet:  # inline _emit and _update: the hot path
+        self._emit(out, events, payload, text, reasoning)
+
+    def _emit(
+        self,
+        out: list[StreamUpdate],
+        events: list[AssemblyEvent],
+        payload: Any,
+        text: str = "",
+        reasoning: str = "",
+    ) -> None:
+        """Append the update for ``events`` to ``out``, unless the pipeline is quiet (it
+        reads the assembler's views, so a quiet pipeline never does)."""
+        if not self._quiet:
+            assembler = self._assembler
             out.append(
-                new_update(
+                StreamUpdate(
                     tuple(events),
                     assembler.tool_calls,
                     assembler.invalid_tool_calls,
@@ -576,27 +588,6 @@ class Pipeline:
                     reasoning,
                 )
             )
-
-    def _emit(self, out: list[StreamUpdate], events: list[AssemblyEvent], payload: Any) -> None:
-        """Append the update for ``events`` to ``out``, unless the pipeline is quiet."""
-        if not self._quiet:
-            out.append(self._update(tuple(events), payload))
-
-    def _update(self, events: tuple[AssemblyEvent, ...], payload: Any) -> StreamUpdate:
-        """The update for ``events`` without text (built by :data:`new_update`, as
-        :meth:`_translate` builds its own inline); reads the assembler's views, so a quiet
-        pipeline never calls it."""
-        assembler = self._assembler
-        return new_update(
-            events,
-            assembler.tool_calls,
-            assembler.invalid_tool_calls,
-            assembler.finish_reason,
-            payload,
-            assembler.server_tool_calls,
-            "",
-            "",
-        )
 
     def _unknown(self) -> UnknownFormatError:
         first = self._pending[0]

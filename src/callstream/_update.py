@@ -1,6 +1,6 @@
-"""What :meth:`~callstream._pipeline.Pipeline.feed` returns per payload: :class:`StreamUpdate`
-(built on the hot path by :func:`new_update`), and the deep copy of JSON values its
-:meth:`~StreamUpdate.snapshot` uses. Compiled with mypyc in the compiled build.
+"""What :meth:`~callstream._pipeline.Pipeline.feed` returns per payload: :class:`StreamUpdate`,
+and the deep copy of JSON values its :meth:`~StreamUpdate.snapshot` uses. Compiled with
+mypyc in the compiled build.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from callstream._assembly.types import (
     ServerToolCall,
     ToolCall,
 )
-from callstream._types import Record, assign_field, delete_field, use_slot_builders
+from callstream._types import Record
 
-__all__ = ("StreamUpdate", "copy_json", "new_update")
+__all__ = ("StreamUpdate", "copy_json")
 
 
 @final
@@ -37,21 +37,9 @@ class StreamUpdate(Record):
         reasoning: the reasoning / thinking text this payload carried; always ``""``
             unless the stream was opened with ``reasoning=True``.
 
-    Immutable, compared (every field but ``payload``), matched and pickled as the frozen
-    dataclass it was before 0.2 (a :class:`~callstream._types.Record`: mypyc compiles its
-    constructor); ``dataclasses.fields`` / ``replace`` no longer apply.
+    A :class:`~callstream._types.Record`: compared on every field but ``payload``.
     """
 
-    __slots__ = (
-        "events",
-        "tool_calls",
-        "invalid_tool_calls",
-        "finish_reason",
-        "payload",
-        "server_tool_calls",
-        "text",
-        "reasoning",
-    )
     __match_args__: ClassVar = (
         "events",
         "tool_calls",
@@ -62,19 +50,11 @@ class StreamUpdate(Record):
         "text",
         "reasoning",
     )
-    _compared: ClassVar = (
-        "events",
-        "tool_calls",
-        "invalid_tool_calls",
-        "finish_reason",
-        "server_tool_calls",
-        "text",
-        "reasoning",
-    )
+    __slots__ = __match_args__
+    _compared: ClassVar = tuple(name for name in __match_args__ if name != "payload")
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - by position or keyword, as every record
         self,
-        *,
         events: tuple[AssemblyEvent, ...],
         tool_calls: list[ToolCall],
         invalid_tool_calls: list[InvalidToolCall],
@@ -94,12 +74,6 @@ class StreamUpdate(Record):
         )
         self.text: Final = text
         self.reasoning: Final = reasoning
-
-    def __setattr__(self, name: str, value: object) -> None:
-        assign_field(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delete_field(self, name)
 
     def snapshot(self) -> StreamUpdate:
         """This update with its calls frozen in time: the ``args`` are deep copies.
@@ -153,33 +127,3 @@ def copy_json(value: Any) -> Any:
                 else:
                     target.append(item)
     return root
-
-
-
-
-def new_update(  # noqa: PLR0917 - the hot path passes every field by position
-    events: tuple[AssemblyEvent, ...],
-    tool_calls: list[ToolCall],
-    invalid_tool_calls: list[InvalidToolCall],
-    finish_reason: str | None,
-    payload: Any,
-    server_tool_calls: list[ServerToolCall],
-    text: str,
-    reasoning: str,
-) -> StreamUpdate:
-    """``StreamUpdate(...)`` with every field by position (one per payload). Compiled, the
-    native constructor; interpreted, a factory that sets the slots (``__init__`` would go
-    through the frozen ``__setattr__``). Cost: O(1)."""
-    return StreamUpdate(
-        events=events,
-        tool_calls=tool_calls,
-        invalid_tool_calls=invalid_tool_calls,
-        finish_reason=finish_reason,
-        payload=payload,
-        server_tool_calls=server_tool_calls,
-        text=text,
-        reasoning=reasoning,
-    )
-
-
-use_slot_builders(globals(), {"new_update": StreamUpdate})

@@ -7,7 +7,7 @@ objects are described by :func:`feed_schema`, a JSON Schema (draft 2020-12) gene
 with pydantic from the ``TypedDict`` s below; ``docs/event-feed.schema.json`` is that
 schema, written out, and ``docs/event-feed.md`` explains how to apply the feed.
 
-Pydantic stays at this edge: the core events are plain dataclasses, and a single
+Pydantic stays at this edge: the core events are plain records, and a single
 ``TypeAdapter`` over :data:`FeedEvent` produces the schema. The lines are written by the
 one JSON writer under its output rule (:mod:`callstream._json.dump`).
 

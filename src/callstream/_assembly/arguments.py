@@ -4,8 +4,8 @@
 parts, joined lazily), the incremental parser fed with it, and the text and changes
 that arrived before the call had a name (released when it is announced). A
 :class:`TextBudget` shared by all calls of a stream enforces ``max_argument_chars`` and
-``max_chars``. Plain slotted classes with typed attributes (the hot path; a shape a
-compiler can take as it is).
+``max_chars``. Plain slotted classes with typed attributes (a shape a compiler can take
+as it is).
 """
 
 from __future__ import annotations
@@ -140,24 +140,8 @@ class ArgumentText:
         Raises:
             PartialJSONError: the parser rejected the fragment (the raw text is kept).
         """
-        # :meth:`keep` written out once more: one Python call less per fragment (the hot
-        # path); past a limit it is keep's job.
-        budget = self.budget
-        size = len(text)
-        chars = self.chars + size
-        used = budget.used + size
-        if chars > budget.per_call or used > budget.total:
-            self.keep(text)
+        if not self.keep(text):
             return None
-        budget.used = used
-        self.chars = chars
-        parts = self.parts
-        parts.append(text)
-        loose = self.loose + 1
-        if loose >= BLOCK:
-            parts[-BLOCK:] = ["".join(parts[-BLOCK:])]
-            loose = 0
-        self.loose = loose
         parser = self.parser
         if parser is None:
             parser = self.parser = PartialJSONParser(**self.parser_options)

@@ -472,7 +472,7 @@ class ToolCallAssembler:
                 that is no signal.
         """
         given: Any = signal
-        if type(given) is CallChunk:  # the hot path: what every translator sends
+        if type(given) is CallChunk:  # what every translator sends, first
             if self._finished:
                 return []  # late provider data: the stream already ended
             chunk: CallChunk = given  # typed: its fields are read natively when compiled
@@ -505,9 +505,8 @@ class ToolCallAssembler:
     ) -> list[AssemblyEvent]:
         """:meth:`apply` for a signal other than a :class:`CallChunk`, before the finish.
 
-        The fields are read as ``Any``: the signals are interpreted dataclasses whose fields
-        a caller may have filled with other types (checked by the method called), and a
-        compiled build (mypyc) would check a typed read against the annotation first.
+        The fields are read as ``Any``: a caller may have filled them with other types
+        (the method called checks them; see :mod:`~callstream._assembly.records`).
         """
         signal: Any = given
         if isinstance(given, CallEnd):
@@ -549,9 +548,7 @@ class ToolCallAssembler:
         views = self._views
         if views.preview_changed:
             views.refresh_previews()
-        listed = views.tool_calls
-        listed.out = True
-        return listed.items
+        return views.tool_calls.hand_out()
 
     @property
     def invalid_tool_calls(self) -> list[InvalidToolCall]:
@@ -568,9 +565,7 @@ class ToolCallAssembler:
         views = self._views
         if views.lagging_invalid:
             views.refresh_invalid()
-        listed = views.invalid_calls
-        listed.out = True
-        return listed.items
+        return views.invalid_calls.hand_out()
 
     @property
     def server_tool_calls(self) -> list[ServerToolCall]:
@@ -584,9 +579,7 @@ class ToolCallAssembler:
         views = self._views
         if views.preview_changed:
             views.refresh_previews()
-        listed = views.server_calls
-        listed.out = True
-        return listed.items
+        return views.server_calls.hand_out()
 
     @property
     def call_extras(self) -> dict[str, dict[str, Any]]:
@@ -615,9 +608,7 @@ class ToolCallAssembler:
         views = self._views
         if views.lagging_chunks:
             views.refresh_chunks()
-        listed = views.chunks
-        listed.out = True
-        return listed.items
+        return views.chunks.hand_out()
 
     @property
     def call_count(self) -> int:

@@ -201,14 +201,9 @@ def rule_5c_after_complete(call: Call, name: str | None, text: str | None, anony
     anonymous while the call has no id): whole calls one after the other."""
     if name is None or call.name is None:
         return False
-    blank = text is None or text.isspace()  # has_content, written out (per chunk)
-    if blank and not (anonymous and call.id is None):
+    if not has_content(text) and not (anonymous and call.id is None):
         return False
-    arguments = call.arguments  # arguments.complete, written out
-    if arguments.whole:
-        return True
-    parser = arguments.parser
-    return parser is not None and parser.complete
+    return call.arguments.complete
 
 
 def rule_5d_anonymous_name(call: Call, name: str | None, anonymous: bool) -> bool:

@@ -26,12 +26,12 @@ from callstream._assembly.call import INVALID, UNDECIDED, VALID, Call
 from callstream._assembly.options import MAX_NAME_CHARS
 from callstream._assembly.routing import Routes, join_piece, starts_new_call
 from callstream._assembly.types import (
+    ArgumentsDelta,
     AssemblyEvent,
     CallDone,
     CallInvalid,
     CallStarted,
     InvalidToolCall,
-    new_arguments_delta,
 )
 from callstream._assembly.validation import Args
 from callstream._assembly.verdict import rejected, verdict
@@ -54,11 +54,9 @@ class AssemblyState:
         "call_cap",
         "calls",
         "empty_args",
-        "lagging_chunks",
         "max_calls",
         "overflow",
         "parser_options",
-        "preview_changed",
         "refused_id",
         "refused_key",
         "routes",
@@ -90,10 +88,6 @@ class AssemblyState:
         # next call that starts (see mark_server); one slot, so memory stays bounded
         self.server_next: tuple[int | None, str | None] | None = None
         self.views = CallViews()
-        # the two lists of ``views`` that every fragment may append to, held here as well
-        # (the same list objects, only ever cleared in place): one lookup less per fragment
-        self.preview_changed = self.views.preview_changed
-        self.lagging_chunks = self.views.lagging_chunks
 
     # --- inputs other than chunks -------------------------------------------------------
 
@@ -222,7 +216,7 @@ class AssemblyState:
 
     # --- merging (rules in routing.py) --------------------------------------------------
 
-    def merge(  # noqa: PLR0917 -- positional on the hot path: no tuple per chunk
+    def merge(  # noqa: PLR0917 -- positional: no tuple per chunk
         self,
         key: int | None,
         id_: str | None,
@@ -441,19 +435,14 @@ class AssemblyState:
     # --- arguments (ArgumentText in arguments.py) ---------------------------------------
 
     def _add_text(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
-        """Append a fragment to the call's text and feed it to its parser (hot path)."""
+        """Append a fragment to the call's text and feed it to its parser."""
         arguments = call.arguments
         arguments.seen = True
         if arguments.dropped:
             return
-        if not call.chunk_lags:
-            call.chunk_lags = True
-            self.lagging_chunks.append(call)
+        self.views.grew(call)
         if call.verdict != UNDECIDED:  # invalid: the raw text grows, nothing else
             arguments.keep(text)
-            if not call.invalid_lags and call.invalid_view is not None:
-                call.invalid_lags = True
-                self.views.lagging_invalid.append(call)
             return
         try:
             changes = arguments.add(text)
@@ -463,15 +452,13 @@ class AssemblyState:
         if changes is None:
             self._invalidate(call, arguments.limit_error or "", events)
             return
-        if not call.preview_changed:
-            call.preview_changed = True
-            self.preview_changed.append(call)
+        self.views.watch_preview(call)
         if not call.announced:
             if call.name is None:
                 arguments.buffer(text, changes)
                 return
             self._announce(call, events)
-        events.append(new_arguments_delta(call.number, text, tuple(changes)))
+        events.append(ArgumentsDelta(call.number, text, tuple(changes)))
 
     def _replace_args(self, call: Call, text: str, events: list[AssemblyEvent]) -> None:
         """Replace an undecided call's arguments with the provider's authoritative text."""
@@ -496,7 +483,7 @@ class AssemblyState:
             arguments.buffer(text, changes)
             return
         self._announce(call, events)
-        events.append(new_arguments_delta(call.number, text, tuple(changes)))
+        events.append(ArgumentsDelta(call.number, text, tuple(changes)))
 
     # --- announcing and verdicts (verdict.py) -------------------------------------------
 
@@ -518,7 +505,7 @@ class AssemblyState:
             held = arguments.take_buffered()
             if held is not None:
                 text, changes = held
-                events.append(new_arguments_delta(call.number, text, changes))
+                events.append(ArgumentsDelta(call.number, text, changes))
 
     def _report(self, call: Call, events: list[AssemblyEvent]) -> None:
         """Emit the call's final event (announcing it first if it has a name)."""

@@ -1,6 +1,6 @@
 """Boundary checks for what callers hand the assembler: chunk fields and signal arguments.
 
-Cheap ``type``/``isinstance`` checks only (this runs once per chunk on the hot path); a
+Cheap ``type``/``isinstance`` checks only (this runs once per chunk); a
 wrong type raises :class:`~callstream.ChunkValidationError` naming the field and value.
 Arguments given as a decoded object are serialized with
 :func:`~callstream._json.dump.dumps_bounded` (no recursion): an object nested deeper than

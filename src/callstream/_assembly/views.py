@@ -37,9 +37,8 @@ T = TypeVar("T")
 class ViewList(Generic[T]):
     """The entries of one view and the call numbers they belong to (internal).
 
-    To hand ``items`` out, a reader sets ``out`` first (the assembler's view properties
-    do so inline, two attribute writes instead of a method call on the per-chunk path);
-    the next change then copies the list, so a list handed out is never modified.
+    :meth:`hand_out` gives ``items`` and sets ``out``: the next change then copies the
+    list, so a list handed out is never modified.
     """
 
     __slots__ = ("items", "numbers", "out")
@@ -48,6 +47,11 @@ class ViewList(Generic[T]):
         self.items: list[T] = []  # what is handed out
         self.numbers: list[int] = []  # call number of each entry, ascending
         self.out = False  # ``items`` was handed out: copy before the next change
+
+    def hand_out(self) -> list[T]:
+        """``items``, to give to a reader (never modified after). Cost: O(1)."""
+        self.out = True
+        return self.items
 
     def add(self, number: int, entry: T) -> None:
         """List ``entry`` for call ``number``. Cost: O(1) amortized, plus one copy of the

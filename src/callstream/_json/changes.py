@@ -23,15 +23,15 @@ key), and builds the ``path`` tuple the first time ``path`` is read (O(depth), o
 tuple is then kept). Everything that reads ``path`` — ``==``, ``hash``, ``repr``,
 ``match``, pickling — sees the same tuple either way.
 
-The changes are :class:`~callstream._types.Record` s (immutable, compared and matched as
-the frozen dataclasses they were before 0.2): mypyc compiles their constructors.
+The changes are :class:`~callstream._types.Record` s: built by their constructors
+(``StringExtended(path, text)``), compared, matched and pickled by their fields.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar, Final, Literal, TypeAlias, cast, final
 
-from callstream._types import JSONPath, Record, assign_field, delete_field, use_slot_builders
+from callstream._types import JSONPath, Record
 
 __all__ = (
     "EAGER_DEPTH",
@@ -86,7 +86,7 @@ def _path_of(change: ValueStarted | StringExtended | ScalarSet | ValueClosed) ->
     if type(at) is tuple:
         return at
     path = cast(PathNode, at).to_tuple()
-    object.__setattr__(change, "_at", path)  # past the frozen __setattr__, as intended
+    change._at = path
     return path
 
 
@@ -94,12 +94,11 @@ def _path_of(change: ValueStarted | StringExtended | ScalarSet | ValueClosed) ->
 class ValueStarted(Record):
     """An object, array or string began at ``path``."""
 
-    __slots__ = ("_at", "kind")
     __match_args__: ClassVar = ("path", "kind")
-    _compared: ClassVar = ("path", "kind")
+    __slots__ = ("_at", *__match_args__[1:])  # ``path`` is read through a property
 
     def __init__(
-        self, *, path: JSONPath | PathNode, kind: Literal["object", "array", "string"]
+        self, path: JSONPath | PathNode, kind: Literal["object", "array", "string"]
     ) -> None:
         self._at: JSONPath | PathNode = path
         self.kind: Final = kind
@@ -109,22 +108,15 @@ class ValueStarted(Record):
         """Where, from the root (keys and indexes)."""
         return _path_of(self)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        assign_field(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delete_field(self, name)
-
 
 @final
 class StringExtended(Record):
     """The string at ``path`` grew by ``text`` (escapes already decoded)."""
 
-    __slots__ = ("_at", "text")
     __match_args__: ClassVar = ("path", "text")
-    _compared: ClassVar = ("path", "text")
+    __slots__ = ("_at", *__match_args__[1:])
 
-    def __init__(self, *, path: JSONPath | PathNode, text: str) -> None:
+    def __init__(self, path: JSONPath | PathNode, text: str) -> None:
         self._at: JSONPath | PathNode = path
         self.text: Final = text
 
@@ -133,22 +125,15 @@ class StringExtended(Record):
         """Where, from the root (keys and indexes)."""
         return _path_of(self)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        assign_field(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delete_field(self, name)
-
 
 @final
 class ScalarSet(Record):
     """A complete number, boolean or null was set at ``path``."""
 
-    __slots__ = ("_at", "value")
     __match_args__: ClassVar = ("path", "value")
-    _compared: ClassVar = ("path", "value")
+    __slots__ = ("_at", *__match_args__[1:])
 
-    def __init__(self, *, path: JSONPath | PathNode, value: Any) -> None:
+    def __init__(self, path: JSONPath | PathNode, value: Any) -> None:
         self._at: JSONPath | PathNode = path
         self.value: Final = value
 
@@ -157,22 +142,15 @@ class ScalarSet(Record):
         """Where, from the root (keys and indexes)."""
         return _path_of(self)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        assign_field(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delete_field(self, name)
-
 
 @final
 class ValueClosed(Record):
     """The object, array or string at ``path`` is complete."""
 
-    __slots__ = ("_at",)
     __match_args__: ClassVar = ("path",)
-    _compared: ClassVar = ("path",)
+    __slots__ = ("_at",)
 
-    def __init__(self, *, path: JSONPath | PathNode) -> None:
+    def __init__(self, path: JSONPath | PathNode) -> None:
         self._at: JSONPath | PathNode = path
 
     @property
@@ -180,46 +158,9 @@ class ValueClosed(Record):
         """Where, from the root (keys and indexes)."""
         return _path_of(self)
 
-    def __setattr__(self, name: str, value: object) -> None:
-        assign_field(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        delete_field(self, name)
-
 
 Change: TypeAlias = ValueStarted | StringExtended | ScalarSet | ValueClosed
 """Any of the four change types."""
-
-
-# --- construction on the parser's hot path ----------------------------------------------
-#
-# Compiled (mypyc), the native constructors are the fast way: these functions call the
-# classes. Interpreted, a constructor assigns through the frozen __setattr__, so the names
-# are rebound to factories that set the slots (use_slot_builders, at the end). A ``path``
-# may be a tuple or a PathNode (built into a tuple on its first read).
-
-
-
-def value_started(
-    path: JSONPath | PathNode, kind: Literal["object", "array", "string"]
-) -> ValueStarted:
-    """``ValueStarted(path=path, kind=kind)``. Cost: O(1)."""
-    return ValueStarted(path=path, kind=kind)
-
-
-def string_extended(path: JSONPath | PathNode, text: str) -> StringExtended:
-    """``StringExtended(path=path, text=text)``. Cost: O(1)."""
-    return StringExtended(path=path, text=text)
-
-
-def scalar_set(path: JSONPath | PathNode, value: Any) -> ScalarSet:
-    """``ScalarSet(path=path, value=value)``. Cost: O(1)."""
-    return ScalarSet(path=path, value=value)
-
-
-def value_closed(path: JSONPath | PathNode) -> ValueClosed:
-    """``ValueClosed(path=path)``. Cost: O(1)."""
-    return ValueClosed(path=path)
 
 
 def to_json_pointer(path: JSONPath) -> str:
@@ -231,14 +172,3 @@ def to_json_pointer(path: JSONPath) -> str:
         "/" + (str(part) if isinstance(part, int) else part.replace("~", "~0").replace("/", "~1"))
         for part in path
     )
-
-
-use_slot_builders(
-    globals(),
-    {
-        "value_started": ValueStarted,
-        "string_extended": StringExtended,
-        "scalar_set": ScalarSet,
-        "value_closed": ValueClosed,
-    },
-)

@@ -55,7 +55,7 @@ from callstream._errors import (
     ParserStateError,
     PartialJSONError,
 )
-from callstream._json.changes import Change, string_extended
+from callstream._json.changes import Change, StringExtended
 from callstream._json.grammar import (
     _DONE,
     _LITERAL_PENDING,
@@ -282,7 +282,7 @@ class PartialJSONParser(Scanner):
             # Fast path (most fragments of a long string): plain characters only.
             self._str_parts.append(text)
             self._str_mark = len(self._str_parts)
-            return [string_extended(self._str_path, text)]
+            return [StringExtended(self._str_path, text)]
         changes: list[Change] = []
         try:
             self._scan(text, total - len(text), changes)

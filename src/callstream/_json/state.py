@@ -22,37 +22,21 @@ from callstream._json.grammar import (
     _VALUE,
     _Run,
 )
-from callstream._types import MISSING, JSONPath, is_native, mypyc_attr
+from callstream._types import MISSING, JSONPath, mypyc_attr
 
-__all__ = ("Frame", "ParserState", "new_frame")
+__all__ = ("Frame", "ParserState")
 
 
 class Frame:
     """One open container of the stack (internal; mutable: ``slot`` moves on).
 
-    A slotted class, not a list indexed by constants (as before), because it is not
-    slower and names its fields. Measured on CPython 3.11, one run, interleaved (loaded
-    2-core machine): a field read costs 21 ns instead of 43 (``top.is_obj`` vs
-    ``top[_IS_OBJ]``: one specialized slot load instead of a global and a subscript),
-    ``slot += 1`` 52 instead of 87, the five reads when a container closes 81 instead of
-    200; building one costs more, 333 ns with :func:`new_frame` (498 calling the class
-    with an ``__init__``) instead of 119 for a list, once per container. Whole documents
-    in 4-char fragments (``benchmarks/bench_parser_trees.py``, 11 passes, median), lists
-    vs this class: 200 B 0.319 vs 0.323 ms, 1 MB of records 1754 vs 1443 ms, 256 KB
-    nested 500 deep 777 vs 777 ms: equal within the noise.
+    A slotted class, not a list indexed by constants: a field read is one slot load, and
+    it names its fields (``benchmarks/bench_parser_trees.py`` measures whole documents).
     """
 
     __slots__ = ("container", "is_obj", "parent", "parent_slot", "path", "placed", "slot")
 
-    container: dict[str, Any] | list[Any]  # the dict or list being filled
-    path: JSONPath | PathNode  # its path: a tuple, or a PathNode when deep
-    is_obj: bool
-    slot: Any  # the current key (object) or the next index (array)
-    parent: Any  # the container it goes into (None: the root)
-    parent_slot: Any  # its key or index there
-    placed: bool  # already shown in the parent (``allow`` lets it show partially)
-
-    def __init__(  # noqa: PLR0917 - positional, as new_frame passes them
+    def __init__(  # noqa: PLR0917 - positional: one per container, on the parser's path
         self,
         container: dict[str, Any] | list[Any],
         path: JSONPath | PathNode,
@@ -62,44 +46,13 @@ class Frame:
         parent_slot: Any,
         placed: bool,
     ) -> None:
-        self.container = container
-        self.path = path
+        self.container = container  # the dict or list being filled
+        self.path = path  # its path: a tuple, or a PathNode when deep
         self.is_obj = is_obj
-        self.slot = slot
-        self.parent = parent
-        self.parent_slot = parent_slot
-        self.placed = placed
-
-
-_new: Final = object.__new__
-# True when Frame is an ordinary class; False when mypyc compiled it (a native class has
-# its own ``__new__``, and ``object.__new__(Frame)`` raises TypeError there).
-_BY_NEW: Final = not is_native(Frame)
-
-
-def new_frame(  # noqa: PLR0917 - positional, as the one caller passes them
-    container: dict[str, Any] | list[Any],
-    path: JSONPath | PathNode,
-    is_obj: bool,
-    slot: Any,
-    parent: Any,
-    parent_slot: Any,
-    placed: bool,
-) -> Frame:
-    """A :class:`Frame` with these fields. Interpreted, ``object.__new__`` and plain slot
-    stores cost about a quarter less than calling a class with an ``__init__`` (one per
-    container); compiled (mypyc), the native ``__init__`` is the fast way and the only one."""
-    if not _BY_NEW:
-        return Frame(container, path, is_obj, slot, parent, parent_slot, placed)
-    frame: Frame = _new(Frame)
-    frame.container = container
-    frame.path = path
-    frame.is_obj = is_obj
-    frame.slot = slot
-    frame.parent = parent
-    frame.parent_slot = parent_slot
-    frame.placed = placed
-    return frame
+        self.slot = slot  # the current key (object) or the next index (array)
+        self.parent = parent  # the container it goes into (None: the root)
+        self.parent_slot = parent_slot  # its key or index there
+        self.placed = placed  # already shown in the parent (``allow`` lets it show partially)
 
 
 _ROOT: Final = None  # "parent" of the top-level value

@@ -16,10 +16,10 @@ from typing import Any
 from callstream._errors import IncompleteJSONError, JSONLimitError, MalformedJSONError
 from callstream._json.changes import (
     Change,
-    scalar_set,
-    string_extended,
-    value_closed,
-    value_started,
+    ScalarSet,
+    StringExtended,
+    ValueClosed,
+    ValueStarted,
 )
 from callstream._json.grammar import (
     _ARRAY_FIRST,
@@ -42,7 +42,7 @@ from callstream._json.grammar import (
     _digits_error,
     _hex4,
 )
-from callstream._json.state import ParserState, _place, new_frame
+from callstream._json.state import Frame, ParserState, _place
 from callstream._types import mypyc_attr
 
 __all__ = ("ValueReader",)
@@ -66,7 +66,7 @@ class ValueReader(ParserState):
         self._str_path = path
         self._str_container = container
         self._str_slot = slot
-        changes.append(value_started(path, "string"))
+        changes.append(ValueStarted(path, "string"))
         if self._allow & STR:
             self._str_placed = True
             _place(self, container, slot, "")
@@ -81,7 +81,7 @@ class ValueReader(ParserState):
             added = parts[mark] if len(parts) == mark + 1 else "".join(parts[mark:])
             self._str_mark = len(parts)
             if added:
-                changes.append(string_extended(self._str_path, added))
+                changes.append(StringExtended(self._str_path, added))
 
     def _end_string(self, changes: list[Change]) -> int:
         parts = self._str_parts
@@ -94,7 +94,7 @@ class ValueReader(ParserState):
         value = parts[0] if len(parts) == 1 else "".join(parts)
         self._str_parts = []
         _place(self, self._str_container, self._str_slot, value)
-        changes.append(value_closed(self._str_path))
+        changes.append(ValueClosed(self._str_path))
         return self._complete_value()
 
     def _escape(self, text: str, i: int, base: int) -> int:
@@ -141,15 +141,15 @@ class ValueReader(ParserState):
         placed = bool(self._allow & (OBJ if is_obj else ARR))
         if placed:
             _place(self, container, slot, new)
-        frames.append(new_frame(new, path, is_obj, None if is_obj else 0, container, slot, placed))
-        changes.append(value_started(path, "object" if is_obj else "array"))
+        frames.append(Frame(new, path, is_obj, None if is_obj else 0, container, slot, placed))
+        changes.append(ValueStarted(path, "object" if is_obj else "array"))
         return _OBJECT_FIRST if is_obj else _ARRAY_FIRST
 
     def _close_container(self, changes: list[Change]) -> int:
         frame = self._frames.pop()
         if not frame.placed:
             _place(self, frame.parent, frame.parent_slot, frame.container)
-        changes.append(value_closed(frame.path))
+        changes.append(ValueClosed(frame.path))
         return self._complete_value()
 
     # --- numbers and literals -----------------------------------------------------------
@@ -234,7 +234,7 @@ class ValueReader(ParserState):
         self._started = True
         container, slot = self._value_site()
         _place(self, container, slot, value)
-        changes.append(scalar_set(self._value_path(), value))
+        changes.append(ScalarSet(self._value_path(), value))
 
     def _literal(
         self, text: str, i: int, base: int, changes: list[Change], final: bool

@@ -198,7 +198,8 @@ class ParseSession(ShownCalls[T]):
             events.extend(assembler.apply(one))
             if isinstance(signal, ServerToolUse):
                 # in order with the events: the call it names may have just started
-                events.append(ServerMark(signal.index, signal.id or None))
+                mark: Any = signal  # its fields read as object to mypyc (_argtypes)
+                events.append(ServerMark(mark.index, mark.id or None))
         return events
 
     # --- events -----------------------------------------------------------------------

@@ -353,7 +353,8 @@ class _Reader:
                 signals.pop()
         else:  # a whole message (invoke, or a model that does not stream): complete
             end = stream_end(message) or StreamEnd(reason=None)
-            signals = message_signals(message, _as_sent(end).reason)
+            reason: Any = _as_sent(end).reason  # a signal field: object to mypyc (_argtypes)
+            signals = message_signals(message, reason)
         if end is not None:
             self.ended = True
             signals.append(_as_sent(end))

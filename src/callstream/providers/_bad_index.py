@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import CallChunk, CallFailure, ServerToolUse, Signal
 from callstream.providers._fields import get, int_value
 from callstream.providers._plain import describe
@@ -165,7 +164,7 @@ class BadIndexCalls:
         self._open[key] = f"{where} {bad.text}"
         if name and key not in self._names:
             self._names[key] = name
-        return tool_chunk(key, id_, None, args)
+        return CallChunk(key, id_, None, args)
 
     def refuse(
         self, bad: BadIndex, where: str, id_: str | None, name: str | None, *, server: bool
@@ -174,7 +173,7 @@ class BadIndexCalls:
         ``ServerToolUse`` for a server-side tool), then the failure."""
         key = self.key(bad)
         out: list[Signal] = [ServerToolUse(index=key, id=id_ or None)] if server else []
-        out.append(tool_chunk(key, id_, name, None))
+        out.append(CallChunk(key, id_, name, None))
         out.append(CallFailure(index=key, error=self.reason(bad, where)))
         return out
 

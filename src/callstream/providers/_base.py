@@ -38,4 +38,3 @@ class Translator(Protocol):
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one payload (cost: O(size of the payload))."""
         ...
-

@@ -1,7 +1,7 @@
 """Reading the model's text out of provider data: the helpers every translator shares.
 
 A translator reports the assistant's text and its reasoning as
-:class:`~callstream.TextDelta` signals (see :func:`~callstream.providers._base.text_delta`).
+:class:`~callstream.TextDelta` signals (:func:`add_text`).
 Text fields are provider data like any other: a field that is not text (a number, an
 object, a list where a string belongs) is ignored, never turned into text and never
 raised on; an empty string is no text. ``str`` subclasses and enum members read as their
@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.records import new_text_delta as text_delta
-from callstream._assembly.types import Signal
+from callstream._assembly.types import Signal, TextDelta
 from callstream.providers._fields import get_str
 
 __all__ = ("add_text", "text_value")
@@ -36,4 +35,4 @@ def add_text(signals: list[Signal], value: Any, reasoning: bool) -> None:
     non-empty text (see :func:`text_value`); otherwise nothing."""
     text = value if type(value) is str else text_value(value)
     if text:
-        signals.append(text_delta(text, reasoning))
+        signals.append(TextDelta(text, reasoning))

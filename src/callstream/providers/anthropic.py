@@ -46,8 +46,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Final
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import (
+    CallChunk,
     CallEnd,
     CallFailure,
     ServerToolUse,
@@ -220,7 +220,7 @@ class AnthropicTranslator:
         if start_input == "{}":  # Anthropic's placeholder: the arguments follow as deltas
             start_input = None
         self._open[index] = _Block(start_input, error)
-        chunk = tool_chunk(index, id_, name, None)
+        chunk = CallChunk(index, id_, name, None)
         if server:  # marked first: the call is a server call from its first event
             return [ServerToolUse(index=index, id=id_ or None), chunk]
         return [chunk]
@@ -236,7 +236,7 @@ class AnthropicTranslator:
         if not text or block is None or not isinstance(index, int):
             return []  # "" is a no-op; a delta for a block we never saw start is not a call
         block.streamed = True
-        chunk = tool_chunk(index, None, None, text)
+        chunk = CallChunk(index, None, None, text)
         return [chunk]
 
     def _block_stop(self, payload: Any) -> list[Signal]:

@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import (
+    CallChunk,
     CallEnd,
     CallFailure,
     ServerToolUse,
@@ -144,7 +144,7 @@ class BedrockTranslator:
         if not isinstance(index, int):
             return self._bad.refuse(index, "contentBlockIndex", id_, name, server=server)
         self._open.add(index)
-        chunk = tool_chunk(index, id_, name, None)
+        chunk = CallChunk(index, id_, name, None)
         if server:  # marked first: the call is a server call from its first event
             return [ServerToolUse(index=index, id=id_ or None), chunk]
         return [chunk]
@@ -164,7 +164,7 @@ class BedrockTranslator:
             return [CallFailure(error=error, index=index)]
         if not text:
             return []
-        chunk = tool_chunk(index, None, None, text)
+        chunk = CallChunk(index, None, None, text)
         return [chunk]
 
     def _stop(self, event: Any) -> list[Signal]:

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._fields import get, get_list, get_str
@@ -149,13 +148,13 @@ class CohereTranslator:
             self._last = index
             if start:
                 self._open.add(index)
-                chunk = tool_chunk(index, id_, name, args)
+                chunk = CallChunk(index, id_, name, args)
             elif args:
-                chunk = tool_chunk(index, None, None, args)
+                chunk = CallChunk(index, None, None, args)
             elif failure is None:
                 continue
             else:
-                chunk = tool_chunk(index, None, None, None)
+                chunk = CallChunk(index, None, None, None)
             out.append(chunk)
             if failure is not None:
                 self._open.discard(index)

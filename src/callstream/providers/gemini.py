@@ -32,8 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers._arguments import read_arguments
 from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
 from callstream.providers._fields import path as field_path
@@ -177,7 +176,7 @@ class GeminiTranslator:
             touched.append(index)
             args, args_failure = read_arguments(get(call, "args"))
             if not more and not leaves:
-                whole = tool_chunk(index, get_str(call, "id"), name, args)
+                whole = CallChunk(index, get_str(call, "id"), name, args)
                 out.append(whole)
                 if args_failure is not None:
                     out.append(CallFailure(error=args_failure, index=index))
@@ -187,7 +186,7 @@ class GeminiTranslator:
             start_args = args if isinstance(args, dict) and args else None
             self._call = _StreamedCall(index, start_args)
             self._call.start_error = args_failure
-            opener = tool_chunk(index, get_str(call, "id"), name, None)
+            opener = CallChunk(index, get_str(call, "id"), name, None)
             out.append(opener)
         elif self._call is None:
             if not leaves:
@@ -195,7 +194,7 @@ class GeminiTranslator:
             index = self._next_index  # arguments for a call whose start we never saw
             self._next_index += 1
             self._call = _StreamedCall(index, None)
-            nameless = tool_chunk(index, get_str(call, "id"), None, None)
+            nameless = CallChunk(index, get_str(call, "id"), None, None)
             out.append(nameless)
         current = self._call
         assert current is not None
@@ -219,7 +218,7 @@ class GeminiTranslator:
         text = "".join(pieces)
         pieces.clear()
         if text:
-            chunk = tool_chunk(call.index, None, None, text)
+            chunk = CallChunk(call.index, None, None, text)
             out.append(chunk)
 
     def _finish_call(self, out: list[Signal]) -> None:

@@ -54,7 +54,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from callstream._assembly.assembler import TRUNCATION_REASONS
-from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import (
     CallChunk,
     CallEnd,
@@ -102,7 +101,7 @@ def _checked(chunk: Any) -> CallChunk:
             )
         chunk = plain
     index, id_, name, args = chunk_fields(chunk, _WHERE)
-    return tool_chunk(index, id_, name, args)
+    return CallChunk(index, id_, name, args)
 
 
 _WHERE = "tool call chunk: "
@@ -418,7 +417,7 @@ class LangChainTranslator:
         out: list[Signal] = [chunk]
         if isinstance(args, dict) and nesting_depth(args, RECURSION_SAFE_DEPTH) is None:
             text, error = read_arguments(args, as_text=True)
-            chunk = tool_chunk(chunk.index, chunk.id, chunk.name, text)
+            chunk = CallChunk(chunk.index, chunk.id, chunk.name, text)
             out = [chunk]
             if error is not None:
                 out.append(CallFailure(error=error, index=chunk.index, id=chunk.id))
@@ -506,7 +505,7 @@ class LangChainTranslator:
         server = self._servers.get(key) if key is not None else None
         if key is None or server is None or not server.open or key in taken or not text:
             return []
-        return [tool_chunk(key, None, None, text)]
+        return [CallChunk(key, None, None, text)]
 
     def _server_piece(
         self, key: int, id_: str | None, name: str | None, text: str | None
@@ -533,9 +532,9 @@ class LangChainTranslator:
             out.append(ServerToolUse(index=key, id=id_ or None))
             server.marked = True
         if identity:
-            out.append(tool_chunk(key, id_, name, None))
+            out.append(CallChunk(key, id_, name, None))
         if text:
-            out.append(tool_chunk(key, None, None, text))
+            out.append(CallChunk(key, None, None, text))
         return out
 
     def _close(self, key: int) -> None:
@@ -739,7 +738,7 @@ class _Events:
         record.has_name = record.has_name or name is not None
         if record.kind == "server":
             return self._translator._server_piece(record.key, id_, name, None)
-        return [tool_chunk(record.key, id_, name, None)]
+        return [CallChunk(record.key, id_, name, None)]
 
     def _text(self, record: _Block, text: str, *, kept: bool = False) -> list[Signal]:
         """Argument text for a call (kept in ``parts`` unless ``kept`` says it is)."""
@@ -750,7 +749,7 @@ class _Events:
         if record.kind == "server":
             return self._translator._server_piece(record.key, None, None, text)
         if record.kind == "call":
-            return [tool_chunk(record.key, None, None, text)]
+            return [CallChunk(record.key, None, None, text)]
         return []  # held until a start or finish says whose call it is
 
     def _call_text(self, index: int | BadIndex, text: str) -> list[Signal]:
@@ -901,7 +900,7 @@ class _Events:
         for record in self._blocks.values():
             if record.kind is None and record.parts:
                 record.kind = "call"
-                out.append(tool_chunk(record.key, None, None, "".join(record.parts)))
+                out.append(CallChunk(record.key, None, None, "".join(record.parts)))
             elif record.quiet and not record.ended and record.kind in ("call", "server"):
                 error = (
                     "LangChain block-delta rewrote the call's arguments and no finished "

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
-from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers._arguments import read_arguments
 from callstream.providers._fields import get, get_list, get_str, is_record
 from callstream.providers._text import add_text
@@ -57,7 +56,7 @@ class OllamaTranslator:
             key = self._count
             self._count += 1
             args, failure = read_arguments(get(function, "arguments"))
-            chunk = tool_chunk(key, get_str(call, "id"), get_str(function, "name"), args)
+            chunk = CallChunk(key, get_str(call, "id"), get_str(function, "name"), args)
             signals.append(chunk)
             if failure is not None:
                 signals.append(CallFailure(index=key, error=failure))

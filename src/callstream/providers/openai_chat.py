@@ -48,8 +48,7 @@ import json
 import re
 from typing import Any, Final
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
-from callstream._assembly.types import CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallChunk, CallFailure, Signal, StreamEnd
 from callstream._errors import DataError, JSONLimitError
 from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
@@ -246,7 +245,7 @@ class OpenAIChatTranslator:
             # the common case: text as sent (a "" fragment, kept as the test of this
             # shape expects, is no text to the assembler, as in read_arguments)
             if arguments is None or type(arguments) is str:
-                signals.append(tool_chunk(index, id_, name, arguments))
+                signals.append(CallChunk(index, id_, name, arguments))
                 if index is not None or id_:
                     self._last_index = index
                     self._last_id = id_ or None
@@ -295,7 +294,7 @@ class OpenAIChatTranslator:
                 self._last_index = None
                 self._last_id = None
             return
-        signals.append(tool_chunk(index, id_, name, args))
+        signals.append(CallChunk(index, id_, name, args))
         if failure is not None:
             signals.append(CallFailure(index=index, id=id_ or None, name=name, error=failure))
         if index is not None or id_:

@@ -66,8 +66,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from callstream._assembly.records import new_call_chunk as tool_chunk
 from callstream._assembly.types import (
+    CallChunk,
     CallEnd,
     CallExtras,
     CallFailure,
@@ -257,14 +257,14 @@ class OpenAIResponsesTranslator:
         if not read.server and not read.extras:
             if read.id is None and read.name is None and args is None:
                 return []
-            return [tool_chunk(index, read.id, read.name, args)]
-        out: list[Signal] = [tool_chunk(index, read.id, read.name, None)]
+            return [CallChunk(index, read.id, read.name, args)]
+        out: list[Signal] = [CallChunk(index, read.id, read.name, None)]
         if read.server:
             out.append(ServerToolUse(index=index))
         if read.extras:
             out.append(CallExtras(index=index, extras=read.extras))
         if args is not None:
-            out.append(tool_chunk(index, None, None, args))
+            out.append(CallChunk(index, None, None, args))
         return out
 
     def _opening(self, call: _Item, item: Any, read: ItemCall) -> Arguments:
@@ -298,7 +298,7 @@ class OpenAIResponsesTranslator:
         a custom tool ``json.dumps({"__arg1": input})``); else ``args`` replaces it."""
         out: list[Signal] = []
         if call.closing:
-            out.append(tool_chunk(index, None, None, call.closing))
+            out.append(CallChunk(index, None, None, call.closing))
         call.ended = True
         call.closing = None
         out.append(CallEnd(index=index, args=args))
@@ -321,10 +321,10 @@ class OpenAIResponsesTranslator:
         if call is None:  # no output_item.added: named at its end
             call = self._open(index, "function_call" if function else "mcp_call", not function)
             if not function and delta:
-                return [tool_chunk(index, None, None, delta), ServerToolUse(index=index)]
+                return [CallChunk(index, None, None, delta), ServerToolUse(index=index)]
         if call.ended or call.closing is not None:
             return []  # after its end (or not a JSON-text kind): never changes the call
-        return [tool_chunk(index, None, None, delta)] if delta else []
+        return [CallChunk(index, None, None, delta)] if delta else []
 
     def _arguments_done(self, payload: Any) -> list[Signal]:
         index = self._index(payload)
@@ -354,13 +354,13 @@ class OpenAIResponsesTranslator:
             )
             call.closing = '"}'
             out.append(
-                tool_chunk(index, None, None, _open_string({}, CUSTOM_ARG if custom else "code"))
+                CallChunk(index, None, None, _open_string({}, CUSTOM_ARG if custom else "code"))
             )
             if not custom:
                 out.append(ServerToolUse(index=index))
         delta = get_str(payload, "delta")
         if not call.ended and call.closing is not None and delta and call.kind in _STRINGS:
-            out.append(tool_chunk(index, None, None, json_string_body(delta)))
+            out.append(CallChunk(index, None, None, json_string_body(delta)))
         return out
 
     def _string_done(self, payload: Any) -> list[Signal]:
@@ -400,7 +400,7 @@ class OpenAIResponsesTranslator:
         call.string_open = True
         call.closing = '"]}}'
         command = json_string_body(get_str(payload, "command") or "")
-        return [tool_chunk(index, None, None, text + command)]
+        return [CallChunk(index, None, None, text + command)]
 
     def _command_delta(self, payload: Any) -> list[Signal]:
         """``shell_call_command.delta``: more text of the open command (the command of
@@ -414,7 +414,7 @@ class OpenAIResponsesTranslator:
         number = get_int(payload, "command_index")
         if number is not None and number != call.commands - 1:
             return []
-        return [tool_chunk(index, None, None, json_string_body(delta))]
+        return [CallChunk(index, None, None, json_string_body(delta))]
 
     def _command_done(self, payload: Any) -> list[Signal]:
         """``shell_call_command.done``: the open command string closes (the complete
@@ -426,7 +426,7 @@ class OpenAIResponsesTranslator:
             return []
         call.string_open = False
         call.closing = "]}}"
-        return [tool_chunk(index, None, None, '"')]
+        return [CallChunk(index, None, None, '"')]
 
     def _streamed(self, payload: Any) -> tuple[int | BadIndex | None, _Item | None]:
         """The key and the call of a streamed-string event (None when none is known, or
@@ -550,7 +550,7 @@ class OpenAIResponsesTranslator:
         call.ended = True
         signals = []
         if name or id_:
-            signals.append(tool_chunk(index, id_, name, None))
+            signals.append(CallChunk(index, id_, name, None))
         if failure is not None:
             signals.append(CallFailure(index=index, error=failure))
         else:
