@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
 from callstream._errors import OptionTypeError, OptionValueError, UsageError
-from callstream.runner._results import ToolResult
+from callstream.runner._tool_result import ToolResult
 
 __all__ = ("MessageFormat", "tool_messages")
 
