@@ -105,7 +105,7 @@ class AsyncToolCallStream(StreamState, AsyncIterator[StreamUpdate]):
         if not self._started:
             self._started = True
             self._reap = _scheduler()
-        return self._updates.__anext__()
+        return anext(self._updates)
 
     async def aclose(self) -> None:
         """Stop reading and close the source object and its iterator (idempotent,

@@ -66,36 +66,31 @@ class UpdateRun:
                 raise StopIteration
             self._running = True
             try:
-                self._pending = self._read()
+                self._pipeline.raise_held()  # a limit error after the last item's payloads
+                try:
+                    item = next(self._items)
+                except StopIteration:
+                    self._ended = True
+                    self._pending = self._pipeline.close()
+                except Exception as exc:  # the source failed (not our code, not the consumer)
+                    self._ended = True
+                    recovered = self._pipeline.recover(exc)
+                    if recovered is None:
+                        self._pipeline.interrupt(exc)
+                        raise
+                    self._pending = recovered
+                else:
+                    self._pending = self._pipeline.feed(item)
+            except BaseException:  # the source is closed on any exception, which propagates
+                self._ended = True
+                self.close()
+                raise
             finally:
                 self._running = False
             self._at = 0
         update = self._pending[self._at]
         self._at += 1
         return update
-
-    def _read(self) -> list[StreamUpdate]:
-        """The updates of the next item (or the closing ones); the source is closed on any
-        exception, which propagates."""
-        try:
-            self._pipeline.raise_held()  # a limit error after the last item's payloads
-            try:
-                item = next(self._items)
-            except StopIteration:
-                self._ended = True
-                return self._pipeline.close()
-            except Exception as exc:  # the source failed (not our code, not the consumer)
-                self._ended = True
-                recovered = self._pipeline.recover(exc)
-                if recovered is None:
-                    self._pipeline.interrupt(exc)
-                    raise
-                return recovered
-            return self._pipeline.feed(item)
-        except BaseException:  # also cancellation while waiting for the source
-            self._ended = True
-            self.close()
-            raise
 
     def close(self) -> None:
         """Stop: drop the updates not read and close the source (once; idempotent)."""
@@ -144,36 +139,31 @@ class AsyncUpdateRun:
                 raise StopAsyncIteration
             self._running = True
             try:
-                self._pending = await self._read()
+                self._pipeline.raise_held()  # a limit error after the last item's payloads
+                try:
+                    item = await anext(self._items)
+                except StopAsyncIteration:
+                    self._ended = True
+                    self._pending = self._pipeline.close()
+                except Exception as exc:  # the source failed (not our code, not the consumer)
+                    self._ended = True
+                    recovered = self._pipeline.recover(exc)
+                    if recovered is None:
+                        self._pipeline.interrupt(exc)
+                        raise
+                    self._pending = recovered
+                else:
+                    self._pending = self._pipeline.feed(item)
+            except BaseException:  # the source is closed on any exception, which propagates
+                self._ended = True
+                await self.aclose()
+                raise
             finally:
                 self._running = False
             self._at = 0
         update = self._pending[self._at]
         self._at += 1
         return update
-
-    async def _read(self) -> list[StreamUpdate]:
-        """The updates of the next item (or the closing ones); the source is closed on any
-        exception, which propagates."""
-        try:
-            self._pipeline.raise_held()  # a limit error after the last item's payloads
-            try:
-                item = await anext(self._items)
-            except StopAsyncIteration:
-                self._ended = True
-                return self._pipeline.close()
-            except Exception as exc:  # the source failed (not our code, not the consumer)
-                self._ended = True
-                recovered = self._pipeline.recover(exc)
-                if recovered is None:
-                    self._pipeline.interrupt(exc)
-                    raise
-                return recovered
-            return self._pipeline.feed(item)
-        except BaseException:  # also cancellation while waiting for the source
-            self._ended = True
-            await self.aclose()
-            raise
 
     async def aclose(self) -> None:
         """Stop: drop the updates not read and close the source (once; idempotent)."""

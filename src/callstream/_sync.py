@@ -95,7 +95,7 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
         self._updates = UpdateRun(source, self._pipeline)
 
     def __next__(self) -> StreamUpdate:
-        return self._updates.__next__()
+        return next(self._updates)
 
     def close(self) -> None:
         """Stop reading and close the source object and its iterator (idempotent)."""

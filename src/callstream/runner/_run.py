@@ -55,7 +55,7 @@ from callstream.runner._seal import VOID_REASONS, Seal
 from callstream.runner._tools import BoundTool, bind_tools, check_timeout
 from callstream.runner._turn import Eager, Failure, Turn, is_cancellation
 
-__all__ = ("AsyncToolRun", "ToolRunStream", "ToolRunner", "check_no_loop", "in_threads")
+__all__ = ("AsyncToolRun", "ToolRunStream", "ToolRunner")
 
 
 class AsyncToolRun(AsyncIterator[RunItem]):
@@ -135,7 +135,7 @@ class AsyncToolRun(AsyncIterator[RunItem]):
         return self._turn.result()
 
 
-def check_no_loop(method: str) -> None:
+def _check_no_loop(method: str) -> None:
     """Raise :class:`UsageError` when an event loop runs in this thread."""
     running = False
     try:
@@ -159,7 +159,7 @@ def check_no_loop(method: str) -> None:
         )
 
 
-def in_threads(source: Any) -> Any:
+def _in_threads(source: Any) -> Any:
     """``source`` as the runner's loop should read it: lists, tuples and raw chunks as
     they are, any other sync iterable through a
     :class:`~callstream._sources.ThreadedSource`."""
@@ -208,7 +208,7 @@ class ToolRunStream(Iterator[RunItem]):
         if self._done:
             raise StopIteration
         if self._portal is None:
-            check_no_loop("stream")
+            _check_no_loop("stream")
             self._portal_cm = anyio.from_thread.start_blocking_portal(self._backend)
             self._portal = self._portal_cm.__enter__()
             self._context = self._portal.wrap_async_context_manager(self._run)
@@ -368,8 +368,8 @@ class ToolRunner:
         Raises:
             UsageError: called inside a running event loop, or an async source.
         """
-        check_no_loop("run")
-        run = self.astream(in_threads(source), provider=provider, **options)
+        _check_no_loop("run")
+        run = self.astream(_in_threads(source), provider=provider, **options)
 
         async def whole() -> RunResult:
             async with run:
@@ -397,5 +397,5 @@ class ToolRunner:
             UsageError: an async source (and, at the first ``next()``, a running loop).
         """
         return ToolRunStream(
-            self.astream(in_threads(source), provider=provider, **options), backend
+            self.astream(_in_threads(source), provider=provider, **options), backend
         )
