@@ -555,6 +555,65 @@ async def test_two_tasks_iterating_one_stream_get_an_error() -> None:
     assert s.result.finished and len(s.tool_calls) == 2
 
 
+class SelfIterator:
+    """A sync source that is its own iterator and counts its closes."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = iter(items)
+        self.closes = 0
+
+    def __iter__(self) -> SelfIterator:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._items)
+
+    def close(self) -> None:
+        self.closes += 1
+
+
+@pytest.mark.anyio
+async def test_a_source_that_is_its_own_iterator_is_closed_once() -> None:
+    for how in ("end", "break"):
+        sync_source, async_source = SelfIterator(CHAT), SelfIterator(CHAT)
+        with stream(sync_source) as updates:
+            for _ in updates:
+                if how == "break":
+                    break
+        async with astream(async_source) as aupdates:  # read in the loop, closed as sync
+            async for _ in aupdates:
+                if how == "break":
+                    break
+        assert (sync_source.closes, async_source.closes) == (1, 1), how
+
+
+class GeneratorSource:
+    """A sync source whose iterator is a generator: both get closed."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            yield from CHAT
+        finally:
+            self.log.append("iterator closed")
+
+    def close(self) -> None:
+        self.log.append("source closed")
+
+
+@pytest.mark.anyio
+async def test_a_sync_source_and_its_iterator_are_closed_by_both_drivers() -> None:
+    sync_source, async_source = GeneratorSource(), GeneratorSource()
+    for _ in stream(sync_source):
+        break
+    async with astream(async_source) as updates:  # read in the loop, closed as sync
+        async for _ in updates:
+            break
+    assert sync_source.log == async_source.log == ["iterator closed", "source closed"]
+
+
 @pytest.mark.anyio
 async def test_async_unknown_format_and_empty() -> None:
     with pytest.raises(UnknownFormatError):
