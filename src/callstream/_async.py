@@ -1,18 +1,13 @@
-"""Async driver (anyio: asyncio and trio): iterate a source, feed the shared pipeline.
+"""Async driver (anyio: asyncio and trio): :func:`astream`, :func:`acollect` and
+:class:`AsyncToolCallStream`.
 
-What is closed, and when: the driver closes the iterator it took from the source
-(``aiter(source)`` / ``iter(source)``) and the source object itself (``aclose()``, else
-``close()``, awaited when it returns an awaitable: openai / anthropic ``AsyncStream``,
-async generators), shielded from cancellation, as soon as the iteration ends: the
-source is exhausted or raises, the iteration is cancelled while waiting for the
-source, :meth:`AsyncToolCallStream.aclose` is called or the ``async with`` block is
-left. When a stream object that was iterated is dropped without being closed (a
-``break`` out of ``async for`` without ``async with``), closing cannot be awaited
-where it is dropped: it is scheduled on the event loop the stream was iterated in
-(a task on asyncio, a system task on trio) and runs at the loop's next step, without
-the "async generator was garbage collected" warning. ``async with`` closes at once.
-The loop is :class:`~callstream._drive.AsyncUpdateRun`; what is read and closed,
-:mod:`callstream._sources`.
+The loop, and when the source is closed (shielded from cancellation):
+:class:`~callstream._drive.AsyncUpdateRun`; what is read from the source and how it is
+closed: :mod:`callstream._sources`. When a stream object that was iterated is dropped
+with its source open (a ``break`` out of ``async for`` without ``async with``), closing
+cannot be awaited where it is dropped: it is scheduled on the event loop the stream was
+iterated in (a task on asyncio, a system task on trio) and runs at the loop's next step.
+``async with`` closes at once.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
-"""Sync driver: iterate a source, feed the shared pipeline, yield its updates; and the
-state views both drivers' stream objects offer (:class:`StreamState`).
+"""Sync driver: :func:`stream`, :func:`collect` and :class:`ToolCallStream`, and the state
+views both drivers' stream objects offer (:class:`StreamState`).
 
-What is closed, and when: the driver closes both the iterator it took from the source
-(``iter(source)``) and the source object itself when that has a ``close()`` (an
-openai / anthropic ``Stream``, a generator, a file...). It does so as soon as the
-iteration ends for any reason: the source is exhausted, the source raises, the
-consumer calls :meth:`ToolCallStream.close` or leaves the ``with`` block (also through
-an exception), or a ``for`` loop is left with ``break`` and the stream object is
-dropped (CPython frees it at once; other interpreters at their next collection). The
-loop is :class:`~callstream._drive.UpdateRun`; what is read and closed,
-:mod:`callstream._sources`.
+The loop, and when the source is closed: :class:`~callstream._drive.UpdateRun`; what is
+read from the source and how it is closed: :mod:`callstream._sources`. A ``for`` loop left
+with ``break`` closes the source when the stream object is dropped (CPython frees it at
+once; other interpreters at their next collection).
 """
 
 from __future__ import annotations
