@@ -17,7 +17,7 @@ from typing import Any
 
 from _growth import Check, main
 from callstream.runner._messages import tool_messages
-from callstream.runner._results import ToolResult
+from callstream.runner._tool_result import ToolResult
 
 
 def many_results(n: int) -> list[ToolResult]:

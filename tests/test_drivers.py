@@ -3,8 +3,11 @@ cancelling the source, concurrent iteration, and sync/async parity on asyncio an
 
 from __future__ import annotations
 
+import ast
+import difflib
 import json
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -13,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import callstream
 from callstream._assembly.types import (
     ArgumentsDelta,
     CallDone,
@@ -351,6 +355,77 @@ async def agen_of(items: list[Any]) -> AsyncIterator[Any]:
         yield item
 
 
+#: The async loop's names for the sync loop's (what else may differ is async / await).
+ASYNC_NAMES = {
+    "AsyncUpdateRun": "UpdateRun",
+    "__aiter__": "__iter__",
+    "__anext__": "__next__",
+    "StopAsyncIteration": "StopIteration",
+    "anext": "next",
+    "aiterate": "iterate",
+    "aclose": "close",
+    "aclose_source": "close_source",
+}
+
+
+class _AsSync(ast.NodeTransformer):
+    """The async loop's code read as sync: ``await x`` as ``x``, ``async def`` as ``def``,
+    the async names as their sync ones; docstrings left out on both sides."""
+
+    def visit_Await(self, node: ast.Await) -> ast.AST:
+        return self.visit(node.value)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        plain = ast.FunctionDef(**{field: getattr(node, field) for field in node._fields})
+        return self.visit_FunctionDef(ast.copy_location(plain, node))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.name = ASYNC_NAMES.get(node.name, node.name)
+        return self._undocumented(node)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        node.name = ASYNC_NAMES.get(node.name, node.name)
+        return self._undocumented(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = ASYNC_NAMES.get(node.id, node.id)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        node.attr = ASYNC_NAMES.get(node.attr, node.attr)
+        return self.generic_visit(node)
+
+    def _undocumented(self, node: ast.FunctionDef | ast.ClassDef) -> ast.AST:
+        first = node.body[0]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            node.body = node.body[1:]
+        return self.generic_visit(node)
+
+
+def loop_code(source: str, name: str) -> str:
+    """The code of class ``name`` in ``source``, read as sync, without docstrings."""
+    tree = ast.parse(source)
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    return ast.unparse(_AsSync().visit(cls))
+
+
+def test_the_sync_and_async_loops_differ_only_by_await() -> None:
+    """``_drive.py``: ``AsyncUpdateRun`` is ``UpdateRun`` but for async / await and the
+    async names, line for line (read from the source, whichever build runs)."""
+    source = (Path(callstream.__file__).parent / "_drive.py").read_text(encoding="utf-8")
+    sync, async_ = loop_code(source, "UpdateRun"), loop_code(source, "AsyncUpdateRun")
+    diff = "\n".join(difflib.unified_diff(sync.splitlines(), async_.splitlines(), lineterm=""))
+    assert sync == async_, f"the loops drifted apart:\n{diff}"
+
+
+def test_the_loop_comparison_sees_a_difference() -> None:
+    one = "class UpdateRun:\n    def f(self):\n        return next(self._items)\n"
+    two = "class AsyncUpdateRun:\n    async def f(self):\n        return await anext(self._items)\n"
+    assert loop_code(one, "UpdateRun") == loop_code(two, "AsyncUpdateRun")
+    drifted = two.replace("return await", "self._at = 0\n        return await")
+    assert loop_code(one, "UpdateRun") != loop_code(drifted, "AsyncUpdateRun")
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("name", sorted(OUR_STREAMS))
 async def test_parity_sync_async_events(name: str) -> None:
@@ -478,6 +553,65 @@ async def test_two_tasks_iterating_one_stream_get_an_error() -> None:
         tg.start_soon(second)
     assert len(errors) == 1
     assert s.result.finished and len(s.tool_calls) == 2
+
+
+class SelfIterator:
+    """A sync source that is its own iterator and counts its closes."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = iter(items)
+        self.closes = 0
+
+    def __iter__(self) -> SelfIterator:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._items)
+
+    def close(self) -> None:
+        self.closes += 1
+
+
+@pytest.mark.anyio
+async def test_a_source_that_is_its_own_iterator_is_closed_once() -> None:
+    for how in ("end", "break"):
+        sync_source, async_source = SelfIterator(CHAT), SelfIterator(CHAT)
+        with stream(sync_source) as updates:
+            for _ in updates:
+                if how == "break":
+                    break
+        async with astream(async_source) as aupdates:  # read in the loop, closed as sync
+            async for _ in aupdates:
+                if how == "break":
+                    break
+        assert (sync_source.closes, async_source.closes) == (1, 1), how
+
+
+class GeneratorSource:
+    """A sync source whose iterator is a generator: both get closed."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            yield from CHAT
+        finally:
+            self.log.append("iterator closed")
+
+    def close(self) -> None:
+        self.log.append("source closed")
+
+
+@pytest.mark.anyio
+async def test_a_sync_source_and_its_iterator_are_closed_by_both_drivers() -> None:
+    sync_source, async_source = GeneratorSource(), GeneratorSource()
+    for _ in stream(sync_source):
+        break
+    async with astream(async_source) as updates:  # read in the loop, closed as sync
+        async for _ in updates:
+            break
+    assert sync_source.log == async_source.log == ["iterator closed", "source closed"]
 
 
 @pytest.mark.anyio

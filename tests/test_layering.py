@@ -4,10 +4,11 @@ Layers (a module may import callstream modules of its own layer's package or of 
 layers only) and the third-party packages each layer may import at module level:
 
     L5  callstream/__init__.py          re-exports; partial_json_parser (for Allow)
-    L4  _pipeline < _sync, _async       drivers over the shared pipeline, then the tool
+    L4  _pipeline < drivers             drivers over the shared pipeline, then the tool
         < runner < cli                  runner on top of them, then the shell; anyio only
-                                        in _async and the runner's task modules
-        (_pipeline includes _result, split out of _pipeline.py)
+                                        in _sources (lazily) and the runner's modules
+        (_pipeline includes _result and _update, split out of _pipeline.py; the drivers
+        are _sources, _drive, _sync and _async)
     L3  providers, tools, feed < parsers pydantic; SDKs / LangChain / rich only lazily
         (tools includes _tool_docstrings and _tool_schema, split out of tools.py)
     L2  _assembly                       standard library (+ typing_extensions)
@@ -53,9 +54,10 @@ def layer_of(module: str) -> tuple[float, str]:
         "_pipeline": (4, "_pipeline"),
         "_result": (4, "_pipeline"),
         "_update": (4, "_pipeline"),
-        "_sync": (4.5, "_sync"),
-        "_drive": (4.5, "_sync"),
-        "_async": (4.5, "_async"),
+        "_sources": (4.5, "drivers"),
+        "_drive": (4.5, "drivers"),
+        "_sync": (4.5, "drivers"),
+        "_async": (4.5, "drivers"),
         "runner": (4.6, "runner"),
         "ui": (4.7, "ui"),
         "cli": (4.8, "cli"),
@@ -83,10 +85,9 @@ ONLY_IN = {
     # ImportError with a no-op stand-in), so only the lowest module may touch it
     "mypy_extensions": {"callstream._types"},
     "anyio": {
-        "callstream._async",
+        "callstream._sources",  # inside the async parts only: a sync stream never loads it
         "callstream.runner._run",
         "callstream.runner._turn",
-        "callstream.runner._sync",
     },
 }
 # Modules that exist to wrap an optional package; they are themselves imported lazily.
@@ -238,4 +239,121 @@ def test_inside_a_core_package_imports_point_down(package: str) -> None:
             other = name[len(package) + 1 :].split(".")[0]
             assert _tier(package, other) < own, (
                 f"{module} imports {name}: inside {package} imports must point down"
+            )
+
+
+# --- no import circles, counting every import (lazy and typing-only ones too) ------------
+
+#: Circles not removed yet, each with what removes it (the list may only shrink).
+KNOWN_CIRCLES: list[set[str]] = [
+    # the parser session and the parsers' base call each other's hooks (issue 24 item 3:
+    # the hooks stated as a Protocol)
+    {"callstream.parsers._base", "callstream.parsers._session", "callstream.parsers._shown"},
+]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every callstream module and the callstream modules it imports anywhere in its file
+    (``from package import submodule`` counts as importing the submodule)."""
+    found = dict(modules())
+    graph: dict[str, set[str]] = {}
+    for module, path in found.items():
+        targets = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        named = {
+            f"{node.module}.{alias.name}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level
+            for alias in node.names
+        }
+        for name in [name for name, _ in imports(path, module)] + sorted(named):
+            if name in found and name != module:
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected parts of ``graph`` with more than one module (Tarjan's
+    algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.add(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    found.append(part)
+    return found
+
+
+def test_circles_are_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert circles(graph) == [{"a", "b", "c"}]
+
+
+def test_no_import_circles() -> None:
+    found = circles(import_graph())
+    assert sorted(map(sorted, found)) == sorted(map(sorted, KNOWN_CIRCLES)), (
+        "modules importing each other (also lazily or for typing only): "
+        f"{[sorted(part) for part in found if part not in KNOWN_CIRCLES]}; circles no longer "
+        f"there must leave KNOWN_CIRCLES: {[sorted(p) for p in KNOWN_CIRCLES if p not in found]}"
+    )
+
+
+# --- no private names across modules -------------------------------------------------------
+
+#: Packages whose modules still share underscored names among themselves (issue 24 item 3).
+PRIVATE_INSIDE: set[str] = {"callstream._json"}
+
+
+@pytest.mark.parametrize(("module", "path"), modules(), ids=[m for m, _ in modules()])
+def test_no_private_name_is_imported_from_another_module(module: str, path: Path) -> None:
+    """A name starting with ``_`` stays in its module (a private module is imported by its
+    public names)."""
+    found = dict(modules())
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(
+            "callstream"
+        ):
+            continue
+        source = node.module or ""
+        if source.rpartition(".")[0] in PRIVATE_INSIDE and module.startswith(
+            source.rpartition(".")[0] + "."
+        ):
+            continue
+        for alias in node.names:
+            if f"{source}.{alias.name}" in found:
+                continue  # a module
+            assert not alias.name.startswith("_") or alias.name.startswith("__"), (
+                f"{module} imports the private name {alias.name} from {source}"
             )

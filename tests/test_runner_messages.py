@@ -29,7 +29,8 @@ from pydantic import BaseModel
 import callstream
 from callstream._errors import OptionTypeError, OptionValueError
 from callstream.runner._messages import tool_messages
-from callstream.runner._results import RunResult, Status, ToolResult
+from callstream.runner._results import RunResult
+from callstream.runner._tool_result import Status, ToolResult
 
 ALL_FORMATS = (
     "openai",

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -287,6 +288,33 @@ def test_leaving_early_closes_the_items() -> None:
     next(frames)
     frames.close()  # type: ignore[attr-defined]
     assert closed == ["closed"]
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_leaving_async_items_early_closes_them_shielded(backend: str) -> None:
+    """Closing the emitter inside a cancelled scope still closes the items' source, and
+    its awaiting ``finally`` runs (closing is shielded, as in the drivers)."""
+    updates = list(callstream.stream(WRITERS["anthropic"]([("c", "f", '{"a": 1}')], [], "ok")))
+    closed: list[bool] = []
+
+    async def items() -> AsyncIterator[Any]:
+        try:
+            for update in updates:
+                yield update
+            await anyio.sleep_forever()
+        finally:
+            await anyio.lowlevel.checkpoint()  # an awaiting close: cancelled unless shielded
+            closed.append(True)
+
+    async def main() -> None:
+        messages = mcp_apps_notifications(items(), min_interval=0)
+        with anyio.CancelScope() as scope:
+            await messages.__anext__()
+            scope.cancel()
+            await messages.aclose()  # type: ignore[attr-defined]
+
+    anyio.run(main, backend=backend)
+    assert closed == [True]
 
 
 def test_sync_and_async_items_give_the_same_frames() -> None:

@@ -1,122 +1,31 @@
-"""Async driver (anyio: asyncio and trio): iterate a source, feed the shared pipeline.
+"""Async driver (anyio: asyncio and trio): :func:`astream`, :func:`acollect` and
+:class:`AsyncToolCallStream`.
 
-What is closed, and when: the driver closes the iterator it took from the source
-(``aiter(source)`` / ``iter(source)``) and the source object itself (``aclose()``, else
-``close()``, awaited when it returns an awaitable: openai / anthropic ``AsyncStream``,
-async generators), shielded from cancellation, as soon as the iteration ends: the
-source is exhausted or raises, the iteration is cancelled while waiting for the
-source, :meth:`AsyncToolCallStream.aclose` is called or the ``async with`` block is
-left. When a stream object that was iterated is dropped without being closed (a
-``break`` out of ``async for`` without ``async with``), closing cannot be awaited
-where it is dropped: it is scheduled on the event loop the stream was iterated in
-(a task on asyncio, a system task on trio) and runs at the loop's next step, without
-the "async generator was garbage collected" warning. ``async with`` closes at once.
+The loop, and when the source is closed (shielded from cancellation):
+:class:`~callstream._drive.AsyncUpdateRun`; what is read from the source and how it is
+closed: :mod:`callstream._sources`. When a stream object that was iterated is dropped
+with its source open (a ``break`` out of ``async for`` without ``async with``), closing
+cannot be awaited where it is dropped: it is scheduled on the event loop the stream was
+iterated in (a task on asyncio, a system task on trio) and runs at the loop's next step.
+``async with`` closes at once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import inspect
 import sys
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterable,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterable,
-    Iterator,
-    Mapping,
-)
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
-import anyio
-import anyio.lowlevel
-
-from callstream._errors import ConcurrentIterationError, UsageError
+from callstream._drive import AsyncUpdateRun
 from callstream._pipeline import Pipeline
-from callstream._result import StreamResult, StreamState, StreamUpdate, attach_result
+from callstream._result import StreamResult, StreamUpdate, attach_result
+from callstream._sync import StreamState
 from callstream.providers import Translator
 
 _Closer = Callable[[], Awaitable[None]]
 
 __all__ = ("AsyncToolCallStream", "acollect", "astream")
-
-
-def _iterator(source: Any) -> AsyncIterator[Any] | Iterator[Any]:
-    if isinstance(source, (str, bytes, bytearray, memoryview)):
-        return iter((source,))  # one raw chunk holding the whole stream
-    if isinstance(source, AsyncIterable):
-        return aiter(source)
-    if not isinstance(source, Iterable):  # a streamed httpx response: its body
-        abody = getattr(source, "aiter_bytes", None)
-        if callable(abody):
-            chunks: AsyncIterable[Any] = abody()
-            return aiter(chunks)
-        body = getattr(source, "iter_bytes", None)
-        if callable(body):
-            pieces: Iterable[Any] = body()
-            return iter(pieces)
-    if isinstance(source, Mapping) or not isinstance(source, Iterable):
-        raise UsageError(
-            f"source must be an (async) iterable of payloads or chunks, got {source!r}"
-        )
-    return iter(source)
-
-
-async def _close_one(obj: Any) -> None:
-    aclose = getattr(obj, "aclose", None)
-    if callable(aclose):
-        await aclose()
-        return
-    close = getattr(obj, "close", None)
-    if callable(close):
-        result = close()
-        if inspect.isawaitable(result):  # the SDKs' AsyncStream.close() is async
-            await result
-
-
-async def _close_source(source: AsyncIterator[Any] | Iterator[Any], owner: Any) -> None:
-    """Close the iterator taken from the source, then the source object, shielded."""
-    with anyio.CancelScope(shield=True):
-        try:
-            await _close_one(source)
-        finally:
-            if owner is not source:
-                await _close_one(owner)
-
-
-async def _run(
-    source: AsyncIterator[Any] | Iterator[Any], owner: Any, pipeline: Pipeline
-) -> AsyncGenerator[StreamUpdate, None]:
-    # Module-level on purpose (no reference back to the stream object); cancellation,
-    # an error or aclose() all leave through `finally`, which closes the source shielded.
-    is_async = isinstance(source, AsyncIterator)
-    try:
-        while True:
-            try:
-                if is_async:
-                    item = await source.__anext__()  # type: ignore[union-attr]
-                else:
-                    await anyio.lowlevel.checkpoint()  # a sync source must not starve the loop
-                    item = next(source)  # type: ignore[arg-type]
-            except (StopAsyncIteration, StopIteration):
-                break
-            except Exception as exc:  # the source failed (cancellation is not caught)
-                recovered = pipeline.recover(exc)
-                if recovered is None:
-                    pipeline.interrupt(exc)
-                    raise
-                for update in recovered:
-                    yield update
-                return
-            for update in pipeline.feed(item):
-                yield update
-            pipeline.raise_held()  # a limit error after this item's payloads
-        for update in pipeline.close():
-            yield update
-    finally:
-        await _close_source(source, owner)
 
 
 def _scheduler() -> Callable[[_Closer], None] | None:
@@ -164,10 +73,10 @@ def _scheduler() -> Callable[[_Closer], None] | None:
 
 async def _quietly(closer: _Closer) -> None:
     # Runs detached from any caller: an error closing an abandoned source has nobody to
-    # report to, and must not crash the event loop (trio system tasks would).
-    with anyio.CancelScope(shield=True):
-        with contextlib.suppress(Exception):
-            await closer()
+    # report to, and must not crash the event loop (trio system tasks would). The closing
+    # itself is shielded (callstream._sources.aclose_source).
+    with contextlib.suppress(Exception):
+        await closer()
 
 
 class AsyncToolCallStream(StreamState, AsyncIterator[StreamUpdate]):
@@ -179,61 +88,37 @@ class AsyncToolCallStream(StreamState, AsyncIterator[StreamUpdate]):
     iterated schedules that on its event loop (see the module docstring).
     """
 
-    __slots__ = ("_busy", "_owner", "_pipeline", "_reap", "_source", "_started", "_updates")
+    __slots__ = ("_pipeline", "_reap", "_started", "_updates")
 
     def __init__(self, source: Any, provider: str | Translator, options: dict[str, Any]) -> None:
         self._reap: Callable[[_Closer], None] | None = None  # first: __del__ reads it
         self._pipeline = Pipeline(provider, **options)
-        self._source = _iterator(source)
-        self._owner = source
-        self._updates = _run(self._source, source, self._pipeline)
-        self._busy = False
+        self._updates = AsyncUpdateRun(source, self._pipeline)
         self._started = False
 
-    async def __anext__(self) -> StreamUpdate:
-        if self._busy:
-            raise ConcurrentIterationError("this stream is already being iterated by another task")
-        self._busy = True
+    def __anext__(self) -> Awaitable[StreamUpdate]:
         if not self._started:
             self._started = True
             self._reap = _scheduler()
-        try:
-            return await self._updates.__anext__()
-        finally:
-            self._busy = False
+        return anext(self._updates)
 
     async def aclose(self) -> None:
         """Stop reading and close the source object and its iterator (idempotent,
         shielded from cancellation)."""
         self._reap = None
-        unstarted = not self._started  # a started generator closes the source itself
         self._started = True
-        with anyio.CancelScope(shield=True):
-            await self._updates.aclose()
-            if unstarted:
-                await _close_source(self._source, self._owner)
+        await self._updates.aclose()
 
     def __del__(self) -> None:
-        # Dropped while its generator is suspended (a `break` without `async with`):
-        # schedule the close on the loop it ran in. The closure keeps the generator and
-        # the source alive until then, so neither is finalized by the garbage collector.
+        # Dropped with its source open (a `break` without `async with`): schedule the
+        # close on the event loop it ran in. The bound method keeps the driver loop and
+        # its source alive until then, so neither is finalized by the garbage collector.
         reap = self._reap
-        if reap is None:
-            return
-        updates = self._updates
-        if getattr(updates, "ag_frame", None) is None:  # finished: the source was closed already
+        if reap is None or self._updates.closed:
             return
         self._reap = None
-        source, owner = self._source, self._owner
-
-        async def close() -> None:
-            try:
-                await updates.aclose()
-            finally:
-                await _close_source(source, owner)
-
         with contextlib.suppress(Exception):  # the loop is closed or the run is over
-            reap(close)
+            reap(self._updates.aclose)
 
     async def __aenter__(self) -> AsyncToolCallStream:
         return self

@@ -1,17 +1,17 @@
-"""What a stream gives: one update per payload, the final result, and the state views.
+"""What a stream gives: one update per payload and the final result.
 
 :class:`StreamUpdate` is what :meth:`~callstream._pipeline.Pipeline.feed` returns per
 payload (defined in ``_update``, compiled in the compiled build), :class:`StreamResult` the outcome
-of a whole stream, :class:`StreamState` the views the drivers' stream objects offer (read
-from their pipeline), and :func:`attach_result` how an interrupted stream's result rides
-on the source's exception. Pure data: no I/O, no translation, no assembly.
+of a whole stream, and :func:`attach_result` how an interrupted stream's result rides
+on the source's exception. Pure data: no I/O, no translation, no assembly. The state
+views the drivers' stream objects offer are :class:`callstream._sync.StreamState`.
 """
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from callstream._assembly.types import (
     InvalidToolCall,
@@ -20,10 +20,7 @@ from callstream._assembly.types import (
 )
 from callstream._update import StreamUpdate
 
-if TYPE_CHECKING:
-    from callstream._pipeline import Pipeline
-
-__all__ = ("StreamResult", "StreamState", "StreamUpdate", "attach_result")
+__all__ = ("StreamResult", "StreamUpdate", "attach_result")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,55 +99,3 @@ def attach_result(exc: BaseException, result: StreamResult) -> None:
                 f"call(s), {len(result.invalid_tool_calls)} invalid)"
             )
 
-
-class StreamState:
-    """The state views both drivers' stream objects offer, read from their pipeline.
-
-    Readable at any time, also after the iteration was closed or cancelled.
-    """
-
-    __slots__ = ()  # the driver classes are slotted; keep their instances free of __dict__
-
-    _pipeline: Pipeline
-
-    @property
-    def result(self) -> StreamResult:
-        """The result so far (final once the iteration ended)."""
-        return self._pipeline.result()
-
-    @property
-    def tool_calls(self) -> list[ToolCall]:
-        """The tool calls so far (valid and final once the iteration ended)."""
-        return self._pipeline.assembler.tool_calls
-
-    @property
-    def invalid_tool_calls(self) -> list[InvalidToolCall]:
-        """The invalid tool calls so far."""
-        return self._pipeline.assembler.invalid_tool_calls
-
-    @property
-    def server_tool_calls(self) -> list[ServerToolCall]:
-        """The server-side tool calls so far (run by the provider, not by you)."""
-        return self._pipeline.assembler.server_tool_calls
-
-    @property
-    def call_extras(self) -> dict[str, dict[str, Any]]:
-        """Facts about calls beyond LangChain's keys, by call id (see
-        :attr:`StreamResult.call_extras`)."""
-        return self._pipeline.assembler.call_extras
-
-    @property
-    def finish_reason(self) -> str | None:
-        """The finish reason, once the stream finished (see :class:`StreamResult`)."""
-        return self._pipeline.assembler.finish_reason
-
-    @property
-    def provider_finish_reason(self) -> str | None:
-        """The provider's own word for the finish reason, once the stream finished."""
-        return self._pipeline.assembler.provider_finish_reason
-
-    @property
-    def provider_error(self) -> str | None:
-        """The provider's message when it ended the stream with an error (see
-        :class:`StreamResult`)."""
-        return self._pipeline.assembler.provider_error

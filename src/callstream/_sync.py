@@ -1,38 +1,77 @@
-"""Sync driver: iterate a source, feed the shared pipeline, yield its updates.
+"""Sync driver: :func:`stream`, :func:`collect` and :class:`ToolCallStream`, and the state
+views both drivers' stream objects offer (:class:`StreamState`).
 
-What is closed, and when: the driver closes both the iterator it took from the source
-(``iter(source)``) and the source object itself when that has a ``close()`` (an
-openai / anthropic ``Stream``, a generator, a file...). It does so as soon as the
-iteration ends for any reason: the source is exhausted, the source raises, the
-consumer calls :meth:`ToolCallStream.close` or leaves the ``with`` block (also through
-an exception), or a ``for`` loop is left with ``break`` and the stream object is
-dropped (CPython frees it at once; other interpreters at their next collection).
+The loop, and when the source is closed: :class:`~callstream._drive.UpdateRun`; what is
+read from the source and how it is closed: :mod:`callstream._sources`. A ``for`` loop left
+with ``break`` closes the source when the stream object is dropped (CPython frees it at
+once; other interpreters at their next collection).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from callstream._assembly.types import InvalidToolCall, ServerToolCall, ToolCall
 from callstream._drive import UpdateRun
-from callstream._errors import UsageError
 from callstream._pipeline import Pipeline
-from callstream._result import StreamResult, StreamState, StreamUpdate, attach_result
+from callstream._result import StreamResult, StreamUpdate, attach_result
 from callstream.providers import Translator
 
-__all__ = ("ToolCallStream", "collect", "stream")
+__all__ = ("StreamState", "ToolCallStream", "collect", "stream")
 
 
-def _iterator(source: Any) -> Iterator[Any]:
-    if isinstance(source, (str, bytes, bytearray, memoryview)):
-        return iter((source,))  # one raw chunk holding the whole stream
-    body: Any = None if isinstance(source, Iterable) else getattr(source, "iter_bytes", None)
-    if callable(body):
-        return iter(body())  # a streamed httpx response: its body (the response is closed)
-    if isinstance(source, Mapping) or not isinstance(source, Iterable):
-        hint = " (use astream / acollect)" if hasattr(source, "__aiter__") else ""
-        raise UsageError(f"source must be an iterable of payloads or chunks{hint}, got {source!r}")
-    return iter(source)
+class StreamState:
+    """The state views both drivers' stream objects offer, read from their pipeline.
+
+    Readable at any time, also after the iteration was closed or cancelled.
+    """
+
+    __slots__ = ()  # the driver classes are slotted; keep their instances free of __dict__
+
+    _pipeline: Pipeline
+
+    @property
+    def result(self) -> StreamResult:
+        """The result so far (final once the iteration ended)."""
+        return self._pipeline.result()
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The tool calls so far (valid and final once the iteration ended)."""
+        return self._pipeline.assembler.tool_calls
+
+    @property
+    def invalid_tool_calls(self) -> list[InvalidToolCall]:
+        """The invalid tool calls so far."""
+        return self._pipeline.assembler.invalid_tool_calls
+
+    @property
+    def server_tool_calls(self) -> list[ServerToolCall]:
+        """The server-side tool calls so far (run by the provider, not by you)."""
+        return self._pipeline.assembler.server_tool_calls
+
+    @property
+    def call_extras(self) -> dict[str, dict[str, Any]]:
+        """Facts about calls beyond LangChain's keys, by call id (see
+        :attr:`StreamResult.call_extras`)."""
+        return self._pipeline.assembler.call_extras
+
+    @property
+    def finish_reason(self) -> str | None:
+        """The finish reason, once the stream finished (see :class:`StreamResult`)."""
+        return self._pipeline.assembler.finish_reason
+
+    @property
+    def provider_finish_reason(self) -> str | None:
+        """The provider's own word for the finish reason, once the stream finished."""
+        return self._pipeline.assembler.provider_finish_reason
+
+    @property
+    def provider_error(self) -> str | None:
+        """The provider's message when it ended the stream with an error (see
+        :class:`StreamResult`)."""
+        return self._pipeline.assembler.provider_error
 
 
 class ToolCallStream(StreamState, Iterator[StreamUpdate]):
@@ -44,16 +83,14 @@ class ToolCallStream(StreamState, Iterator[StreamUpdate]):
     iterator taken from it.
     """
 
-    __slots__ = ("_owner", "_pipeline", "_source", "_updates")
+    __slots__ = ("_pipeline", "_updates")
 
     def __init__(self, source: Any, provider: str | Translator, options: dict[str, Any]) -> None:
         self._pipeline = Pipeline(provider, **options)
-        self._source = _iterator(source)
-        self._owner = source
-        self._updates = UpdateRun(self._source, source, self._pipeline)
+        self._updates = UpdateRun(source, self._pipeline)
 
     def __next__(self) -> StreamUpdate:
-        return self._updates.next_update()
+        return next(self._updates)
 
     def close(self) -> None:
         """Stop reading and close the source object and its iterator (idempotent)."""

@@ -14,23 +14,23 @@ from __future__ import annotations
 
 from callstream.runner._messages import MessageFormat as MessageFormat
 from callstream.runner._messages import tool_messages as tool_messages
-from callstream.runner._results import OUTPUT_MAX_DEPTH as OUTPUT_MAX_DEPTH
 from callstream.runner._results import RunItem as RunItem
 from callstream.runner._results import RunResult as RunResult
-from callstream.runner._results import Status as Status
 from callstream.runner._results import ToolCancelled as ToolCancelled
 from callstream.runner._results import ToolEvent as ToolEvent
 from callstream.runner._results import ToolFailed as ToolFailed
 from callstream.runner._results import ToolFinished as ToolFinished
-from callstream.runner._results import ToolResult as ToolResult
 from callstream.runner._results import ToolStarted as ToolStarted
-from callstream.runner._results import output_data as output_data
-from callstream.runner._results import render_output as render_output
 from callstream.runner._run import AsyncToolRun as AsyncToolRun
 from callstream.runner._run import ToolRunner as ToolRunner
+from callstream.runner._run import ToolRunStream as ToolRunStream
 from callstream.runner._seal import VOID_REASONS as VOID_REASONS
 from callstream.runner._seal import Seal as Seal
-from callstream.runner._sync import ToolRunStream as ToolRunStream
+from callstream.runner._tool_result import OUTPUT_MAX_DEPTH as OUTPUT_MAX_DEPTH
+from callstream.runner._tool_result import Status as Status
+from callstream.runner._tool_result import ToolResult as ToolResult
+from callstream.runner._tool_result import output_data as output_data
+from callstream.runner._tool_result import render_output as render_output
 from callstream.runner._tools import Tool as Tool
 
 __all__ = (

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeAlias
 
 from callstream._errors import OptionTypeError, OptionValueError, UsageError
 from callstream.runner._item_outputs import Reply, responses_item
-from callstream.runner._results import ToolResult
+from callstream.runner._tool_result import ToolResult
 
 __all__ = ("MessageFormat", "tool_messages")
 

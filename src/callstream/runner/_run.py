@@ -22,35 +22,40 @@ never as an exception group (it never leaves a task through the task group). A s
 runs in a worker thread; cancelling it abandons the thread (Python cannot stop it): its
 result is discarded and it is reported cancelled. One that returns an awaitable has it
 awaited on the loop, on asyncio and trio alike.
+
+The sync faces, :meth:`ToolRunner.run` and :meth:`ToolRunner.stream` (a
+:class:`ToolRunStream`): tools run concurrently, so even a sync caller needs an event
+loop: ``run`` starts one (``anyio.run``) for the turn; ``stream`` runs one in a helper
+thread (an anyio blocking portal) and hands its items over one by one. A sync source that
+blocks (an SDK ``Stream`` reading the network) is read in a worker thread, one ``next()``
+at a time, so the loop keeps running the tools meanwhile; a list, a tuple or one raw
+chunk is read in the loop (nothing to wait for). Neither may be called from a running
+event loop: they raise :class:`~callstream.UsageError` (use ``arun`` / ``astream`` there).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+import sys
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping
+from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.from_thread
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from callstream._assembly.types import ToolCall
 from callstream._async import AsyncToolCallStream, astream
 from callstream._errors import OptionTypeError, OptionValueError, UsageError
+from callstream._sources import ThreadedSource
 from callstream.providers import Translator
 from callstream.runner._results import RunItem, RunResult
 from callstream.runner._seal import VOID_REASONS, Seal
 from callstream.runner._tools import BoundTool, bind_tools, check_timeout
-from callstream.runner._turn import Failure, Turn
+from callstream.runner._turn import Eager, Failure, Turn, is_cancellation
 
-if TYPE_CHECKING:
-    from callstream.runner._sync import ToolRunStream
-
-__all__ = ("AsyncToolRun", "Eager", "ToolRunner")
-
-Eager = bool | Callable[[ToolCall], bool]
-"""Whether a sealed call's tool starts before the stream ends: for every call, or per
-call (a predicate given the sealed call)."""
+__all__ = ("AsyncToolRun", "ToolRunStream", "ToolRunner")
 
 
 class AsyncToolRun(AsyncIterator[RunItem]):
@@ -128,6 +133,127 @@ class AsyncToolRun(AsyncIterator[RunItem]):
     def result(self) -> RunResult:
         """The run's result so far (final once the iteration ended)."""
         return self._turn.result()
+
+
+def _check_no_loop(method: str) -> None:
+    """Raise :class:`UsageError` when an event loop runs in this thread."""
+    running = False
+    try:
+        import asyncio
+
+        asyncio.get_running_loop()
+        running = True
+    except RuntimeError:
+        pass
+    trio = sys.modules.get("trio")
+    if trio is not None and not running:
+        try:
+            trio.lowlevel.current_trio_token()
+            running = True
+        except RuntimeError:
+            pass
+    if running:
+        raise UsageError(
+            f"ToolRunner.{method}() cannot run inside a running event loop; "
+            f"use `await runner.arun(...)` or `async with runner.astream(...)` there"
+        )
+
+
+def _in_threads(source: Any) -> Any:
+    """``source`` as the runner's loop should read it: lists, tuples and raw chunks as
+    they are, any other sync iterable through a
+    :class:`~callstream._sources.ThreadedSource`."""
+    if isinstance(source, (list, tuple, str, bytes, bytearray, memoryview)):
+        return source
+    if hasattr(source, "__aiter__"):
+        raise UsageError(
+            "this source is async: use `await runner.arun(...)` or `runner.astream(...)`"
+        )
+    return ThreadedSource(source)
+
+
+async def _next_item(run: AsyncToolRun) -> RunItem | Failure:
+    """The run's next item, or a ``BaseException`` it raised (a tool's ``SystemExit``)
+    boxed: raised through the portal, it would stop the portal's event loop instead of
+    reaching the caller."""
+    try:
+        return await run.__anext__()
+    except Exception:
+        raise
+    except BaseException as exc:
+        if is_cancellation(exc):
+            raise
+        return Failure(exc)
+
+
+class ToolRunStream(Iterator[RunItem]):
+    """A sync iterator over one turn's updates and tool events; see ``ToolRunner.stream``.
+
+    The event loop (in a helper thread) starts at the first ``next()``; ``close()`` (or
+    leaving a ``with`` block, or dropping it) cancels the tools still running and stops
+    the loop. :attr:`result` is readable at any time.
+    """
+
+    __slots__ = ("_backend", "_context", "_done", "_portal", "_portal_cm", "_run")
+
+    def __init__(self, run: AsyncToolRun, backend: str) -> None:
+        self._run = run
+        self._backend = backend
+        self._portal_cm: Any = None
+        self._portal: Any = None
+        self._context: Any = None
+        self._done = False
+
+    def __next__(self) -> RunItem:
+        if self._done:
+            raise StopIteration
+        if self._portal is None:
+            _check_no_loop("stream")
+            self._portal_cm = anyio.from_thread.start_blocking_portal(self._backend)
+            self._portal = self._portal_cm.__enter__()
+            self._context = self._portal.wrap_async_context_manager(self._run)
+            self._context.__enter__()
+        try:
+            item: RunItem | Failure = self._portal.call(_next_item, self._run)
+        except StopAsyncIteration:
+            self.close()
+            raise StopIteration from None
+        except BaseException:
+            self.close()
+            raise
+        if isinstance(item, Failure):
+            self.close()
+            raise item.exc
+        return item
+
+    def close(self) -> None:
+        """Stop: cancel the tools still running, close the source, stop the loop."""
+        if self._done:
+            return
+        self._done = True
+        context, portal_cm = self._context, self._portal_cm
+        self._context = self._portal = self._portal_cm = None
+        try:
+            if context is not None:
+                context.__exit__(None, None, None)
+        finally:
+            if portal_cm is not None:
+                portal_cm.__exit__(None, None, None)
+
+    def __enter__(self) -> ToolRunStream:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    @property
+    def result(self) -> RunResult:
+        """The run's result so far (final once the iteration ended)."""
+        return self._run.result
 
 
 class ToolRunner:
@@ -242,10 +368,8 @@ class ToolRunner:
         Raises:
             UsageError: called inside a running event loop, or an async source.
         """
-        from callstream.runner._sync import check_no_loop, in_threads
-
-        check_no_loop("run")
-        run = self.astream(in_threads(source), provider=provider, **options)
+        _check_no_loop("run")
+        run = self.astream(_in_threads(source), provider=provider, **options)
 
         async def whole() -> RunResult:
             async with run:
@@ -272,8 +396,6 @@ class ToolRunner:
         Raises:
             UsageError: an async source (and, at the first ``next()``, a running loop).
         """
-        from callstream.runner._sync import ToolRunStream, in_threads
-
         return ToolRunStream(
-            self.astream(in_threads(source), provider=provider, **options), backend
+            self.astream(_in_threads(source), provider=provider, **options), backend
         )

@@ -24,7 +24,7 @@ import inspect
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 import anyio.abc
@@ -37,24 +37,35 @@ from callstream._update import copy_json
 from callstream.runner._results import (
     RunItem,
     RunResult,
-    Status,
     ToolCancelled,
     ToolEvent,
     ToolFailed,
     ToolFinished,
-    ToolResult,
     ToolStarted,
 )
-from callstream.runner._seal import Action, Broken, Ended, Rejected, Sealed, Sealer, Voided
+from callstream.runner._seal import Action, Broken, Ended, Rejected, Seal, Sealed, Sealer, Voided
+from callstream.runner._tool_result import Status, ToolResult
 from callstream.runner._tools import BoundTool, Prepared
 
-if TYPE_CHECKING:
-    from callstream.runner._run import ToolRunner
-
-__all__ = ("DEFAULT_THREADS", "Failure", "Turn")
+__all__ = ("DEFAULT_THREADS", "Eager", "Failure", "RunnerSettings", "Turn")
 
 DEFAULT_THREADS = 64
 """Sync tools of one run that may hold a worker thread at once (without max_concurrency)."""
+
+Eager = bool | Callable[[ToolCall], bool]
+"""Whether a sealed call's tool starts before the stream ends: for every call, or per
+call (a predicate given the sealed call)."""
+
+
+class RunnerSettings(Protocol):
+    """What a turn reads of its :class:`~callstream.runner.ToolRunner` (which checks them)."""
+
+    tools: dict[str, BoundTool]
+    eager: Eager
+    max_concurrency: int | None
+    timeout: float | None
+    seal: Seal
+    void_reasons: frozenset[str]
 
 
 class Failure:
@@ -82,7 +93,7 @@ class Turn:
     """One model turn: the stream, the sealer, the tools' tasks and their results
     (internal; see the module docstring)."""
 
-    def __init__(self, runner: ToolRunner, stream: AsyncToolCallStream) -> None:
+    def __init__(self, runner: RunnerSettings, stream: AsyncToolCallStream) -> None:
         self.runner = runner
         self.stream = stream
         self.sealer = Sealer(runner.seal, runner.void_reasons)

@@ -5,7 +5,8 @@ it (or, when the items raise, hand it the failure: the client gets an error even
 well-formed end, and the exception is re-raised only with ``raise_errors=True``). Misuse
 the encoder raises (an item of the wrong kind) propagates as it is.
 Leaving early (the client went away: the generator is closed) closes the items' source
-when it has ``close()`` / ``aclose()`` (a ``ToolCallStream``, a ``ToolRunStream``...).
+when it has ``close()`` / ``aclose()`` (a ``ToolCallStream``, a ``ToolRunStream``...), by
+the rule of :mod:`callstream._sources` (async: shielded from cancellation).
 
 Every frame is written by the one JSON writer under its output rule
 (:mod:`callstream._json.dump`: valid UTF-8 JSON, lone surrogates as U+FFFD, ``NaN`` as
@@ -17,11 +18,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar, overload
 
-from callstream._async import _close_one
-from callstream._drive import close_object as _close
 from callstream._errors import UsageError
 from callstream._json.dump import dumps_bounded
-from callstream.runner._results import output_data
+from callstream._sources import aclose_source, close_source
+from callstream.runner._tool_result import output_data
 from callstream.ui._agui import AGUIEncoder
 from callstream.ui._mcp_apps import McpAppsEncoder, ViewMessage
 from callstream.ui._vercel import VercelEncoder
@@ -81,9 +81,7 @@ def _run_sync(encoder: _Encoder[T], items: Iterable[Any], *, raise_errors: bool)
             yield from encoder.feed(item)
         yield from encoder.close()
     finally:
-        _close(iterator)
-        if iterator is not items:
-            _close(items)
+        close_source(iterator, items)
 
 
 async def _run_async(
@@ -109,9 +107,7 @@ async def _run_async(
         for out in encoder.close():
             yield out
     finally:
-        await _close_one(iterator)
-        if iterator is not items:
-            await _close_one(items)
+        await aclose_source(iterator, items)
 
 
 def _check(items: Any) -> bool:
