@@ -249,6 +249,8 @@ KNOWN_CIRCLES: list[set[str]] = [
     # the parser session and the parsers' base call each other's hooks (issue 24 item 3:
     # the hooks stated as a Protocol)
     {"callstream.parsers._base", "callstream.parsers._session", "callstream.parsers._shown"},
+    # the records name the call dicts of _assembly.types in their annotations (typing only)
+    {"callstream._assembly.records", "callstream._assembly.types"},
 ]
 
 
