@@ -58,7 +58,7 @@ class Frame:
 _ROOT: Final = None  # "parent" of the top-level value
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # PartialJSONParser subclasses
+@mypyc_attr(allow_interpreted_subclasses=True)  # for PartialJSONParser: docs/design.md
 class ParserState:
     """Every attribute of the parser, and the bookkeeping shared by all values (internal).
 
