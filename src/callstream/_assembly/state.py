@@ -10,8 +10,8 @@ of the stream — and answers each with the events it caused. It routes a chunk 
 (:mod:`~callstream._assembly.verdict`) and keeps the view entries current
 (:mod:`~callstream._assembly.views`). No I/O; O(1) bookkeeping per input plus the text.
 
-Longer than a module should be (``docs/design.md``, "Style of the code", says why it
-stays one module).
+Long, but one state machine: the rules it applies live in the modules named above
+(``docs/design.md``, "Style of the code").
 """
 
 from __future__ import annotations
