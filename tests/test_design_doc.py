@@ -18,7 +18,7 @@ def module_map() -> dict[str, tuple[int, int]]:
     """``{module: (layer, line number)}`` of the rows of the module map."""
     text = DESIGN.read_text(encoding="utf-8")
     section = text.split("\n## Module map\n", 1)[1].split("\n## ", 1)[0]
-    first = text[: text.index("\n## Module map\n")].count("\n") + 2
+    first = text[: text.index("\n## Module map\n")].count("\n") + 3  # the line after the heading
     rows: dict[str, tuple[int, int]] = {}
     for number, line in enumerate(section.splitlines(), first):
         match = ROW.match(line)
