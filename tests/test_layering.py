@@ -39,6 +39,7 @@ def layer_of(module: str) -> tuple[int, str]:
         "_tool_schema": (3, "tools"),
         "feed": (3, "feed"),
         "examples": (3, "examples"),
+        "partial": (3, "partial"),
         "_pipeline": (5, "_pipeline"),
         "_result": (5, "_pipeline"),
         "_update": (5, "_pipeline"),
@@ -47,6 +48,7 @@ def layer_of(module: str) -> tuple[int, str]:
         "_sync": (6, "drivers"),
         "_async": (6, "drivers"),
         "runner": (7, "runner"),
+        "structured_output": (7, "structured_output"),
         "ui": (8, "ui"),
         "cli": (9, "cli"),
     }
