@@ -38,10 +38,8 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
-from callstream._errors import JSONLimitError
 from callstream._json.changes import Change, ScalarSet, StringExtended, ValueClosed, ValueStarted
-from callstream._json.dump import dumps_bounded
-from callstream.partial._shapes import ANY, IGNORED, Shape
+from callstream.partial._shapes import ANY, IGNORED, MAX_VALIDATION_DEPTH, Shape
 
 __all__ = (
     "MAX_VALIDATION_DEPTH",
@@ -57,10 +55,6 @@ many times the characters read so far (plus :data:`VALIDATION_WORK_SLACK`)."""
 VALIDATION_WORK_SLACK: Final = 1 << 16
 """Characters of validation work always allowed, so a small document validates every
 value that closes."""
-
-MAX_VALIDATION_DEPTH: Final = 200
-"""A closed value nested deeper than this is not handed to pydantic (whose JSON reader
-refuses such nesting) while streaming; the final validation says what is wrong."""
 
 # Frame modes: what a frame shows.
 _SHOW: Final = 0  # a partial container (model instance, list, dict) filled by the builder
@@ -336,10 +330,6 @@ def _validated(shape: Shape, value: Any) -> Any:
     """``value`` (closed, plain JSON) validated with ``shape``'s real type; ``_GONE`` when
     it is not valid (yet) or too deep to hand to pydantic."""
     try:
-        text = dumps_bounded(value, max_depth=MAX_VALIDATION_DEPTH)
-    except (JSONLimitError, ValueError, TypeError):
-        return _GONE
-    try:
-        return shape.validate(text)
-    except Exception:  # a ValidationError, or a validator that raised anything else
+        return shape.validate_value(value)
+    except Exception:  # a ValidationError, a validator that raised, too deep to write
         return _GONE

@@ -23,6 +23,7 @@ O(its fields) once; asking a shape for a child is O(1).
 from __future__ import annotations
 
 import enum
+import json
 import types
 import typing
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
@@ -32,7 +33,16 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, create_model
 from pydantic.fields import FieldInfo
 from typing_extensions import NotRequired, Required, is_typeddict
 
+from callstream._json.dump import dumps_bounded
+
 __all__ = ("ANY", "Shape", "shape_of")
+
+MAX_VALIDATION_DEPTH: Final = 200
+"""A closed value nested deeper than this is not handed to pydantic (whose JSON reader
+refuses such nesting) while streaming; the final validation says what is wrong."""
+
+_SCALARS: Final = (str, int, float, bool)
+_EXACT: Final = {str: (str,), int: (int,), bool: (bool,)}
 
 ANY_KIND: Final = "any"  # plain JSON: shown as the parser shows it, never validated
 MODEL: Final = "model"  # a pydantic model: shown as its partial class
@@ -63,6 +73,7 @@ class Shape:
         "_source",
         "annotation",
         "discriminator",
+        "exact",
         "kind",
         "partial_class",
         "plain",
@@ -80,6 +91,9 @@ class Shape:
         self.partial_class: type[BaseModel] | None = None
         self.discriminator: str | None = None
         self.plain = False
+        self.exact: tuple[type, ...] = ()
+        """JSON values of these exact types are their own validated value (a bare
+        ``str``, ``int`` or ``bool`` annotation, and ``None`` under ``Optional``)."""
         """For ``list`` and ``dict``: no constraint of its own, so a closed one whose
         children all validated is valid as it is (no second pass over it)."""
 
@@ -97,6 +111,21 @@ class Shape:
                 adapter = TypeAdapter(annotation, config=self._config)
             self._adapter = adapter
         return adapter
+
+    def validate_value(self, value: Any) -> Any:
+        """Validate a closed JSON value (plain data) with the real type, in JSON mode;
+        a value of an :attr:`exact` type is returned as it is (what pydantic returns).
+
+        Raises:
+            pydantic.ValidationError: the value does not fit (or a validator raised).
+            ValueError, TypeError, JSONLimitError: it cannot be written as JSON for
+                pydantic (too deep).
+        """
+        if type(value) in self.exact:
+            return value
+        if value is None or type(value) in _SCALARS:
+            return self.validate(json.dumps(value, ensure_ascii=False))
+        return self.validate(dumps_bounded(value, max_depth=MAX_VALIDATION_DEPTH))
 
     def validate(self, text: str) -> Any:
         """Validate the JSON ``text`` of a closed value with the real type (JSON mode).
@@ -171,7 +200,9 @@ def _config_key(config: ConfigDict | None) -> Any:
     return None if not config else tuple(sorted(config.items(), key=lambda item: item[0]))
 
 
-def _read(annotation: Any, config: ConfigDict | None) -> Shape:  # noqa: PLR0911 - one per kind
+def _read(  # noqa: PLR0911, PLR0912 - one branch per kind of type
+    annotation: Any, config: ConfigDict | None
+) -> Shape:
     """Read one type into a shape (see the module docstring)."""
     bare, metadata = _unwrap(annotation)
     discriminator = next(
@@ -199,7 +230,13 @@ def _read(annotation: Any, config: ConfigDict | None) -> Shape:  # noqa: PLR0911
         shape.partial_class = partial_class(bare)
         return shape
     if bare is str:
-        return Shape(TEXT, annotation, config)
+        shape = Shape(TEXT, annotation, config)
+        shape.exact = () if metadata else (str,)
+        return shape
+    if (bare is int or bare is bool) and not metadata and not (config and config.get("strict")):
+        shape = Shape(SCALAR, annotation, config)
+        shape.exact = _EXACT[bare]
+        return shape
     if is_typeddict(bare):
         shape = Shape(DICT, annotation, config)
         shape._source = bare
@@ -247,6 +284,7 @@ def _with_annotation(inner: Shape, annotation: Any, config: ConfigDict | None) -
     shape.partial_class = inner.partial_class
     shape.discriminator = inner.discriminator
     shape.plain = inner.plain and not _unwrap(annotation)[1]
+    shape.exact = (*inner.exact, type(None)) if inner.exact and not _unwrap(annotation)[1] else ()
     return shape
 
 
@@ -272,7 +310,8 @@ def _field_annotation(field: FieldInfo) -> Any:
         extras.append(FieldInfo(discriminator=field.discriminator))
     if extras:
         annotated: Any = typing.Annotated
-        return annotated[tuple([annotation, *extras])]
+        args = (annotation, *extras)
+        return annotated[args]
     return annotation
 
 

@@ -50,6 +50,9 @@ class AsyncStructuredStream(StructuredView, AsyncIterator[StructuredUpdate]):
             update = await anext(self._stream)
         except StopAsyncIteration:
             return run.finish(self._stream.result)
+        except Exception:
+            run.interrupted(self._stream.result)
+            raise
         try:
             return run.step(update)
         except StructuredOutputError:

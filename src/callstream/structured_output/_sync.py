@@ -13,6 +13,7 @@ final, validated value (``done``), or the iteration raises
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
@@ -135,6 +136,16 @@ class StructuredRun:
             parser, parser.value, parser.partial, tuple(closed), delta, False, update
         )
 
+    def interrupted(self, stream: StreamResult) -> None:
+        """The source raised: read the text the stream kept that no update carried (the
+        payloads held while the format was being recognized), so that the partial object
+        and the text are those of everything that arrived. Never raises."""
+        self.finished = True
+        missing = stream.text[self.parser.chars :]
+        if missing:
+            with contextlib.suppress(StructuredOutputError):
+                self.parser.feed(missing)
+
     def finish(self, stream: StreamResult) -> StructuredUpdate:
         """The source is exhausted: the last update, with the validated value.
 
@@ -224,6 +235,9 @@ class StructuredStream(StructuredView, Iterator[StructuredUpdate]):
             update = next(self._stream)
         except StopIteration:
             return run.finish(self._stream.result)
+        except Exception:
+            run.interrupted(self._stream.result)
+            raise
         try:
             return run.step(update)
         except StructuredOutputError:
