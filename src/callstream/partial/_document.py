@@ -124,6 +124,7 @@ class StructuredParser:
         "_text",
         "_verdict",
         "adapter",
+        "changes",
         "extract",
     )
 
@@ -161,6 +162,10 @@ class StructuredParser:
         self._after = _Text()  # the text after the value
         self._closed = False
         self._verdict: Any = MISSING
+        self.changes: list[Change] = []
+        """The JSON parser's changes of the last :meth:`feed` (what a UI patches its copy
+        of the JSON preview with; empty when it read no JSON). Not copied: read it before
+        the next feed."""
 
     # --- reading ----------------------------------------------------------------------
 
@@ -223,6 +228,7 @@ class StructuredParser:
                 the error.
             UsageError: (``ParserStateError``) after :meth:`close` or an error.
         """
+        self.changes = []
         if not text:
             return []
         self._text.add(text)
@@ -275,6 +281,7 @@ class StructuredParser:
                 return self._value_ended(text, exc.position - before)
             raise self._error(exc, "json", f"the output is not valid JSON: {exc}") from exc
         self._json.add(text)
+        self.changes = changes
         builder = self._builder
         if builder is None:
             return [change.path for change in changes if _closes(change)]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from callstream._errors import StructuredOutputError
+from callstream._json.changes import Change
 from callstream._result import StreamResult, StreamUpdate
 from callstream._sync import ToolCallStream
 from callstream._types import JSONPath
@@ -48,13 +49,26 @@ class StructuredUpdate:
         partial: the JSON preview so far (plain data, a live view); None before it began.
         closed: the paths of the values this update completed (``()``: the whole value),
             so a UI knows which parts are final.
+        changes: the JSON parser's changes this update made to :attr:`partial` (values
+            started, strings extended, scalars set, values closed), in order: what a UI
+            applies to its own copy (see :mod:`callstream.ui`).
         delta: the text this update added (``""`` for none).
         done: True in the last update only, which carries the final, validated value.
         update: the stream update this one comes from (payload, finish reason, tool-call
             events); None for the last update.
     """
 
-    __slots__ = ("_parser", "chars", "closed", "delta", "done", "partial", "update", "value")
+    __slots__ = (
+        "_parser",
+        "changes",
+        "chars",
+        "closed",
+        "delta",
+        "done",
+        "partial",
+        "update",
+        "value",
+    )
 
     def __init__(  # noqa: PLR0917 - one per attribute
         self,
@@ -71,6 +85,7 @@ class StructuredUpdate:
         self.value = value
         self.partial = partial
         self.closed = closed
+        self.changes: tuple[Change, ...] = () if done else tuple(parser.changes)
         self.delta = delta
         self.done = done
         self.update = update
@@ -127,7 +142,7 @@ class StructuredRun:
         parser = self.parser
         delta = update.text
         try:
-            closed = parser.feed(delta) if delta else []
+            closed = parser.feed(delta)
         except StructuredOutputError as exc:
             self.finished = True
             self.error = exc
