@@ -84,6 +84,7 @@ ONLY_IN = {
 WRAPPERS = {
     "callstream.cli._render": {"rich"},
     "callstream.parsers.langchain": {"langchain_core"},
+    "callstream.parsers.langchain_structured": {"langchain_core"},
 }
 
 

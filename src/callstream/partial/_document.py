@@ -30,6 +30,7 @@ from pydantic import TypeAdapter, ValidationError
 from callstream._errors import (
     IncompleteJSONError,
     MalformedJSONError,
+    OptionTypeError,
     OptionValueError,
     PartialJSONError,
     StructuredOutputError,
@@ -226,9 +227,14 @@ class StructuredParser:
             StructuredOutputError: (``reason="json"``) the text can no longer be the
                 JSON value (or is over a limit); ``text`` and the partial object are on
                 the error.
-            UsageError: (``ParserStateError``) after :meth:`close` or an error.
+            UsageError: (``ParserStateError``) after :meth:`close` or an error;
+                (``OptionTypeError``) ``text`` is not a ``str``.
         """
         self.changes = []
+        if type(text) is not str:
+            if not isinstance(text, str):
+                raise OptionTypeError(f"feed() takes str, got {type(text).__name__}")
+            text = str(text)  # a str subclass: its characters
         if not text:
             return []
         self._text.add(text)
