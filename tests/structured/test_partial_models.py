@@ -293,3 +293,30 @@ def test_defaults_appear_with_the_real_model_and_constrained_lists_are_checked()
     parser = StructuredParser(WithDefaults)
     parser.feed("{}")
     assert parser.close() == WithDefaults()
+
+
+class Letter(BaseModel):
+    body: str
+
+
+def test_a_long_string_is_shown_growing_with_linear_copying() -> None:
+    body = "ab" * 50_000
+    text = json.dumps({"body": body})
+    parser = StructuredParser(Letter)
+    shown: list[str] = []
+    for i in range(0, len(text), 4):
+        parser.feed(text[i : i + 4])
+        value = parser.value.body if parser.value is not None else None
+        if value and (not shown or value is not shown[-1]):
+            shown.append(value)
+    assert all(body.startswith(s) for s in shown)
+    assert shown[-1] == body
+    assert len(shown) > 50  # it grew in front of the reader ...
+    assert sum(map(len, shown)) <= 25 * len(body)  # ... and each new text is paid once
+    short = json.dumps({"body": "a short letter"})
+    parser = StructuredParser(Letter)
+    seen = []
+    for char in short:
+        parser.feed(char)
+        seen.append(parser.value.body if parser.value is not None else None)
+    assert [s for s in seen if s] == [short[10:j] for j in range(11, 25)] + ["a short letter"] * 2

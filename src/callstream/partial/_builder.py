@@ -27,13 +27,19 @@ far stays within :data:`VALIDATION_WORK_FACTOR` times the text read (plus
 :data:`VALIDATION_WORK_SLACK`): past it, a closed container keeps its partial form
 until the final validation. Total work stays linear in the text, whatever its shape.
 
+A string still streaming keeps its own pieces here (the parser's string is never shared,
+so the parser keeps growing its own in place) and is shown again once it grew by
+:data:`STRING_GROWTH` of what is shown: a new string object costs its length, so this
+keeps the copying of a long string linear (a short one is shown at every fragment).
+
 Cost per change: O(1), plus O(size) for a closed value validated (within the bound
-above); per fragment, the open string's text is refreshed (the parser's own O(1)
-amortized join). The partial object is a live view: later fragments update it in place.
+above), plus the open string shown again (linear in total, see above). The partial
+object is a live view: later fragments update it in place.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -61,7 +67,16 @@ _SHOW: Final = 0  # a partial container (model instance, list, dict) filled by t
 _RAW: Final = 1  # the parser's live container itself (plain JSON: no schema, Any)
 _HIDDEN: Final = 2  # nothing until it closes (a scalar type, a union without its tag yet)
 
+STRING_GROWTH: Final = 0.05
+"""A string still streaming is shown again once it grew by this fraction of the text
+shown (short strings at every fragment): each new text is a new string (Python strings
+do not grow in place), so this bounds the copying to about 21 times the string."""
+
 _GONE: Any = object()  # "take the value away" (not valid yet)
+
+
+def _nothing() -> Any:
+    return None
 
 
 class _Frame:
@@ -90,7 +105,17 @@ class PartialBuilder:
     string; read :attr:`value`.
     """
 
-    __slots__ = ("_frames", "_holder", "_root", "_string", "_work", "closed")
+    __slots__ = (
+        "_frames",
+        "_holder",
+        "_length",
+        "_parts",
+        "_root",
+        "_shown_length",
+        "_string",
+        "_work",
+        "closed",
+    )
 
     def __init__(self, shape: Shape) -> None:
         # The root sits in a one-item holder, so it is placed like any other child.
@@ -98,8 +123,11 @@ class PartialBuilder:
         holder._item = shape
         self._holder = _Frame(holder, _SHOW, None, [], None, 0)
         self._frames: list[_Frame] = [self._holder]
-        self._root: Any = None  # the parser's root value, read when it begins
+        self._root: Callable[[], Any] = _nothing  # reads the parser's root value
         self._string: tuple[_Frame, Any] | None = None  # the open string: (frame, key)
+        self._parts: list[str] = []  # its text so far, in pieces (our own copy)
+        self._length = 0  # its length so far
+        self._shown_length = 0  # the length of its text the partial object shows
         self._work = 0
         self.closed: list[Any] = []  # paths of the values closed by the last apply
 
@@ -109,20 +137,27 @@ class PartialBuilder:
         shown = self._holder.shown
         return shown[0] if shown else None
 
-    def apply(self, changes: list[Change], root: Any, read: int, start: int) -> None:
-        """Apply one fragment's changes. ``root`` is the parser's value after the
-        fragment, ``read`` the characters read after it, ``start`` before it."""
+    def apply(
+        self, changes: list[Change], root: Callable[[], Any], read: int, start: int
+    ) -> None:
+        """Apply one fragment's changes. ``root`` reads the parser's value (called only
+        when the top-level value begins or a top-level string ends), ``read`` is the
+        characters read after the fragment, ``start`` before it."""
         self._root = root
         closed = self.closed = []
         for change in changes:
             if type(change) is StringExtended:
-                continue  # the text is read once per fragment (refresh)
+                if self._string is not None:  # the open string (shown at refresh)
+                    self._parts.append(change.text)
+                    self._length += len(change.text)
+                continue
             frames = self._frames
             top = frames[-1]
             if type(change) is ValueStarted:
                 key = self._key(top, change)
                 if change.kind == "string":
                     self._string = (top, key)
+                    self._parts, self._length, self._shown_length = [], 0, 0
                     self._open_string(top, key)
                 else:
                     self._open(top, key, change.kind, start)
@@ -135,6 +170,7 @@ class PartialBuilder:
                 string = self._string
                 if string is not None:
                     self._string = None
+                    self._parts = []
                     frame, key = string
                     self._close_value(frame, key, self._raw_child(frame, key), read)
                     frame.open_shown = False
@@ -145,16 +181,22 @@ class PartialBuilder:
                     parent.open_shown = False
 
     def refresh(self) -> None:
-        """Show the open string's text so far (where its shape shows text)."""
+        """Show the open string's text so far (where its shape shows text), once it grew
+        by :data:`STRING_GROWTH` of what is shown (see the module docstring)."""
         string = self._string
         if string is None:
+            return
+        grown = self._length - self._shown_length
+        if grown <= 0 or grown < STRING_GROWTH * self._shown_length:
             return
         frame, key = string
         if frame.mode != _SHOW or frame.shape.item(key).kind not in ("text", "any"):
             return
-        text = self._raw_child(frame, key)
-        if not isinstance(text, str):
-            return
+        parts = self._parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        text = parts[0]
+        self._shown_length = self._length
         if frame.shape.kind == "list":
             if frame.open_shown:
                 frame.shown[-1] = text  # the open item's slot stays open
@@ -175,7 +217,7 @@ class PartialBuilder:
 
     def _raw_child(self, frame: _Frame, key: Any) -> Any:
         if frame is self._holder:
-            return self._root
+            return self._root()
         try:
             return frame.raw[key]
         except (KeyError, IndexError, TypeError):

@@ -213,6 +213,7 @@ class StructuredParser:
             return self._verdict
         if self._builder is None:
             return self.partial
+        self._parser.value  # noqa: B018 - brings plain-JSON parts (``Any``) up to date
         return self._builder.value
 
     # --- feeding ----------------------------------------------------------------------
@@ -291,9 +292,12 @@ class StructuredParser:
         builder = self._builder
         if builder is None:
             return [change.path for change in changes if _closes(change)]
-        builder.apply(changes, parser.value, parser.chars, before)
+        builder.apply(changes, self._parser_value, parser.chars, before)
         builder.refresh()
         return builder.closed
+
+    def _parser_value(self) -> Any:
+        return self._parser.value
 
     def _value_ended(self, text: str, at: int) -> list[JSONPath]:
         """The value ended at ``at`` in ``text`` and text followed (extract modes)."""
