@@ -19,6 +19,7 @@ from pydantic import (
 )
 from typing_extensions import TypedDict
 
+import callstream
 from callstream import StructuredOutputError, StructuredParser
 from callstream.partial import partial_class
 from tests.structured.models import Cat, Color, Doc, Dog, Item, consistent, snapshot
@@ -320,3 +321,21 @@ def test_a_long_string_is_shown_growing_with_linear_copying() -> None:
         parser.feed(char)
         seen.append(parser.value.body if parser.value is not None else None)
     assert [s for s in seen if s] == [short[10:j] for j in range(11, 25)] + ["a short letter"] * 2
+
+
+def test_a_schema_that_is_not_a_type_is_a_usage_error() -> None:
+    from callstream import UsageError
+
+    for schema in ("Doc", b"x", 5, object()):
+        with pytest.raises(UsageError, match=r"schema must be a type|cannot validate with"):
+            StructuredParser(schema)
+    with pytest.raises(UsageError):
+        list(callstream.structured([], 5))
+
+
+def test_feed_takes_text_only() -> None:
+    from callstream import OptionTypeError
+
+    parser = StructuredParser(Doc)
+    with pytest.raises(OptionTypeError, match="feed\\(\\) takes str"):
+        parser.feed(b"{}")  # type: ignore[arg-type]

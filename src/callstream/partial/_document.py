@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import PydanticUserError, TypeAdapter, ValidationError
 
 from callstream._errors import (
     IncompleteJSONError,
@@ -34,6 +34,7 @@ from callstream._errors import (
     OptionValueError,
     PartialJSONError,
     StructuredOutputError,
+    UsageError,
 )
 from callstream._json.changes import Change, ScalarSet, ValueClosed
 from callstream._json.grammar import DEFAULT_MAX_DEPTH
@@ -107,8 +108,8 @@ class StructuredParser:
     :meth:`close` is one validation of the whole text.
 
     Raises:
-        UsageError: (``OptionValueError``) an unknown ``extract``.
-        pydantic.PydanticSchemaGenerationError: a schema pydantic cannot validate.
+        UsageError: a schema pydantic cannot validate with (a string, an object that is
+            not a type); (``OptionValueError``) an unknown ``extract``.
     """
 
     __slots__ = (
@@ -151,7 +152,15 @@ class StructuredParser:
         elif isinstance(schema, TypeAdapter):
             self.adapter, shape = schema, shape_of(getattr(schema, "_type", None))
         else:
-            self.adapter, shape = TypeAdapter(schema), shape_of(schema)
+            if isinstance(schema, (str, bytes)):
+                raise UsageError(
+                    f"schema must be a type, a TypeAdapter, a JSON-schema dict or None, "
+                    f"got {schema!r:.60}"
+                )
+            try:
+                self.adapter, shape = TypeAdapter(schema), shape_of(schema)
+            except PydanticUserError as exc:  # not a type pydantic can validate
+                raise UsageError(f"cannot validate with {schema!r:.60}: {exc}") from exc
         self._shape = shape
         self._builder = PartialBuilder(shape) if previews and shape is not ANY else None
         self._parser = PartialJSONParser(max_chars=max_chars, max_depth=max_depth)

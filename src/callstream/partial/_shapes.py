@@ -175,6 +175,10 @@ IGNORED: Final = Shape(ANY_KIND, None)
 """A key the model does not have: not shown in the partial object (the final validation
 decides whether it is allowed)."""
 
+MAX_CACHED_SHAPES: Final = 4096
+"""Shapes kept for reuse (past it the cache starts again: a program that makes model
+classes at run time does not grow it without bound)."""
+
 _CACHE: dict[Any, Shape] = {}
 _PARTIAL_CLASSES: dict[type[BaseModel], type[BaseModel]] = {}
 
@@ -192,6 +196,8 @@ def shape_of(annotation: Any, config: ConfigDict | None = None) -> Shape:
         return _read(annotation, config)
     shape = _CACHE.get(key)
     if shape is None:
+        if len(_CACHE) >= MAX_CACHED_SHAPES:
+            _CACHE.clear()  # types made at run time, one per request: never unbounded
         shape = _CACHE[key] = _read(annotation, config)
     return shape
 
@@ -361,7 +367,8 @@ def partial_class(model: type[BaseModel]) -> type[BaseModel]:
 
     Its instances are made with ``model_construct`` and filled in place, so no validator
     of the model ever runs on them (the model's validators run on the real model, once
-    its object is complete). Cached per model.
+    its object is complete). Cached per model. Cost: one ``create_model`` (O(its
+    fields)) the first time, then O(1).
     """
     made = _PARTIAL_CLASSES.get(model)
     if made is None:
@@ -372,5 +379,7 @@ def partial_class(model: type[BaseModel]) -> type[BaseModel]:
             __module__=model.__module__,
             **fields,
         )
+        if len(_PARTIAL_CLASSES) >= MAX_CACHED_SHAPES:
+            _PARTIAL_CLASSES.clear()
         _PARTIAL_CLASSES[model] = made
     return made
