@@ -340,9 +340,7 @@ async def async_stream(name: str, replay: Replay) -> Any:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("name", sorted(CLIENTS))
-async def test_async_sdk_streams(name: str, anyio_backend: str) -> None:
-    if name == "gemini" and anyio_backend == "trio":
-        pytest.skip("google-genai's async client runs on asyncio only")
+async def test_async_sdk_streams(name: str) -> None:
     wire, _ = CLIENTS[name]
     replay = Replay(wire(TEXT, "stop"), size=13)
     async with callstream.astructured(await async_stream(name, replay), Doc) as updates:
