@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import callstream
@@ -151,6 +151,12 @@ def test_malformed_and_cut_documents_give_the_same_error_whole_and_split(
     cut = data.draw(st.integers(0, len(text.rstrip()) - 1))
     tail = data.draw(st.sampled_from(["", "}", "]", "x", ",", '"', "\n}"]))
     broken = text[:cut] + tail
+    try:
+        Doc.model_validate_json(broken)
+    except ValueError:
+        pass
+    else:
+        assume(False)  # the tail put back what the cut removed: a valid document
     finish = data.draw(st.sampled_from([None, "stop", "length"]))
     whole = error_of(Doc, [broken], finish)
     split = error_of(Doc, data.draw(splits(broken)), finish)
