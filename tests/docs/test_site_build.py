@@ -150,3 +150,36 @@ def test_files_kept_out_of_the_site(built_site: Path, name: str) -> None:
     assert (ROOT / "docs" / name).is_file()
     stem = Path(name).with_suffix("")
     assert not (built_site / name).exists() and not (built_site / f"{stem}.html").exists()
+
+
+FRONT_PAGE = ROOT / "docs" / "_front_page.md"
+"""The README to be (issue 25 item 5): kept out of the site, copied over README.md."""
+
+
+def test_the_front_page_is_short_and_starts_with_the_two_commands() -> None:
+    text = FRONT_PAGE.read_text(encoding="utf-8")
+    assert len(text.encode()) <= 8 * 1024
+    readme_head = "\n".join((ROOT / "README.md").read_text(encoding="utf-8").splitlines()[:14])
+    head = "\n".join(text.splitlines()[:25])
+    for command in re.findall(r"^python3 -m venv .*$", readme_head, re.MULTILINE):
+        assert command in head
+
+
+def test_the_front_page_links_resolve_from_the_repository_root(built_site: Path) -> None:
+    """Each relative link names a file of the checkout; one into ``docs/`` with an anchor
+    names an anchor of that page in the built site."""
+    text = FRONT_PAGE.read_text(encoding="utf-8")
+    broken = []
+    for href in re.findall(r"\]\(([^)\s]+)\)", text):
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc:
+            continue
+        if not (ROOT / parts.path).is_file():
+            broken.append(href)
+        elif parts.fragment:
+            page = built_site / Path(parts.path).relative_to("docs").with_suffix(".html")
+            ids = _Page()
+            ids.feed(page.read_text(encoding="utf-8"))
+            if parts.fragment not in ids.ids:
+                broken.append(href)
+    assert broken == [], broken
