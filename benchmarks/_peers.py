@@ -471,3 +471,63 @@ LIBRARIES: tuple[Library, ...] = (
 )
 REFERENCE = CallstreamDriver.label
 """The row the others are compared with in the report."""
+
+
+PEER_MODULES = (
+    "callstream",
+    "callstream._sync",
+    "callstream._async",
+    "openai",
+    "openai.lib.streaming.chat",
+    "anthropic",
+    "anthropic.lib.streaming._messages",
+    "langchain_core.messages",
+    "pydantic_ai._parts_manager",
+    "pydantic_ai.models",
+    "anyio",
+)
+
+
+def stream_loop(fmt: str, payloads: Sequence[Any]) -> Consumer:
+    """``stream()`` over the payloads, reading ``update.tool_calls`` after every chunk; one
+    call per pass (a one-shot consumer, see :data:`_measure.Consumer`)."""
+    from callstream import stream
+
+    def make() -> tuple[None, Finish]:
+        def finish() -> Any:
+            last = None
+            for update in stream(payloads, provider=fmt):
+                _ = update.tool_calls
+                last = update
+            assert last is not None and not last.invalid_tool_calls, last
+            return dict_calls(last.tool_calls)
+
+        return None, finish
+
+    return make
+
+
+def parser_consumer(read_value: bool) -> Consumer | None:
+    try:
+        from callstream._json import PartialJSONParser
+    except ImportError:
+        return None
+
+    def consumer() -> tuple[Step, Finish]:
+        p = PartialJSONParser()
+        feed = p.feed
+        if read_value:
+
+            def step(fragment: str) -> object:
+                feed(fragment)
+                return p.value
+
+            def finish() -> Any:
+                value = p.value
+                assert p.close() == value
+                return value
+
+            return step, finish
+        return feed, p.close
+
+    return consumer

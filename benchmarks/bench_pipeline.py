@@ -46,7 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _measure import Measurement, Series, quiet_gc, settled
-from _peers import LIBRARIES, Library, forget_sdk_objects
+from _peers import LIBRARIES, PEER_MODULES, Library, forget_sdk_objects
 from _pipeline_report import plot, report
 from _report import (
     arguments,
@@ -270,21 +270,6 @@ def run_concurrent(n: int, *, budget_s: float) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-PEER_MODULES = (
-    "callstream",
-    "callstream._sync",
-    "callstream._async",
-    "openai",
-    "openai.lib.streaming.chat",
-    "anthropic",
-    "anthropic.lib.streaming._messages",
-    "langchain_core.messages",
-    "pydantic_ai._parts_manager",
-    "pydantic_ai.models",
-    "anyio",
-)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
