@@ -390,10 +390,7 @@ def report(
     lines.append(
         markdown_table(
             PEER_HEADERS,
-            peer_rows(
-                res,
-                [(OPENAI, s, OpenAIStreamState.label), (OPENAI, s, LangChainAdd.label)],
-            ),
+            peer_rows(res, [(OPENAI, s, OpenAIStreamState.label), (OPENAI, s, LangChainAdd.label)]),
         )
     )
     lines.append("## 2. Anthropic format: stream() vs anthropic accumulate_event (µs per event)\n")

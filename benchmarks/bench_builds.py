@@ -127,9 +127,8 @@ def _cell(
     consumer: Consumer,
     inputs: Sequence[Any],
     expected: Any,
-    *,
     quick: bool,
-    warm: bool,
+    warm: bool = True,
 ) -> dict[str, Any]:
     """Time ``consumer`` over ``inputs`` (an untimed warm-up pass first if ``warm``)."""
     log(f"[builds]   {label} {fmt} {fmt_bytes(size)} ...")
@@ -181,18 +180,9 @@ def work_build(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
                 calls = format_calls(fmt, 1, size)
                 payloads = wire_stream(fmt, calls)
                 consumer = stream_loop(fmt, payloads)
+                expected = expected_calls(calls)
                 cells.append(
-                    _cell(
-                        STREAM,
-                        STREAM,
-                        fmt,
-                        size,
-                        consumer,
-                        payloads,
-                        expected_calls(calls),
-                        quick=quick,
-                        warm=i == 0,
-                    )
+                    _cell(STREAM, STREAM, fmt, size, consumer, payloads, expected, quick, i == 0)
                 )
                 del payloads
         parser = parser_consumer(read_value=False)
@@ -201,32 +191,12 @@ def work_build(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
             text = structured_document(size)
             expected = json.loads(text)
             frags = fragments(text)
-            cells.append(
-                _cell(
-                    PARSER,
-                    PARSER,
-                    "structured",
-                    size,
-                    parser,
-                    frags,
-                    expected,
-                    quick=quick,
-                    warm=i == 0,
-                )
-            )
+            doc = "structured"
+            cells.append(_cell(PARSER, PARSER, doc, size, parser, frags, expected, quick, i == 0))
             if size == plan.large:
+                once = _loads_once(text)
                 cells.append(
-                    _cell(
-                        JSON_LOADS,
-                        JSON_LOADS,
-                        "structured",
-                        size,
-                        _loads_once(text),
-                        [text],
-                        expected,
-                        quick=quick,
-                        warm=True,
-                    )
+                    _cell(JSON_LOADS, JSON_LOADS, doc, size, once, [text], expected, quick)
                 )
     return {
         "build": mode,
@@ -253,33 +223,16 @@ def work_peers(plan: Plan, quick: bool) -> dict[str, Any]:
                 for lib in here:
                     why = lib.missing()
                     if why is not None:
-                        cells.append(
-                            {
-                                "kind": "peer",
-                                "label": lib.label,
-                                "format": fmt,
-                                "size": size,
-                                "inputs": len(payloads),
-                                "cpu_s": [],
-                                "wall_s": [],
-                                "note": why,
-                            }
-                        )
+                        cell = {"kind": "peer", "label": lib.label, "format": fmt, "size": size}
+                        cells.append({**cell, "inputs": len(payloads), "cpu_s": [], "wall_s": []})
+                        cells[-1]["note"] = why
                         continue
                     inputs = lib.prepare(fmt, payloads)
                     key = (lib.label, fmt)
+                    consumer = lib.consumer(fmt, inputs)
+                    warm = key not in warmed
                     cells.append(
-                        _cell(
-                            "peer",
-                            lib.label,
-                            fmt,
-                            size,
-                            lib.consumer(fmt, inputs),
-                            inputs,
-                            expected,
-                            quick=quick,
-                            warm=key not in warmed,
-                        )
+                        _cell("peer", lib.label, fmt, size, consumer, inputs, expected, quick, warm)
                     )
                     warmed.add(key)
                     del inputs
@@ -310,14 +263,8 @@ def build_info(mode: str) -> dict[str, Any]:
     """What ``import callstream`` gives in a fresh process of this Python for ``mode``
     (``compiled``: ``CALLSTREAM_PURE`` unset; ``pure``: set): ``compiled``, ``reason``,
     ``file``; or ``compiled`` False and an ``error`` when the import fails."""
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
-        env=_env(mode),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    argv, env = [sys.executable, "-c", _PROBE], _env(mode)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=120)
     if done.returncode != 0:
         return {"compiled": False, "reason": "import failed", "error": done.stderr[-2000:]}
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])

@@ -199,9 +199,7 @@ async def run_turn(scenario: Scenario) -> dict[str, Any]:
     agree = ok and eager.outputs == concurrent.outputs == sequential.outputs
     if ok:
         floor = max(
-            eager.stream_end,
-            eager.source_end,
-            *(s + d[n] for s, n in zip(run_seal, names)),
+            eager.stream_end, eager.source_end, *(s + d[n] for s, n in zip(run_seal, names))
         )
     else:
         floor = float("nan")
