@@ -31,7 +31,7 @@ class Frame:
     """One open container of the stack (internal; mutable: ``slot`` moves on).
 
     A slotted class, not a list indexed by constants: a field read is one slot load, and
-    it names its fields (``benchmarks/bench_parser_trees.py`` measures whole documents).
+    it names its fields (``benchmarks/bench_partial_json.py`` measures whole documents).
     """
 
     __slots__ = ("container", "is_obj", "parent", "parent_slot", "path", "placed", "slot")
