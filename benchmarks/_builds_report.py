@@ -44,20 +44,9 @@ class Plan:
     rounds: int
 
     @property
-    def small(self) -> int:
-        return self.sizes[0]
-
-    @property
-    def medium(self) -> int:
-        return self.sizes[1]
-
-    @property
     def large(self) -> int:
+        """The 100 KB role: the parser's size compared with one ``json.loads``."""
         return self.sizes[2]
-
-    @property
-    def huge(self) -> int:
-        return self.sizes[3]
 
     @property
     def parser_sizes(self) -> tuple[int, ...]:
@@ -96,19 +85,12 @@ class Stat:
         return self.median_s * 1e6 / self.inputs
 
     def as_json(self) -> dict[str, Any]:
-        def num(x: float) -> float | None:
-            return None if math.isnan(x) else x
-
-        return {
-            "inputs": self.inputs,
-            "passes": len(self.cpu_s),
-            "cpu_best_us_per_input": num(self.best_us),
-            "cpu_median_us_per_input": num(self.median_us),
-            "cpu_best_s": num(self.best_s),
-            "cpu_median_s": num(self.median_s),
-            "wall_median_s": num(statistics.median(self.wall_s)) if self.wall_s else None,
-            "note": self.note,
-        }
+        wall = statistics.median(self.wall_s) if self.wall_s else None
+        out = {"inputs": self.inputs, "passes": len(self.cpu_s)}
+        out |= {"cpu_best_us_per_input": _num(self.best_us)}
+        out |= {"cpu_median_us_per_input": _num(self.median_us)}
+        out |= {"cpu_best_s": _num(self.best_s), "cpu_median_s": _num(self.median_s)}
+        return out | {"wall_median_s": wall, "note": self.note}
 
 
 Key = tuple[str, str, str, int]
@@ -142,6 +124,10 @@ def _us(us: float) -> str:
     return "—" if math.isnan(us) else f"{us:.3g}"
 
 
+def _num(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
 def _secs(s: float) -> str:
     return "—" if math.isnan(s) else f"{s:.3g}"
 
@@ -168,20 +154,20 @@ class Results:
         return self.get(PEERS_WORKER, label, fmt, size)
 
 
-PEER_HEADERS = [
-    "stream",
-    "chunks",
-    "compiled best",
-    "compiled median",
-    "pure best",
-    "pure median",
-    "pure / compiled",
-    "peer",
-    "peer best",
-    "peer median",
-    "peer / compiled",
-    "peer / pure",
-]
+BUILD_HEADERS = ["compiled best", "compiled median", "pure best", "pure median", "pure / compiled"]
+PEER_HEADERS = ["stream", "chunks", *BUILD_HEADERS, "peer", "peer best", "peer median"]
+PEER_HEADERS += ["peer / compiled", "peer / pure"]
+
+
+def _builds(res: Results, fmt: str, size: int, per: str = "us") -> list[str]:
+    """The five build cells (best, median of each build; pure / compiled) of a stream, per
+    chunk in µs (``per="us"``) or per stream in seconds (``"s"``)."""
+    comp, pure = res.stream("compiled", fmt, size), res.stream("pure", fmt, size)
+    if per == "s":
+        cells = [_secs(x) for x in (comp.best_s, comp.median_s, pure.best_s, pure.median_s)]
+        return [*cells, _x(_ratio(pure.median_s, comp.median_s))]
+    cells = [_us(x) for x in (comp.best_us, comp.median_us, pure.best_us, pure.median_us)]
+    return [*cells, _x(_ratio(pure.median_us, comp.median_us))]
 
 
 def peer_rows(res: Results, comparisons: Sequence[tuple[str, int, str]]) -> list[list[str]]:
@@ -191,23 +177,13 @@ def peer_rows(res: Results, comparisons: Sequence[tuple[str, int, str]]) -> list
     for fmt, size, label in comparisons:
         comp, pure = res.stream("compiled", fmt, size), res.stream("pure", fmt, size)
         peer = res.peer(label, fmt, size)
-        peer_cells = (
-            [_us(peer.best_us), _us(peer.median_us)] if peer.ok else [peer.note or "n/a", "—"]
-        )
+        peer_cells = [_us(peer.best_us), _us(peer.median_us)]
+        if not peer.ok:
+            peer_cells = [peer.note or "n/a", "—"]
+        ratios = [_x(_ratio(peer.median_us, x.median_us)) for x in (comp, pure)]
+        stream = f"{fmt}, 1 call, {fmt_bytes(size)}"
         rows.append(
-            [
-                f"{fmt}, 1 call, {fmt_bytes(size)}",
-                str(comp.inputs),
-                _us(comp.best_us),
-                _us(comp.median_us),
-                _us(pure.best_us),
-                _us(pure.median_us),
-                _x(_ratio(pure.median_us, comp.median_us)),
-                label,
-                *peer_cells,
-                _x(_ratio(peer.median_us, comp.median_us)),
-                _x(_ratio(peer.median_us, pure.median_us)),
-            ]
+            [stream, str(comp.inputs), *_builds(res, fmt, size), label, *peer_cells, *ratios]
         )
     return rows
 
@@ -261,39 +237,32 @@ def _targets(res: Results, plan: Plan, *, best: bool = False) -> list[Target]:
     def secs(stat: Stat) -> float:
         return stat.best_s if best else stat.median_s
 
-    def cost(name: str, value: float, bound: float, unit: str) -> Target:
+    def cost(name: str, value: float, bound: float, unit: str = "x") -> Target:
         return Target(name, value, bound, True, unit)
+
+    def ahead(name: str, value: float, bound: float, detail: str = "") -> Target:
+        return Target(name, value, bound, False, "x", detail)
 
     def speedup(label: str, fmt: str, size: int, build: str = "compiled") -> float:
         """Peer / callstream ``build``, µs per chunk."""
         return _ratio(us(res.peer(label, fmt, size)), us(res.stream(build, fmt, size)))
 
-    per_chunk = " µs/chunk"
     out = [
         cost(
             f"stream() {OPENAI} {fmt_bytes(s)}, {build}",
             us(res.stream(build, OPENAI, s)),
             bound,
-            per_chunk,
+            " µs/chunk",
         )
         for build, bound in (("compiled", 2.0), ("pure", 5.5))
     ]
-    out.append(
-        Target(
-            f"vs openai ChatCompletionStreamState at {fmt_bytes(s)} (compiled)",
-            speedup(OpenAIStreamState.label, OPENAI, s),
-            40.0,
-            False,
-            "x",
-        )
-    )
+    name = f"vs openai ChatCompletionStreamState at {fmt_bytes(s)} (compiled)"
+    out.append(ahead(name, speedup(OpenAIStreamState.label, OPENAI, s), 40.0))
     out += [
-        Target(
+        ahead(
             f"vs anthropic accumulate_event at {fmt_bytes(size)} (compiled)",
             speedup(AnthropicAccumulate.label, ANTHROPIC, size),
             bound,
-            False,
-            "x",
         )
         for size, bound in ((s, 2.0), (m, 6.0), (lg, 20.0))
     ]
@@ -303,16 +272,8 @@ def _targets(res: Results, plan: Plan, *, best: bool = False) -> list[Target]:
         worst = min(ratios.values(), key=lambda r: -math.inf if math.isnan(r) else r)
         detail = "compiled: " + ", ".join(f"{fmt_bytes(k)} {_x(v)}x" for k, v in ratios.items())
         detail += "; pure: " + ", ".join(f"{fmt_bytes(k)} {_x(v)}x" for k, v in pure.items())
-        out.append(
-            Target(
-                f"ahead of pydantic-ai at every size, {fmt} (compiled; lowest ratio)",
-                worst,
-                1.0,
-                False,
-                "x",
-                detail,
-            )
-        )
+        name = f"ahead of pydantic-ai at every size, {fmt} (compiled; lowest ratio)"
+        out.append(ahead(name, worst, 1.0, detail))
     out += [
         cost(
             f"{fmt_bytes(h)} argument, preview every chunk, {fmt}, {build}",
@@ -324,14 +285,8 @@ def _targets(res: Results, plan: Plan, *, best: bool = False) -> list[Target]:
         for build, bound in (("compiled", 0.5), ("pure", 1.2))
     ]
     loads = secs(res.get("compiled", JSON_LOADS, "structured", lg))
-    out.append(
-        cost(
-            f"parser {fmt_bytes(lg)} vs one json.loads (compiled)",
-            _ratio(secs(res.parser("compiled", lg)), loads),
-            25.0,
-            "x",
-        )
-    )
+    name = f"parser {fmt_bytes(lg)} vs one json.loads (compiled)"
+    out.append(cost(name, _ratio(secs(res.parser("compiled", lg)), loads), 25.0))
     lo, hi = plan.parser_sizes[0], plan.parser_sizes[-1]
     out += [
         cost(
@@ -339,7 +294,6 @@ def _targets(res: Results, plan: Plan, *, best: bool = False) -> list[Target]:
             f"(µs/fragment at {fmt_bytes(hi)} / at {fmt_bytes(lo)})",
             _ratio(us(res.parser(build, hi)), us(res.parser(build, lo))),
             FLAT_BOUND,
-            "x",
         )
         for build in BUILDS
     ]
@@ -410,33 +364,9 @@ def report(
     rows = []
     for fmt in FORMATS:
         comp, pure = res.stream("compiled", fmt, h), res.stream("pure", fmt, h)
-        rows.append(
-            [
-                fmt,
-                str(comp.inputs),
-                _secs(comp.best_s),
-                _secs(comp.median_s),
-                _secs(pure.best_s),
-                _secs(pure.median_s),
-                _x(_ratio(pure.median_s, comp.median_s)),
-                f"{len(comp.cpu_s)} / {len(pure.cpu_s)}",
-            ]
-        )
-    lines.append(
-        markdown_table(
-            [
-                "format",
-                "chunks",
-                "compiled best",
-                "compiled median",
-                "pure best",
-                "pure median",
-                "pure / compiled",
-                "passes",
-            ],
-            rows,
-        )
-    )
+        passes = f"{len(comp.cpu_s)} / {len(pure.cpu_s)}"
+        rows.append([fmt, str(comp.inputs), *_builds(res, fmt, h, per="s"), passes])
+    lines.append(markdown_table(["format", "chunks", *BUILD_HEADERS, "passes"], rows))
     lines.append(
         f"## 5. Parser alone: PartialJSONParser().feed over a structured document in "
         f"{FRAGMENT}-character fragments\n"
@@ -446,22 +376,12 @@ def report(
         big = res.parser(build, lg)
         loads = res.get(build, JSON_LOADS, "structured", lg)
         per = [res.parser(build, size) for size in plan.parser_sizes]
-        rows.append(
-            [
-                build,
-                _secs(big.median_s * 1e3),
-                _secs(loads.median_s * 1e3),
-                _x(_ratio(big.median_s, loads.median_s)),
-                *[f"{_us(p.best_us)} / {_us(p.median_us)}" for p in per],
-                _x(_ratio(per[-1].median_us, per[0].median_us)),
-            ]
-        )
-    headers = [
-        "build",
-        f"feed {fmt_bytes(lg)} (ms)",
-        f"json.loads {fmt_bytes(lg)} (ms)",
-        "feed / json.loads",
-    ]
+        ms = [_secs(big.median_s * 1e3), _secs(loads.median_s * 1e3)]
+        cells = [f"{_us(p.best_us)} / {_us(p.median_us)}" for p in per]
+        flat = _x(_ratio(per[-1].median_us, per[0].median_us))
+        rows.append([build, *ms, _x(_ratio(big.median_s, loads.median_s)), *cells, flat])
+    headers = ["build", f"feed {fmt_bytes(lg)} (ms)", f"json.loads {fmt_bytes(lg)} (ms)"]
+    headers.append("feed / json.loads")
     headers += [f"µs/fragment {fmt_bytes(size)} (best / median)" for size in plan.parser_sizes]
     headers.append(f"{fmt_bytes(plan.parser_sizes[-1])} / {fmt_bytes(plan.parser_sizes[0])}")
     lines.append(markdown_table(headers, rows))
@@ -495,16 +415,8 @@ def write(out: Path, data: dict[str, Any]) -> int:
         for k, st in res.stats.items()
     ]
     data["targets"] = [
-        {
-            "name": t.name,
-            "bound": t.bound,
-            "at_most": t.at_most,
-            "value": None if math.isnan(t.value) else t.value,
-            "best": None if math.isnan(t.best) else t.best,
-            "unit": t.unit.strip(),
-            "met": t.met,
-            "detail": t.detail,
-        }
+        {"name": t.name, "bound": t.bound, "at_most": t.at_most, "value": _num(t.value)}
+        | {"best": _num(t.best), "unit": t.unit.strip(), "met": t.met, "detail": t.detail}
         for t in targets(res, plan)
     ]
     text_json = json.dumps(data, indent=2, ensure_ascii=False, default=str)
