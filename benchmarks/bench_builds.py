@@ -62,6 +62,7 @@ from _builds_report import (  # noqa: E402
     write,
 )
 from _measure import Consumer, Finish, passes, settled, whole_pass, worker_json  # noqa: E402
+from _ours import parser_consumer, stream_loop  # noqa: E402
 from _peers import (  # noqa: E402
     PEER_MODULES,
     AnthropicAccumulate,
@@ -70,8 +71,6 @@ from _peers import (  # noqa: E402
     OpenAIStreamState,
     PydanticAIParts,
     forget_sdk_objects,
-    parser_consumer,
-    stream_loop,
 )
 from _report import (  # noqa: E402
     RESULTS,

@@ -41,7 +41,7 @@ from _measure import (
     settled,
     time_once,
 )
-from _peers import parser_consumer
+from _ours import parser_consumer
 from _report import (
     Points,
     arguments,

@@ -46,7 +46,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _measure import Measurement, Series, quiet_gc, settled
-from _peers import LIBRARIES, PEER_MODULES, Library, forget_sdk_objects
+from _ours import LIBRARIES
+from _peers import PEER_MODULES, Library, forget_sdk_objects
 from _pipeline_report import plot, report
 from _report import arguments, fmt_bytes, load_average, log, machine, write_json, write_text
 from _streams import FORMATS, FRAGMENT, expected_calls, format_calls, wire_stream

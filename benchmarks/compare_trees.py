@@ -18,7 +18,7 @@ arguments (64 KB with ``--quick``):
 - ``stream()``: ``for update in stream(payloads, provider=fmt)``, reading
   ``update.tool_calls`` after every chunk;
 - ``collect()``: ``collect(payloads, provider=fmt)``, one call (the pipeline benchmark's
-  ``callstream collect()`` row, ``_peers.py``).
+  ``callstream collect()`` row, ``_ours.py``).
 
 A pass is one whole stream, timed whole (no per-chunk clock reads; ``_measure.whole_pass``:
 the garbage collector is quieted first, the final calls normalized inside the pass and
@@ -48,7 +48,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 from _measure import Consumer, passes, settled, whole_pass  # noqa: E402
-from _peers import stream_loop  # noqa: E402
+from _ours import stream_loop  # noqa: E402
 from _report import (  # noqa: E402
     RESULTS,
     TINY_HELP,
@@ -78,7 +78,7 @@ QUICK_ROUNDS = 2
 def _consumer(driver: str, fmt: str, payloads: Sequence[Any]) -> Consumer:
     if driver == "stream()":
         return stream_loop(fmt, payloads)
-    from _peers import CallstreamCollect
+    from _ours import CallstreamCollect
 
     return CallstreamCollect().consumer(fmt, payloads)
 
