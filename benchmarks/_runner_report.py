@@ -30,12 +30,6 @@ def _s(x: float | None) -> str:
     return f"{0.0 if abs(x) < 0.005 else x:.2f} s"  # no "-0.00"
 
 
-def _calls_cell(t: dict[str, Any]) -> str:
-    return ", ".join(
-        f"{n} ({c} ch, {d:.2f} s)" for n, c, d in zip(t["names"], t["args_chars"], t["durations"])
-    )
-
-
 def summary_table(turns: Sequence[dict[str, Any]]) -> str:
     """The per-turn markdown table (and a totals row)."""
     rows = []
