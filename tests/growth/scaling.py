@@ -18,7 +18,8 @@ stay under ``K ** 0.5 = 2``.
   until the peak is read), after a warm-up run.
 
 A measurement over the limit is taken again, up to :data:`TRIES` times in all (a shared
-machine is noisy); the assertion message lists every try.
+machine is noisy); the assertion message lists every try, and each try prints its
+figures (``python -m pytest tests/growth -s`` shows the margins).
 """
 
 from __future__ import annotations
