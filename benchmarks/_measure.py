@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import math
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -394,3 +397,30 @@ def time_once(fn: Callable[[], object], *, repeats: int = 5, min_time_s: float =
         if len(times) >= 1000:
             break
     return statistics.median(times)
+
+
+def passes(
+    consumer: Consumer, payloads: Sequence[Any], expected: Any, quick: bool
+) -> tuple[list[float], list[float]]:
+    """Wall-clock and CPU seconds of each timed pass (each one's final calls checked,
+    outside its time)."""
+    min_passes, min_time_s = (1, 0.1) if quick else (2, 0.5)
+    walls: list[float] = []
+    cpus: list[float] = []
+    while len(walls) < min_passes or (sum(walls) < min_time_s and len(walls) < 200):
+        wall, cpu, result = whole_pass(consumer, payloads)
+        assert result == expected, f"final calls differ: {str(result)[:300]}"
+        walls.append(wall)
+        cpus.append(cpu)
+    return walls, cpus
+
+
+def worker_json(argv: Sequence[str], env: dict[str, str], what: str) -> dict[str, Any]:
+    """Run one worker subprocess of this Python (``argv`` after the interpreter) and return
+    the JSON it prints; its stderr (progress lines) goes to this process's stderr."""
+    argv = [sys.executable, *argv]
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the {what} worker failed (exit {done.returncode}): see above")
+    out: dict[str, Any] = json.loads(done.stdout)
+    return out

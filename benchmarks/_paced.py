@@ -27,15 +27,7 @@ from typing import Any
 
 import anyio
 
-__all__ = (
-    "FORMATS",
-    "CallSpec",
-    "PacedSource",
-    "WireTurn",
-    "pieces",
-    "schedule",
-    "wire_turn",
-)
+__all__ = ("FORMATS", "CallSpec", "PacedSource", "WireTurn", "pieces", "schedule", "wire_turn")
 
 FORMATS = ("anthropic", "openai-responses", "bedrock", "openai-chat")
 """The wire formats of the replays (callstream's provider names)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from _measure import GC_NOTE, Measurement
-from _peers import REFERENCE
+from _ours import REFERENCE
 from _report import (
     Points,
     fmt_bytes,

@@ -102,11 +102,7 @@ def git_line(tree: Path, *args: str, missing: str = "unknown") -> str:
     """The first line git prints for ``git -C tree ARGS`` (``missing`` without git)."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(tree), *args],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
+            ["git", "-C", str(tree), *args], capture_output=True, text=True, timeout=10, check=False
         )
     except (OSError, subprocess.SubprocessError):
         return missing

@@ -260,12 +260,7 @@ def _targets(rows: Sequence[Measurement]) -> list[list[str]]:
             + " (totals)"
             + ("" if lc.estimated else f", {fmt_ratio(mine.median_ns, lc.median_ns)} (per chunk)")
         )
-        out.append(
-            [
-                f"vs LangChain, one call, {fmt_bytes(size)} (target >= 50x at 2 KB)",
-                got,
-            ]
-        )
+        out.append([f"vs LangChain, one call, {fmt_bytes(size)} (target >= 50x at 2 KB)", got])
     return out
 
 

@@ -40,14 +40,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import re
-import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +52,19 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from _measure import Consumer, Finish, settled, whole_pass  # noqa: E402
+from _builds_report import (  # noqa: E402
+    BUILDS,
+    JSON_LOADS,
+    PARSER,
+    PEERS_WORKER,
+    STREAM,
+    Plan,
+    write,
+)
+from _measure import Consumer, Finish, passes, settled, whole_pass, worker_json  # noqa: E402
+from _ours import parser_consumer, stream_loop  # noqa: E402
 from _peers import (  # noqa: E402
+    PEER_MODULES,
     AnthropicAccumulate,
     LangChainAdd,
     Library,
@@ -72,10 +80,7 @@ from _report import (  # noqa: E402
     load_average,
     log,
     machine,
-    machine_markdown,
-    markdown_table,
     shown_path,
-    write_text,
 )
 from _streams import (  # noqa: E402
     FORMATS,
@@ -86,52 +91,6 @@ from _streams import (  # noqa: E402
     structured_document,
     wire_stream,
 )
-from bench_partial_json import _ours  # noqa: E402
-from bench_pipeline import PEER_MODULES  # noqa: E402
-from compare_trees import _passes, _stream_loop  # noqa: E402
-
-BUILDS = ("compiled", "pure")
-"""The two callstream builds, each measured in its own subprocess."""
-PEERS_WORKER = "peers"
-
-OPENAI = "openai-chat"
-ANTHROPIC = "anthropic"
-STREAM = "stream()"
-PARSER = "PartialJSONParser.feed"
-JSON_LOADS = "json.loads"
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Sizes (bytes of arguments / of the parsed document) and rounds of one run.
-
-    ``sizes`` are the roles 200 B, 10 KB, 100 KB and 1 MB of the issue (smaller in the
-    quick run, where the roles keep their places).
-    """
-
-    sizes: tuple[int, int, int, int]
-    rounds: int
-
-    @property
-    def small(self) -> int:
-        return self.sizes[0]
-
-    @property
-    def medium(self) -> int:
-        return self.sizes[1]
-
-    @property
-    def large(self) -> int:
-        return self.sizes[2]
-
-    @property
-    def huge(self) -> int:
-        return self.sizes[3]
-
-    @property
-    def parser_sizes(self) -> tuple[int, ...]:
-        return self.sizes[1:]
-
 
 FULL = Plan((200, 10 << 10, 100 << 10, 1 << 20), rounds=3)
 QUICK = Plan((200, 2 << 10, 8 << 10, 32 << 10), rounds=2)
@@ -167,15 +126,14 @@ def _cell(
     consumer: Consumer,
     inputs: Sequence[Any],
     expected: Any,
-    *,
     quick: bool,
-    warm: bool,
+    warm: bool = True,
 ) -> dict[str, Any]:
     """Time ``consumer`` over ``inputs`` (an untimed warm-up pass first if ``warm``)."""
     log(f"[builds]   {label} {fmt} {fmt_bytes(size)} ...")
     if warm:
         whole_pass(consumer, inputs)
-    walls, cpus = _passes(consumer, inputs, expected, quick)
+    walls, cpus = passes(consumer, inputs, expected, quick)
     walls, cpus = [_digits(t) for t in walls], [_digits(t) for t in cpus]
     return {
         "kind": kind,
@@ -220,53 +178,24 @@ def work_build(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
             for i, size in enumerate(plan.sizes):
                 calls = format_calls(fmt, 1, size)
                 payloads = wire_stream(fmt, calls)
-                consumer = _stream_loop(fmt, payloads)
+                consumer = stream_loop(fmt, payloads)
+                expected = expected_calls(calls)
                 cells.append(
-                    _cell(
-                        STREAM,
-                        STREAM,
-                        fmt,
-                        size,
-                        consumer,
-                        payloads,
-                        expected_calls(calls),
-                        quick=quick,
-                        warm=i == 0,
-                    )
+                    _cell(STREAM, STREAM, fmt, size, consumer, payloads, expected, quick, i == 0)
                 )
                 del payloads
-        parser = _ours(read_value=False)
+        parser = parser_consumer(read_value=False)
         assert parser is not None, "callstream has no PartialJSONParser"
         for i, size in enumerate(plan.parser_sizes):
             text = structured_document(size)
             expected = json.loads(text)
             frags = fragments(text)
-            cells.append(
-                _cell(
-                    PARSER,
-                    PARSER,
-                    "structured",
-                    size,
-                    parser,
-                    frags,
-                    expected,
-                    quick=quick,
-                    warm=i == 0,
-                )
-            )
+            doc = "structured"
+            cells.append(_cell(PARSER, PARSER, doc, size, parser, frags, expected, quick, i == 0))
             if size == plan.large:
+                once = _loads_once(text)
                 cells.append(
-                    _cell(
-                        JSON_LOADS,
-                        JSON_LOADS,
-                        "structured",
-                        size,
-                        _loads_once(text),
-                        [text],
-                        expected,
-                        quick=quick,
-                        warm=True,
-                    )
+                    _cell(JSON_LOADS, JSON_LOADS, doc, size, once, [text], expected, quick)
                 )
     return {
         "build": mode,
@@ -293,33 +222,16 @@ def work_peers(plan: Plan, quick: bool) -> dict[str, Any]:
                 for lib in here:
                     why = lib.missing()
                     if why is not None:
-                        cells.append(
-                            {
-                                "kind": "peer",
-                                "label": lib.label,
-                                "format": fmt,
-                                "size": size,
-                                "inputs": len(payloads),
-                                "cpu_s": [],
-                                "wall_s": [],
-                                "note": why,
-                            }
-                        )
+                        cell = {"kind": "peer", "label": lib.label, "format": fmt, "size": size}
+                        cells.append({**cell, "inputs": len(payloads), "cpu_s": [], "wall_s": []})
+                        cells[-1]["note"] = why
                         continue
                     inputs = lib.prepare(fmt, payloads)
                     key = (lib.label, fmt)
+                    consumer = lib.consumer(fmt, inputs)
+                    warm = key not in warmed
                     cells.append(
-                        _cell(
-                            "peer",
-                            lib.label,
-                            fmt,
-                            size,
-                            lib.consumer(fmt, inputs),
-                            inputs,
-                            expected,
-                            quick=quick,
-                            warm=key not in warmed,
-                        )
+                        _cell("peer", lib.label, fmt, size, consumer, inputs, expected, quick, warm)
                     )
                     warmed.add(key)
                     del inputs
@@ -350,14 +262,8 @@ def build_info(mode: str) -> dict[str, Any]:
     """What ``import callstream`` gives in a fresh process of this Python for ``mode``
     (``compiled``: ``CALLSTREAM_PURE`` unset; ``pure``: set): ``compiled``, ``reason``,
     ``file``; or ``compiled`` False and an ``error`` when the import fails."""
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
-        env=_env(mode),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    argv, env = [sys.executable, "-c", _PROBE], _env(mode)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=120)
     if done.returncode != 0:
         return {"compiled": False, "reason": "import failed", "error": done.stderr[-2000:]}
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -366,434 +272,8 @@ def build_info(mode: str) -> dict[str, Any]:
 
 
 def _run_worker(mode: str, size: Sequence[str]) -> dict[str, Any]:
-    """One worker's results (its progress lines go to this process's stderr); ``size``:
-    ``--quick`` or ``--tiny`` or nothing, as the parent was given."""
-    argv = [sys.executable, str(Path(__file__).resolve()), "--worker", mode, *size]
-    done = subprocess.run(argv, env=_env(mode), stdout=subprocess.PIPE, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"the {mode} worker failed (exit {done.returncode}): see above")
-    out: dict[str, Any] = json.loads(done.stdout)
-    return out
-
-
-@dataclass
-class Stat:
-    """One cell pooled over every pass of every round (CPU time)."""
-
-    inputs: int
-    cpu_s: list[float]
-    wall_s: list[float]
-    note: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return bool(self.cpu_s)
-
-    @property
-    def best_s(self) -> float:
-        return min(self.cpu_s) if self.cpu_s else math.nan
-
-    @property
-    def median_s(self) -> float:
-        return statistics.median(self.cpu_s) if self.cpu_s else math.nan
-
-    @property
-    def best_us(self) -> float:
-        """Best pass, µs per input."""
-        return self.best_s * 1e6 / self.inputs
-
-    @property
-    def median_us(self) -> float:
-        """Median pass, µs per input."""
-        return self.median_s * 1e6 / self.inputs
-
-    def as_json(self) -> dict[str, Any]:
-        def num(x: float) -> float | None:
-            return None if math.isnan(x) else x
-
-        return {
-            "inputs": self.inputs,
-            "passes": len(self.cpu_s),
-            "cpu_best_us_per_input": num(self.best_us),
-            "cpu_median_us_per_input": num(self.median_us),
-            "cpu_best_s": num(self.best_s),
-            "cpu_median_s": num(self.median_s),
-            "wall_median_s": num(statistics.median(self.wall_s)) if self.wall_s else None,
-            "note": self.note,
-        }
-
-
-Key = tuple[str, str, str, int]
-"""(worker, label, format, size) of a cell."""
-
-
-def pool(runs: Sequence[dict[str, Any]]) -> dict[Key, Stat]:
-    """Every worker's cells by key, the passes of all rounds together."""
-    out: dict[Key, Stat] = {}
-    for run in runs:
-        for cell in run["cells"]:
-            key = (run["build"], cell["label"], cell["format"], cell["size"])
-            stat = out.setdefault(key, Stat(cell["inputs"], [], [], cell.get("note", "")))
-            stat.cpu_s.extend(cell["cpu_s"])
-            stat.wall_s.extend(cell["wall_s"])
-    return out
-
-
-def _ratio(a: float, b: float) -> float:
-    """``a / b`` (NaN when either is missing)."""
-    if math.isnan(a) or math.isnan(b) or b <= 0:
-        return math.nan
-    return a / b
-
-
-def _x(r: float) -> str:
-    return "—" if math.isnan(r) else (f"{r:,.0f}" if r >= 100 else f"{r:.3g}")
-
-
-def _us(us: float) -> str:
-    return "—" if math.isnan(us) else f"{us:.3g}"
-
-
-def _secs(s: float) -> str:
-    return "—" if math.isnan(s) else f"{s:.3g}"
-
-
-_MISSING = Stat(1, [], [])
-
-
-class Results:
-    """The pooled cells, with the lookups the report makes."""
-
-    def __init__(self, stats: dict[Key, Stat]) -> None:
-        self.stats = stats
-
-    def get(self, worker: str, label: str, fmt: str, size: int) -> Stat:
-        return self.stats.get((worker, label, fmt, size), _MISSING)
-
-    def stream(self, build: str, fmt: str, size: int) -> Stat:
-        return self.get(build, STREAM, fmt, size)
-
-    def parser(self, build: str, size: int) -> Stat:
-        return self.get(build, PARSER, "structured", size)
-
-    def peer(self, label: str, fmt: str, size: int) -> Stat:
-        return self.get(PEERS_WORKER, label, fmt, size)
-
-
-PEER_HEADERS = [
-    "stream",
-    "chunks",
-    "compiled best",
-    "compiled median",
-    "pure best",
-    "pure median",
-    "pure / compiled",
-    "peer",
-    "peer best",
-    "peer median",
-    "peer / compiled",
-    "peer / pure",
-]
-
-
-def peer_rows(res: Results, comparisons: Sequence[tuple[str, int, str]]) -> list[list[str]]:
-    """Table rows (µs per chunk, CPU) of callstream's two builds vs a peer, per
-    ``(format, size, peer label)``."""
-    rows = []
-    for fmt, size, label in comparisons:
-        comp, pure = res.stream("compiled", fmt, size), res.stream("pure", fmt, size)
-        peer = res.peer(label, fmt, size)
-        peer_cells = (
-            [_us(peer.best_us), _us(peer.median_us)] if peer.ok else [peer.note or "n/a", "—"]
-        )
-        rows.append(
-            [
-                f"{fmt}, 1 call, {fmt_bytes(size)}",
-                str(comp.inputs),
-                _us(comp.best_us),
-                _us(comp.median_us),
-                _us(pure.best_us),
-                _us(pure.median_us),
-                _x(_ratio(pure.median_us, comp.median_us)),
-                label,
-                *peer_cells,
-                _x(_ratio(peer.median_us, comp.median_us)),
-                _x(_ratio(peer.median_us, pure.median_us)),
-            ]
-        )
-    return rows
-
-
-@dataclass(frozen=True)
-class Target:
-    """One target of the issue, measured: ``value`` compared with ``bound``."""
-
-    name: str
-    value: float
-    bound: float
-    at_most: bool
-    """True: met when value <= bound (a cost); False: met when value >= bound (a speed-up)."""
-    unit: str
-    detail: str = ""
-    best: float = math.nan
-    """The same figure from the best passes (not judged: shows how much noise moves it)."""
-
-    @property
-    def met(self) -> bool | None:
-        if math.isnan(self.value):
-            return None
-        return self.value <= self.bound if self.at_most else self.value >= self.bound
-
-    def cells(self) -> list[str]:
-        verdict = {True: "met", False: "NOT met", None: "not measured"}[self.met]
-        sign = "≤" if self.at_most else "≥"
-        value, best = (
-            "—" if math.isnan(v) else f"{v:.3g}{self.unit}" for v in (self.value, self.best)
-        )
-        return [self.name, f"{sign} {self.bound:g}{self.unit}", value, verdict, best, self.detail]
-
-
-FLAT_BOUND = 1.5
-"""Per-fragment cost of the parser at the largest size over that at the smallest: "flat"."""
-
-
-def targets(res: Results, plan: Plan) -> list[Target]:
-    """The issue's targets with the values measured (CPU medians; the best passes' value
-    beside each)."""
-    best = _targets(res, plan, best=True)
-    return [replace(t, best=b.value) for t, b in zip(_targets(res, plan), best, strict=True)]
-
-
-def _targets(res: Results, plan: Plan, *, best: bool = False) -> list[Target]:
-    s, m, lg, h = plan.sizes
-
-    def us(stat: Stat) -> float:
-        return stat.best_us if best else stat.median_us
-
-    def secs(stat: Stat) -> float:
-        return stat.best_s if best else stat.median_s
-
-    def cost(name: str, value: float, bound: float, unit: str) -> Target:
-        return Target(name, value, bound, True, unit)
-
-    def speedup(label: str, fmt: str, size: int, build: str = "compiled") -> float:
-        """Peer / callstream ``build``, µs per chunk."""
-        return _ratio(us(res.peer(label, fmt, size)), us(res.stream(build, fmt, size)))
-
-    per_chunk = " µs/chunk"
-    out = [
-        cost(
-            f"stream() {OPENAI} {fmt_bytes(s)}, {build}",
-            us(res.stream(build, OPENAI, s)),
-            bound,
-            per_chunk,
-        )
-        for build, bound in (("compiled", 2.0), ("pure", 5.5))
-    ]
-    out.append(
-        Target(
-            f"vs openai ChatCompletionStreamState at {fmt_bytes(s)} (compiled)",
-            speedup(OpenAIStreamState.label, OPENAI, s),
-            40.0,
-            False,
-            "x",
-        )
-    )
-    out += [
-        Target(
-            f"vs anthropic accumulate_event at {fmt_bytes(size)} (compiled)",
-            speedup(AnthropicAccumulate.label, ANTHROPIC, size),
-            bound,
-            False,
-            "x",
-        )
-        for size, bound in ((s, 2.0), (m, 6.0), (lg, 20.0))
-    ]
-    for fmt in FORMATS:
-        ratios = {size: speedup(PydanticAIParts.label, fmt, size) for size in plan.sizes}
-        pure = {size: speedup(PydanticAIParts.label, fmt, size, "pure") for size in plan.sizes}
-        worst = min(ratios.values(), key=lambda r: -math.inf if math.isnan(r) else r)
-        detail = "compiled: " + ", ".join(f"{fmt_bytes(k)} {_x(v)}x" for k, v in ratios.items())
-        detail += "; pure: " + ", ".join(f"{fmt_bytes(k)} {_x(v)}x" for k, v in pure.items())
-        out.append(
-            Target(
-                f"ahead of pydantic-ai at every size, {fmt} (compiled; lowest ratio)",
-                worst,
-                1.0,
-                False,
-                "x",
-                detail,
-            )
-        )
-    out += [
-        cost(
-            f"{fmt_bytes(h)} argument, preview every chunk, {fmt}, {build}",
-            secs(res.stream(build, fmt, h)),
-            bound,
-            " s",
-        )
-        for fmt in FORMATS
-        for build, bound in (("compiled", 0.5), ("pure", 1.2))
-    ]
-    loads = secs(res.get("compiled", JSON_LOADS, "structured", lg))
-    out.append(
-        cost(
-            f"parser {fmt_bytes(lg)} vs one json.loads (compiled)",
-            _ratio(secs(res.parser("compiled", lg)), loads),
-            25.0,
-            "x",
-        )
-    )
-    lo, hi = plan.parser_sizes[0], plan.parser_sizes[-1]
-    out += [
-        cost(
-            f"parser per fragment flat {fmt_bytes(lo)} → {fmt_bytes(hi)}, {build} "
-            f"(µs/fragment at {fmt_bytes(hi)} / at {fmt_bytes(lo)})",
-            _ratio(us(res.parser(build, hi)), us(res.parser(build, lo))),
-            FLAT_BOUND,
-            "x",
-        )
-        for build in BUILDS
-    ]
-    return out
-
-
-def report(
-    res: Results,
-    plan: Plan,
-    info: dict[str, Any],
-    builds: dict[str, Any],
-    command: str,
-    quick: bool,
-) -> str:
-    """The markdown report: method, the five tables, the targets, the machine."""
-    s, m, lg, h = plan.sizes
-    lines = [
-        "# callstream compiled vs pure Python vs the peers, one run\n",
-        "Each callstream build runs in its own subprocess of the same Python (compiled: "
-        "`CALLSTREAM_PURE` unset; pure: `CALLSTREAM_PURE=1`; each checks "
-        "`callstream.COMPILED`), alternated compiled then pure for "
-        f"{plan.rounds} rounds; the peers run once, in a third subprocess after the first "
-        "round. A pass is one whole stream (or document) timed whole; figures are the "
-        "worker's **CPU time** (other processes' time left out) in **µs per chunk** (the "
-        "pass over its chunks / fragments), *best* and *median* over every pass of every "
-        "round; ratios are of the medians (peer / callstream above 1: callstream is "
-        "faster). Argument text is cut into "
-        f"{FRAGMENT}-character fragments. `stream()` is "
-        "`for update in stream(payloads, provider=fmt)` reading `update.tool_calls` after "
-        "every chunk; each peer reads its parsed preview after every chunk (column *peer*, "
-        "what it reads: `_peers.py`). Every pass's final calls equal the originals "
-        "(asserted). Method: the docstring of `benchmarks/bench_builds.py`.\n",
-    ]
-    if quick:
-        lines.append(
-            "**Quick run**: sizes reduced (the 10 KB / 100 KB / 1 MB roles are "
-            f"{fmt_bytes(m)} / {fmt_bytes(lg)} / {fmt_bytes(h)}) and few passes: the "
-            "verdicts below are not the issue's.\n"
-        )
-    lines.append(
-        "".join(
-            f"- {b}: callstream `{builds[b].get('file')}`, COMPILED={builds[b]['compiled']} "
-            f"({builds[b]['reason']})\n"
-            for b in BUILDS
-        )
-    )
-    lines.append(f"## 1. stream() on one {fmt_bytes(s)} OpenAI Chat call (µs per chunk)\n")
-    lines.append(
-        markdown_table(
-            PEER_HEADERS,
-            peer_rows(
-                res,
-                [(OPENAI, s, OpenAIStreamState.label), (OPENAI, s, LangChainAdd.label)],
-            ),
-        )
-    )
-    lines.append("## 2. Anthropic format: stream() vs anthropic accumulate_event (µs per event)\n")
-    comparisons = [(ANTHROPIC, size, AnthropicAccumulate.label) for size in (s, m, lg)]
-    comparisons.append((ANTHROPIC, s, LangChainAdd.label))
-    lines.append(markdown_table(PEER_HEADERS, peer_rows(res, comparisons)))
-    lines.append(
-        "## 3. pydantic-ai parts manager at every size (µs per chunk; it parses nothing "
-        "while streaming)\n"
-    )
-    comparisons = [(fmt, size, PydanticAIParts.label) for fmt in FORMATS for size in plan.sizes]
-    lines.append(markdown_table(PEER_HEADERS, peer_rows(res, comparisons)))
-    lines.append(
-        f"## 4. One {fmt_bytes(h)} argument, `update.tool_calls` read every chunk "
-        "(seconds per stream, CPU)\n"
-    )
-    rows = []
-    for fmt in FORMATS:
-        comp, pure = res.stream("compiled", fmt, h), res.stream("pure", fmt, h)
-        rows.append(
-            [
-                fmt,
-                str(comp.inputs),
-                _secs(comp.best_s),
-                _secs(comp.median_s),
-                _secs(pure.best_s),
-                _secs(pure.median_s),
-                _x(_ratio(pure.median_s, comp.median_s)),
-                f"{len(comp.cpu_s)} / {len(pure.cpu_s)}",
-            ]
-        )
-    lines.append(
-        markdown_table(
-            [
-                "format",
-                "chunks",
-                "compiled best",
-                "compiled median",
-                "pure best",
-                "pure median",
-                "pure / compiled",
-                "passes",
-            ],
-            rows,
-        )
-    )
-    lines.append(
-        f"## 5. Parser alone: PartialJSONParser().feed over a structured document in "
-        f"{FRAGMENT}-character fragments\n"
-    )
-    rows = []
-    for build in BUILDS:
-        big = res.parser(build, lg)
-        loads = res.get(build, JSON_LOADS, "structured", lg)
-        per = [res.parser(build, size) for size in plan.parser_sizes]
-        rows.append(
-            [
-                build,
-                _secs(big.median_s * 1e3),
-                _secs(loads.median_s * 1e3),
-                _x(_ratio(big.median_s, loads.median_s)),
-                *[f"{_us(p.best_us)} / {_us(p.median_us)}" for p in per],
-                _x(_ratio(per[-1].median_us, per[0].median_us)),
-            ]
-        )
-    headers = [
-        "build",
-        f"feed {fmt_bytes(lg)} (ms)",
-        f"json.loads {fmt_bytes(lg)} (ms)",
-        "feed / json.loads",
-    ]
-    headers += [f"µs/fragment {fmt_bytes(size)} (best / median)" for size in plan.parser_sizes]
-    headers.append(f"{fmt_bytes(plan.parser_sizes[-1])} / {fmt_bytes(plan.parser_sizes[0])}")
-    lines.append(markdown_table(headers, rows))
-    comp, pure = res.parser("compiled", lg), res.parser("pure", lg)
-    lines.append(
-        f"pure / compiled at {fmt_bytes(lg)}: {_x(_ratio(pure.median_s, comp.median_s))}; "
-        "medians of the passes; json.loads is timed in the same worker.\n"
-    )
-    lines.append("## Targets (the issue's; CPU medians)\n")
-    lines.append(
-        markdown_table(
-            ["target", "bound", "measured (median)", "verdict", "best passes", "detail"],
-            [t.cells() for t in targets(res, plan)],
-        )
-    )
-    lines.append(machine_markdown(info, command))
-    return "\n".join(lines)
+    """One worker's results; ``size``: ``--quick`` or ``--tiny`` or nothing, as given."""
+    return worker_json([str(Path(__file__).resolve()), "--worker", mode, *size], _env(mode), mode)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -820,7 +300,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(work_build(ns.worker, plan, ns.quick)))
         return 0
     if ns.render:
-        return _write(ns.out, json.loads((ns.out / "builds.json").read_text(encoding="utf-8")))
+        return write(ns.out, json.loads((ns.out / "builds.json").read_text(encoding="utf-8")))
     builds = {b: build_info(b) for b in BUILDS}
     compiled = builds["compiled"]
     if not compiled["compiled"]:
@@ -858,43 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "builds": builds,
         "runs": runs,
     }
-    return _write(ns.out, data)
-
-
-def _write(out: Path, data: dict[str, Any]) -> int:
-    """Pool the runs in ``data``, write builds.md and builds.json (``data`` plus the pooled
-    cells and the targets), print the report."""
-    sizes = data["sizes"]
-    plan = Plan((sizes[0], sizes[1], sizes[2], sizes[3]), data["rounds"])
-    res = Results(pool(data["runs"]))
-    info = data["machine"]
-    text = report(res, plan, info, data["builds"], info["command"], data["quick"])
-    write_text(out / "builds.md", text)
-    data["cells"] = [
-        {"worker": k[0], "label": k[1], "format": k[2], "size": k[3], **st.as_json()}
-        for k, st in res.stats.items()
-    ]
-    data["targets"] = [
-        {
-            "name": t.name,
-            "bound": t.bound,
-            "at_most": t.at_most,
-            "value": None if math.isnan(t.value) else t.value,
-            "best": None if math.isnan(t.best) else t.best,
-            "unit": t.unit.strip(),
-            "met": t.met,
-            "detail": t.detail,
-        }
-        for t in targets(res, plan)
-    ]
-    text_json = json.dumps(data, indent=2, ensure_ascii=False, default=str)
-    # each pass's time is a number in a list: one line per list, not per number
-    text_json = re.sub(
-        r"\[\s+([-+.0-9e,\s]+?)\s+\]", lambda m: "[" + " ".join(m[1].split()) + "]", text_json
-    )
-    write_text(out / "builds.json", text_json + "\n")
-    print(text)
-    return 0
+    return write(ns.out, data)
 
 
 if __name__ == "__main__":

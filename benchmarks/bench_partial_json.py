@@ -41,6 +41,7 @@ from _measure import (
     settled,
     time_once,
 )
+from _ours import parser_consumer
 from _report import (
     Points,
     arguments,
@@ -75,32 +76,6 @@ PJP = "partial-json-parser"
 LANGCHAIN = "LangChain parse_partial_json"
 FLOOR = "json.loads once (floor)"
 PEERS = (JITER, PJP, LANGCHAIN)
-
-
-def _ours(read_value: bool) -> Consumer | None:
-    try:
-        from callstream._json import PartialJSONParser
-    except ImportError:
-        return None
-
-    def consumer() -> tuple[Step, Finish]:
-        p = PartialJSONParser()
-        feed = p.feed
-        if read_value:
-
-            def step(fragment: str) -> object:
-                feed(fragment)
-                return p.value
-
-            def finish() -> Any:
-                value = p.value
-                assert p.close() == value
-                return value
-
-            return step, finish
-        return feed, p.close
-
-    return consumer
 
 
 def _jiter() -> tuple[Step, Finish]:
@@ -163,8 +138,8 @@ def libraries() -> dict[str, Consumer | None]:
     except ImportError:
         jit = None
     return {
-        OURS_A: _ours(read_value=False),
-        OURS_B: _ours(read_value=True),
+        OURS_A: parser_consumer(read_value=False),
+        OURS_B: parser_consumer(read_value=True),
         JITER: jit,
         PJP: _pjp(),
         LANGCHAIN: _langchain(),

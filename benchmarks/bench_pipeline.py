@@ -46,17 +46,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _measure import Measurement, Series, quiet_gc, settled
-from _peers import LIBRARIES, Library, forget_sdk_objects
+from _ours import LIBRARIES
+from _peers import PEER_MODULES, Library, forget_sdk_objects
 from _pipeline_report import plot, report
-from _report import (
-    arguments,
-    fmt_bytes,
-    load_average,
-    log,
-    machine,
-    write_json,
-    write_text,
-)
+from _report import arguments, fmt_bytes, load_average, log, machine, write_json, write_text
 from _streams import FORMATS, FRAGMENT, expected_calls, format_calls, wire_stream
 
 
@@ -270,21 +263,6 @@ def run_concurrent(n: int, *, budget_s: float) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-PEER_MODULES = (
-    "callstream",
-    "callstream._sync",
-    "callstream._async",
-    "openai",
-    "openai.lib.streaming.chat",
-    "anthropic",
-    "anthropic.lib.streaming._messages",
-    "langchain_core.messages",
-    "pydantic_ai._parts_manager",
-    "pydantic_ai.models",
-    "anyio",
-)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

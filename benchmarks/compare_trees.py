@@ -18,7 +18,7 @@ arguments (64 KB with ``--quick``):
 - ``stream()``: ``for update in stream(payloads, provider=fmt)``, reading
   ``update.tool_calls`` after every chunk;
 - ``collect()``: ``collect(payloads, provider=fmt)``, one call (the pipeline benchmark's
-  ``callstream collect()`` row, ``_peers.py``).
+  ``callstream collect()`` row, ``_ours.py``).
 
 A pass is one whole stream, timed whole (no per-chunk clock reads; ``_measure.whole_pass``:
 the garbage collector is quieted first, the final calls normalized inside the pass and
@@ -47,7 +47,8 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from _measure import Consumer, Finish, settled, whole_pass  # noqa: E402
+from _measure import Consumer, passes, settled, whole_pass  # noqa: E402
+from _ours import stream_loop  # noqa: E402
 from _report import (  # noqa: E402
     RESULTS,
     TINY_HELP,
@@ -61,7 +62,7 @@ from _report import (  # noqa: E402
     shown_path,
     write_text,
 )
-from _streams import FORMATS, dict_calls, expected_calls, format_calls, wire_stream  # noqa: E402
+from _streams import FORMATS, expected_calls, format_calls, wire_stream  # noqa: E402
 
 SIZES = (200, 1 << 20)
 QUICK_SIZES = (200, 64 << 10)
@@ -74,47 +75,12 @@ QUICK_ROUNDS = 2
 # --- the worker: one tree, in its own process ------------------------------------------------
 
 
-def _stream_loop(fmt: str, payloads: Sequence[Any]) -> Consumer:
-    """``stream()`` over the payloads, reading ``update.tool_calls`` after every chunk; one
-    call per pass (a one-shot consumer, see :data:`_measure.Consumer`)."""
-    from callstream import stream
-
-    def make() -> tuple[None, Finish]:
-        def finish() -> Any:
-            last = None
-            for update in stream(payloads, provider=fmt):
-                _ = update.tool_calls
-                last = update
-            assert last is not None and not last.invalid_tool_calls, last
-            return dict_calls(last.tool_calls)
-
-        return None, finish
-
-    return make
-
-
 def _consumer(driver: str, fmt: str, payloads: Sequence[Any]) -> Consumer:
     if driver == "stream()":
-        return _stream_loop(fmt, payloads)
-    from _peers import CallstreamCollect
+        return stream_loop(fmt, payloads)
+    from _ours import CallstreamCollect
 
     return CallstreamCollect().consumer(fmt, payloads)
-
-
-def _passes(
-    consumer: Consumer, payloads: Sequence[Any], expected: Any, quick: bool
-) -> tuple[list[float], list[float]]:
-    """Wall-clock and CPU seconds of each timed pass (each one's final calls checked,
-    outside its time)."""
-    min_passes, min_time_s = (1, 0.1) if quick else (2, 0.5)
-    walls: list[float] = []
-    cpus: list[float] = []
-    while len(walls) < min_passes or (sum(walls) < min_time_s and len(walls) < 200):
-        wall, cpu, result = whole_pass(consumer, payloads)
-        assert result == expected, f"final calls differ: {str(result)[:300]}"
-        walls.append(wall)
-        cpus.append(cpu)
-    return walls, cpus
 
 
 def work(tree: Path, sizes: Sequence[int], quick: bool) -> dict[str, Any]:
@@ -136,7 +102,7 @@ def work(tree: Path, sizes: Sequence[int], quick: bool) -> dict[str, Any]:
                     consumer = _consumer(driver, fmt, payloads)
                     if i == 0:
                         whole_pass(consumer, payloads)  # warm-up: imports, caches
-                    walls, cpus = _passes(consumer, payloads, expected, quick)
+                    walls, cpus = passes(consumer, payloads, expected, quick)
                     n = len(payloads)
                     cell = {"format": fmt, "size": size, "driver": driver, "chunks": n}
                     cell["wall"] = [t * 1e6 / n for t in walls]
