@@ -116,9 +116,8 @@ def work(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
                 return series.setdefault(lib.label, Series(lib.label, **passes))
 
             for role, size in enumerate(plan.sizes):
-                libs = [CallstreamDriver()] if mode != PEERS_WORKER else []
-                if mode == PEERS_WORKER:
-                    libs = [p for p, roles in PEERS if role in roles and fmt in p.formats]
+                peers = [p for p, roles in PEERS if role in roles and fmt in p.formats]
+                libs = peers if mode == PEERS_WORKER else [CallstreamDriver()]
                 rows = measure_stream(fmt, 1, size, libs, series_of, fmt_bytes(size))
                 cells += [{"format": fmt, **m.as_json()} for m in rows]
         if mode != PEERS_WORKER:
@@ -135,11 +134,7 @@ def work(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
                     assert m.result == expected, f"{m.label} disagrees with json.loads"
                     m.result = None
                     cells.append({"format": DOC, **m.as_json()})
-    out = {"build": mode, "cells": cells}
-    if mode == PEERS_WORKER:
-        return out
-    file = shown_path(callstream.__file__)
-    return out | {"compiled": callstream.COMPILED, "reason": _build.REASON, "file": file}
+    return {"build": mode, "cells": cells}
 
 
 # --- the report: the passes pooled, three tables, the targets ----------------------------------
