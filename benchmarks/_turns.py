@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -28,16 +28,9 @@ PIECE_CHARS = (8, 24)
 GAP_S, TAIL_GAP_S, FIRST_BYTE_S = (0.020, 0.040), (0.001, 0.003), (0.15, 0.35)
 """Seconds between payloads, between those after the end marker, before the first."""
 
-DURATION_S = {
-    "get_weather": (0.3, 0.6),
-    "write_file": (0.3, 0.6),
-    "read_file": (0.3, 0.8),
-    "send_email": (0.4, 1.0),
-    "query_db": (0.5, 1.5),
-    "fetch_url": (0.5, 1.5),
-    "search_docs": (0.6, 1.5),
-    "run_tests": (1.2, 2.0),
-}
+DURATION_S = {"get_weather": (0.3, 0.6), "write_file": (0.3, 0.6), "read_file": (0.3, 0.8)}
+DURATION_S |= {"send_email": (0.4, 1.0), "query_db": (0.5, 1.5), "fetch_url": (0.5, 1.5)}
+DURATION_S |= {"search_docs": (0.6, 1.5), "run_tests": (1.2, 2.0)}
 """Seconds each tool takes, drawn uniformly per call (seeded): all within 0.3-2 s, a local
 write faster than a web fetch, a test run slowest."""
 
@@ -45,13 +38,13 @@ write faster than a web fetch, a test run slowest."""
 # --- the tools ------------------------------------------------------------------------------
 
 
+@dataclass
 class TurnClock:
     """The tool durations of the turn being run and the spans the tools took (internal)."""
 
-    def __init__(self, durations: dict[str, float], origin: float) -> None:
-        self.durations = durations
-        self.origin = origin
-        self.spans: dict[str, tuple[float, float]] = {}
+    durations: dict[str, float]
+    origin: float
+    spans: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 ACTIVE: list[TurnClock] = []  # the turn being run (one at a time: the runs are sequential)
