@@ -1,10 +1,10 @@
 """callstream's own ways of consuming a whole provider stream, beside the peers'
-(``_peers.py``), and :data:`LIBRARIES`: every row ``bench_pipeline.py`` compares.
+(``_peers.py``), and :data:`LIBRARIES`: every row ``bench_pipeline.py`` compares (and
+``bench_builds.py`` and ``compare_trees.py`` time in their subprocesses).
 
 :class:`CallstreamDriver` (``stream()``), :class:`CallstreamCollect` (``collect()``, one
 call for the whole stream), :class:`CallstreamPipeline` (translator + assembler by hand)
-and :class:`CallstreamDriverSDK`; :func:`stream_loop` (``stream()`` timed whole, for
-``compare_trees.py`` and ``bench_builds.py``) and :func:`parser_consumer`. callstream is
+and :class:`CallstreamDriverSDK`; :func:`parser_consumer`. callstream is
 imported inside the consumers, so the tree it comes from is the one on ``sys.path`` when
 a consumer is made.
 """
@@ -28,7 +28,8 @@ from _streams import dict_calls
 
 
 class CallstreamDriver(Library):
-    """``callstream.stream(source)`` over the dicts, reading ``update.tool_calls``."""
+    """``for update in callstream.stream(source)`` over the dicts, reading
+    ``update.tool_calls`` after every chunk: one loop per pass (a one-shot consumer)."""
 
     label = "callstream stream()"
     reads = "update.tool_calls"
@@ -40,29 +41,15 @@ class CallstreamDriver(Library):
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:
         from callstream import stream
 
-        def make() -> tuple[Step, Finish]:
-            box: list[Any] = []
-            # the format named: "auto" holds payloads back until one is evidence
-            updates = stream(_Pump(box), provider=fmt)
-            state: dict[str, Any] = {"last": None, "it": iter(updates)}
+        def finish() -> Any:
+            last = None
+            for update in stream(inputs, provider=fmt):  # the format named: no detection
+                _ = update.tool_calls
+                last = update
+            assert last is not None and not last.invalid_tool_calls, last
+            return dict_calls(last.tool_calls)
 
-            def step(payload: Any) -> object:
-                box.append(payload)
-                upd = next(state["it"])
-                state["last"] = upd
-                return upd.tool_calls
-
-            def finish() -> Any:
-                box.append(_Pump.END)
-                for upd in state["it"]:
-                    state["last"] = upd
-                last = state["last"]
-                assert not last.invalid_tool_calls, last.invalid_tool_calls
-                return dict_calls(last.tool_calls)
-
-            return step, finish
-
-        return make
+        return lambda: (None, finish)
 
     async def consume_async(self, fmt: str, inputs: Sequence[Any]) -> Any:
         from callstream import astream
@@ -73,30 +60,6 @@ class CallstreamDriver(Library):
             last = upd
         assert last is not None and not last.invalid_tool_calls
         return dict_calls(last.tool_calls)
-
-
-class _Pump:
-    """A source the benchmark pushes one payload into before pulling one update out.
-
-    The driver iterates it; each ``__next__`` hands over the payload just pushed. Assumes
-    the driver yields one update per payload (checked: a missing update fails loudly).
-    """
-
-    END = object()
-
-    def __init__(self, box: list[Any]) -> None:
-        self.box = box
-
-    def __iter__(self) -> _Pump:
-        return self
-
-    def __next__(self) -> Any:
-        if not self.box:
-            raise AssertionError("driver pulled a payload before yielding an update")
-        item = self.box.pop()
-        if item is _Pump.END:
-            raise StopIteration
-        return item
 
 
 class CallstreamDriverSDK(CallstreamDriver):
@@ -175,25 +138,6 @@ LIBRARIES: tuple[Library, ...] = (
 )
 REFERENCE = CallstreamDriver.label
 """The row the others are compared with in the report."""
-
-
-def stream_loop(fmt: str, payloads: Sequence[Any]) -> Consumer:
-    """``stream()`` over the payloads, reading ``update.tool_calls`` after every chunk; one
-    call per pass (a one-shot consumer, see :data:`_measure.Consumer`)."""
-    from callstream import stream
-
-    def make() -> tuple[None, Finish]:
-        def finish() -> Any:
-            last = None
-            for update in stream(payloads, provider=fmt):
-                _ = update.tool_calls
-                last = update
-            assert last is not None and not last.invalid_tool_calls, last
-            return dict_calls(last.tool_calls)
-
-        return None, finish
-
-    return make
 
 
 def parser_consumer(read_value: bool) -> Consumer | None:

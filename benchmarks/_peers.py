@@ -116,24 +116,11 @@ class OpenAIStreamState(SDKLibrary):
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:
         from openai.lib.streaming.chat import ChatCompletionStreamState
 
-        names = sorted(
-            {
-                tc.function.name
-                for ch in inputs
-                for choice in ch.choices
-                for tc in choice.delta.tool_calls or ()
-                if tc.function is not None and tc.function.name
-            }
-        )
+        deltas = (tc for ch in inputs for c in ch.choices for tc in c.delta.tool_calls or ())
+        names = sorted({tc.function.name for tc in deltas if tc.function and tc.function.name})
+        schema = {"type": "object", "properties": {}}
         tools: list[Any] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": n,
-                    "parameters": {"type": "object", "properties": {}},
-                    "strict": True,
-                },
-            }
+            {"type": "function", "function": {"name": n, "parameters": schema, "strict": True}}
             for n in names
         ]
 
@@ -205,50 +192,31 @@ class LangChainAdd(Library):
 
     def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
         from langchain_core.messages import AIMessageChunk
-        from langchain_core.messages.tool import tool_call_chunk
+        from langchain_core.messages.tool import tool_call_chunk as chunk
 
         out = []
         for p in payloads:
-            chunks = []
-            meta: dict[str, Any] = {}
+            chunks, meta, content = [], {}, ""
             if fmt == "openai-chat":
-                choices = p.get("choices") or []
-                delta = choices[0]["delta"] if choices else {}
+                choice = (p.get("choices") or [{}])[0]
+                delta = choice.get("delta") or {}
                 for tc in delta.get("tool_calls") or ():
                     fn = tc.get("function") or {}
-                    chunks.append(
-                        tool_call_chunk(
-                            name=fn.get("name"),
-                            args=fn.get("arguments"),
-                            id=tc.get("id"),
-                            index=tc.get("index"),
-                        )
-                    )
-                if choices and choices[0].get("finish_reason"):
-                    meta["finish_reason"] = choices[0]["finish_reason"]
+                    args = {"name": fn.get("name"), "args": fn.get("arguments")}
+                    chunks.append(chunk(**args, id=tc.get("id"), index=tc.get("index")))
+                if choice.get("finish_reason"):
+                    meta["finish_reason"] = choice["finish_reason"]
                 content = delta.get("content") or ""
-            else:
-                content = ""
-                if p["type"] == "content_block_start" and p["content_block"]["type"] == "tool_use":
-                    block = p["content_block"]
-                    chunks.append(
-                        tool_call_chunk(
-                            name=block["name"], args="", id=block["id"], index=p["index"]
-                        )
-                    )
-                elif (
-                    p["type"] == "content_block_delta" and p["delta"]["type"] == "input_json_delta"
-                ):
-                    chunks.append(
-                        tool_call_chunk(
-                            name=None, args=p["delta"]["partial_json"], id=None, index=p["index"]
-                        )
-                    )
-                elif p["type"] == "message_delta":
-                    meta["stop_reason"] = p["delta"]["stop_reason"]
-            out.append(
-                AIMessageChunk(content=content, tool_call_chunks=chunks, response_metadata=meta)
-            )
+            elif p["type"] == "content_block_start" and p["content_block"]["type"] == "tool_use":
+                block = p["content_block"]
+                chunks.append(chunk(name=block["name"], args="", id=block["id"], index=p["index"]))
+            elif p["type"] == "content_block_delta" and p["delta"]["type"] == "input_json_delta":
+                text = p["delta"]["partial_json"]
+                chunks.append(chunk(name=None, args=text, id=None, index=p["index"]))
+            elif p["type"] == "message_delta":
+                meta["stop_reason"] = p["delta"]["stop_reason"]
+            message = {"content": content, "tool_call_chunks": chunks, "response_metadata": meta}
+            out.append(AIMessageChunk(**message))
         return out
 
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from _report import machine_markdown, markdown_table
+from _report import markdown_table, pyplot, save, stamp_markdown
 
 LIMIT = 1.05
 """Eager's wall time may be at most this times its floor on every turn."""
@@ -34,54 +34,25 @@ def summary_table(turns: Sequence[dict[str, Any]]) -> str:
     """The per-turn markdown table (and a totals row)."""
     rows = []
     for t in turns:
-        st = t["strategies"]
-        rows.append(
-            [
-                t["label"],
-                _what(t),
-                len(t["names"]),
-                _s(st["eager"]["source_end"]),
-                _s(st["sequential"]["wall"]),
-                _s(st["concurrent"]["wall"]),
-                _s(st["eager"]["wall"]),
-                _s(t["floor"]),
-                f"{t['ratio']:.3f}",
-                _s(t["saved_vs_concurrent"]),
-                _s(t["saved_vs_sequential"]),
-            ]
-        )
+        wall = {k: v["wall"] for k, v in t["strategies"].items()}
+        rows.append([
+            t["label"], _what(t), len(t["names"]), _s(t["strategies"]["eager"]["source_end"]),
+            *(_s(wall[k]) for k in ("sequential", "concurrent", "eager")), _s(t["floor"]),
+            f"{t['ratio']:.3f}", _s(t["saved_vs_concurrent"]), _s(t["saved_vs_sequential"]),
+        ])  # fmt: skip
 
     def total(key: str) -> float:
         return float(sum(t["strategies"][key]["wall"] for t in turns))
 
-    rows.append(
-        [
-            "**all**",
-            "",
-            sum(len(t["names"]) for t in turns),
-            _s(sum(t["strategies"]["eager"]["source_end"] for t in turns)),
-            _s(total("sequential")),
-            _s(total("concurrent")),
-            _s(total("eager")),
-            _s(sum(t["floor"] for t in turns)),
-            f"max {max(t['ratio'] for t in turns):.3f}",
-            _s(total("concurrent") - total("eager")),
-            _s(total("sequential") - total("eager")),
-        ]
-    )
-    headers = [
-        "turn",
-        "format",
-        "calls",
-        "stream",
-        "sequential",
-        "concurrent",
-        "eager",
-        "eager floor",
-        "eager / floor",
-        "saved vs concurrent",
-        "saved vs sequential",
-    ]
+    rows.append([
+        "**all**", "", sum(len(t["names"]) for t in turns),
+        _s(sum(t["strategies"]["eager"]["source_end"] for t in turns)),
+        *(_s(total(k)) for k in ("sequential", "concurrent", "eager")),
+        _s(sum(t["floor"] for t in turns)), f"max {max(t['ratio'] for t in turns):.3f}",
+        _s(total("concurrent") - total("eager")), _s(total("sequential") - total("eager")),
+    ])  # fmt: skip
+    headers = ["turn", "format", "calls", "stream", "sequential", "concurrent", "eager"]
+    headers += ["eager floor", "eager / floor", "saved vs concurrent", "saved vs sequential"]
     return markdown_table(headers, rows)
 
 
@@ -90,34 +61,17 @@ def calls_table(turns: Sequence[dict[str, Any]]) -> str:
     rows = []
     for t in turns:
         for i, call in enumerate(t["eager_calls"]):
-            rows.append(
-                [
-                    t["label"] if i == 0 else "",
-                    f"{i}: {t['names'][i]}",
-                    t["args_chars"][i],
-                    _s(t["durations"][i]),
-                    _s(t["schedule_seal"][i]),
-                    _s(call["sealed_at"]),
-                    _s(call["started_at"]),
-                    _s(call["finished_at"]),
-                    "yes" if call["eager"] else "no",
-                ]
-            )
-    headers = [
-        "turn",
-        "call",
-        "argument chars",
-        "tool time",
-        "end sent",
-        "sealed",
-        "started",
-        "finished",
-        "before the stream end",
-    ]
-    return markdown_table(headers, rows)
+            times = (t["durations"][i], t["schedule_seal"][i], call["sealed_at"])
+            times += (call["started_at"], call["finished_at"])
+            label = t["label"] if i == 0 else ""
+            name = f"{i}: {t['names'][i]}"
+            eager = "yes" if call["eager"] else "no"
+            rows.append([label, name, t["args_chars"][i], *map(_s, times), eager])
+    headers = ["turn", "call", "argument chars", "tool time", "end sent", "sealed", "started"]
+    return markdown_table([*headers, "finished", "before the stream end"], rows)
 
 
-def report(data: dict[str, Any], command: str) -> str:
+def report(data: dict[str, Any]) -> str:
     """The markdown report."""
     turns = data["turns"]
     worst = max(t["ratio"] for t in turns)
@@ -147,8 +101,7 @@ def report(data: dict[str, Any], command: str) -> str:
             "text (payloads after the end marker follow within 1-3 ms). Each tool is an "
             "`async def` with typed parameters that sleeps a seeded 0.3-2 s (a range per "
             "tool: a file write 0.3-0.6 s, a search 0.6-1.5 s, a test run 1.2-2 s). Per "
-            "turn, on "
-            "the same schedule and tool times, one after the other: **eager** "
+            "turn, on the same schedule and tool times, one after the other: **eager** "
             "(`ToolRunner(tools).arun(source)`: each tool starts when its call is sealed), "
             "**concurrent** (`acollect` the stream, then every tool at once in a task "
             "group) and **sequential** (`acollect`, then the tools one by one). Times are "
@@ -180,24 +133,10 @@ def report(data: dict[str, Any], command: str) -> str:
             "chunk); *sealed*, *started*, *finished*: the runner's `ToolResult` times.\n\n",
             calls_table(turns),
             "\n![runner](runner.png)\n\n",
-            "*Top: wall time per turn for the three strategies; the black tick on each "
-            "eager bar is its floor, the dotted line the stream's end. Bottom: the "
-            f"timeline of turn {data['timeline']}: each call's arguments streaming "
-            "(triangle: seal), then the tool spans of each strategy; the vertical lines "
-            "mark each strategy's end.*\n\n",
-            _source_line(data["machine"]),
-            machine_markdown(data["machine"], command),
+            "*Wall time per turn for the three strategies; the black tick on each eager bar "
+            "is its floor, the dotted line the stream's end.*\n\n",
+            stamp_markdown(data["machine"]),
         ]
-    )
-
-
-def _source_line(info: dict[str, Any]) -> str:
-    source = info.get("callstream_source")
-    if not source:
-        return ""
-    return (
-        f"callstream imported from `{source}` at commit `{info.get('callstream_commit')}`; "
-        f"event loop: {info.get('backend', 'asyncio')}.\n\n"
     )
 
 
@@ -205,18 +144,12 @@ _COLORS = {"sequential": "#bbbbbb", "concurrent": "#7fa7d6", "eager": "#2b6cb0"}
 
 
 def plot(data: dict[str, Any], path: Path) -> Path | None:
-    """Grouped bars per turn (top) and one turn's timeline (bottom)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    """Grouped bars per turn: the three strategies, eager's floor, the stream's end."""
+    plt = pyplot()
+    if plt is None:
         return None
     turns = data["turns"]
-    fig, (top, bottom) = plt.subplots(
-        2, 1, figsize=(11, 10), dpi=100, gridspec_kw={"height_ratios": [1, 1.35]}
-    )
+    fig, top = plt.subplots(figsize=(11, 5), dpi=100)
     width = 0.26
     for j, key in enumerate(("sequential", "concurrent", "eager")):
         xs = [i + (j - 1) * width for i in range(len(turns))]
@@ -235,58 +168,4 @@ def plot(data: dict[str, Any], path: Path) -> Path | None:
     top.set_title("Wall time per turn: collect then run (sequential, concurrent) vs eager")
     top.legend(fontsize=8, ncol=5, loc="upper left")
     top.grid(True, axis="y", alpha=0.3)
-
-    t = next(t for t in turns if t["label"] == data["timeline"])
-    _timeline(bottom, t)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
-def _timeline(ax: Any, t: dict[str, Any]) -> None:
-    import matplotlib.pyplot as plt
-
-    cmap = plt.get_cmap("tab10")
-    names = t["names"]
-    eager = t["strategies"]["eager"]
-    delivered = eager["delivered"]
-    labels: list[str] = []
-    ticks: list[float] = []
-    row = 0.0
-    # the stream: one row per call, its payloads' span, and the seal
-    for i, name in enumerate(names):
-        ks = [k for k, o in enumerate(t["owner"]) if o == i]
-        start, end = delivered[ks[0]], delivered[ks[-1]]
-        ax.barh(row, end - start, left=start, height=0.5, color=cmap(i), alpha=0.35)
-        ax.plot([delivered[k] for k in ks], [row] * len(ks), "|", color=cmap(i), markersize=6)
-        sealed = t["eager_calls"][i]["sealed_at"]
-        ax.plot([sealed], [row], marker="v", color="black", markersize=7)
-        labels.append(f"stream: call {i} {name}")
-        ticks.append(row)
-        row += 1
-    ax.axvline(eager["source_end"], color="grey", linestyle=":", linewidth=1)
-    for key in ("eager", "concurrent", "sequential"):
-        run = t["strategies"][key]
-        row += 0.5
-        first = row
-        for i, name in enumerate(names):
-            span = run["spans"].get(name)
-            if span is not None:
-                ax.barh(row, span[1] - span[0], left=span[0], height=0.6, color=cmap(i))
-            labels.append(f"{key}: {name}")
-            ticks.append(row)
-            row += 1
-        ax.plot([run["wall"]] * 2, [first - 0.5, row - 0.5], color=_COLORS[key], linewidth=2)
-        ax.text(run["wall"], first - 0.45, f" {key} {run['wall']:.2f} s", fontsize=8, va="top")
-    ax.set_yticks(ticks)
-    ax.set_yticklabels(labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlim(left=0)
-    ax.set_xlabel("seconds from the request")
-    ax.set_title(
-        f"Turn {t['label']} ({_what(t)}): arguments streaming (triangle: seal) and tool spans",
-        fontsize=10,
-    )
-    ax.grid(True, axis="x", alpha=0.3)
+    return save(fig, path)

@@ -128,7 +128,7 @@ def _runner(bench: ModuleType, out: Path, stdout: str) -> None:
     assert turn["agree"] and turn["time_scale"] == bench.TINY_SCALE
     assert "not judged" in stdout
     text = (out / "runner.md").read_text(encoding="utf-8")
-    assert "callstream imported from `src/callstream`" in text
+    assert "callstream build: " in text and data["machine"]["callstream_build"] in text
 
 
 def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
@@ -137,7 +137,7 @@ def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
     text = (out / "compare.md").read_text(encoding="utf-8")
     assert text.count("callstream imported from `src/callstream/__init__.py`") == 2
     for fmt in ("openai-chat", "anthropic"):
-        for driver in ("stream()", "collect()"):
+        for driver in ("callstream stream()", "callstream collect()"):
             assert text.count(f"| {fmt} | 1 call, 200 B | {driver} |") == 2  # CPU and wall
     assert "ratio (median)" in text and "Machine:" in text
     assert "Regenerate: `python benchmarks/compare_trees.py --baseline src --tiny`" in text
@@ -145,24 +145,17 @@ def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
 
 def _builds(bench: ModuleType, out: Path, stdout: str) -> None:
     text = (out / "builds.md").read_text(encoding="utf-8")
-    for heading in (
-        "## 1. stream()",
-        "## 2. Anthropic",
-        "## 3. pydantic-ai",
-        "## 4. One ",
-        "## 5. Parser alone",
-        "## Targets",
-    ):
+    for heading in ("## 1. stream()", "## 2. The peers", "## 3. Parser alone", "## Targets"):
         assert text.count(heading) == 1, heading
     assert "COMPILED=True" in text and "COMPILED=False (CALLSTREAM_PURE=1)" in text
     assert "callstream `src/callstream/__init__.py`" in text
     assert "pure / compiled" in text and "peer / compiled" in text and "peer / pure" in text
     s = bench.fmt_bytes(bench.TINY.sizes[0])
-    assert f"| openai-chat, 1 call, {s} | 54 |" in text
-    assert f"| anthropic, 1 call, {s} | 57 |" in text
+    assert f"| openai-chat | {s} | 54 |" in text
+    assert f"| anthropic | {s} | 57 |" in text
     data = json.loads((out / "builds.json").read_text(encoding="utf-8"))
     names = [t["name"] for t in data["targets"]]
-    assert len(names) == len(set(names)) == 15
+    assert len(names) == len(set(names)) == 16
     peers = _installed("jiter", "openai", "anthropic", "langchain_core", "pydantic_ai")
     for t in data["targets"]:  # a target against a peer that is not installed: unmeasured
         assert f"| {t['name']} |" in text
@@ -210,7 +203,7 @@ def test_series_skips_and_extrapolates() -> None:
 
 def _check_series(measure: ModuleType, report: ModuleType) -> None:
     # A quadratic "library": cost grows with the square of the input count.
-    series = measure.Series("quadratic", budget_s=0.05, repeats=1)
+    series = measure.Series("quadratic", budget_s=0.05, max_passes=1)
 
     def consumer_for(n: int) -> object:
         def make() -> tuple[object, object]:
@@ -242,14 +235,14 @@ def test_fit_quadratic_recovers_coefficients() -> None:
 def test_streams_are_valid_wire_payloads() -> None:
     streams = _load("_streams")
     calls = streams.make_calls(3, 300)
-    chat = streams.openai_chat_stream(calls)
+    chat = streams.wire_stream("openai-chat", calls)
     args: dict[int, str] = {}
     for payload in chat:
         for tc in payload["choices"][0]["delta"].get("tool_calls", ()):
             args[tc["index"]] = args.get(tc["index"], "") + tc["function"]["arguments"]
     assert [json.loads(args[i]) for i in range(3)] == [json.loads(c.args) for c in calls]
     assert chat[-1]["choices"][0]["finish_reason"] == "tool_calls"
-    anth = streams.anthropic_stream(calls)
+    anth = streams.wire_stream("anthropic", calls)
     assert anth[0]["type"] == "message_start" and anth[-1]["type"] == "message_stop"
     text = streams.long_string_document(2000)
     assert "\\ud83d\\ude00" in text and json.loads(text)["content"].count("😀") > 0
@@ -262,3 +255,13 @@ def test_compare_trees_worker_refuses_callstream_from_elsewhere(tmp_path: Path) 
     env = {**os.environ, "PYTHONPATH": str(src)}
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode != 0 and "not from the tree" in done.stderr
+
+
+def test_every_results_file_is_stamped_alike() -> None:
+    """Each committed results file records the header ``_report.stamp`` writes (what the
+    docs' performance page shows: ``docs/hooks/performance.py``), and no path."""
+    fields = {"cpu", "logical_cpus", "python", "callstream_build", "git_commit", "date_utc"}
+    for path in sorted(RESULTS.glob("*.json")):
+        machine = json.loads(path.read_text(encoding="utf-8"))["machine"]
+        assert fields <= set(machine), (path.name, fields - set(machine))
+        assert not any("/" in str(machine[f]) for f in fields), path.name

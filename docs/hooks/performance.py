@@ -49,26 +49,21 @@ def _num(x: float | None, unit: str = "") -> str:
 
 
 def stamp(data: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
-    """The run's stamp (machine, build, commit, date) and the fields it lacks."""
+    """The run's stamp (machine, build, commit, date) and the fields it lacks, from the
+    ``machine`` header every writer records (``benchmarks/_report.py``: ``stamp``)."""
     machine = data.get("machine") if isinstance(data.get("machine"), dict) else {}
     found: dict[str, str] = {}
-    parts = [str(machine[k]) for k in ("cpu",) if machine.get(k)]
+    parts = [str(machine["cpu"])] if machine.get("cpu") else []
     if machine.get("logical_cpus"):
         parts.append(f"{machine['logical_cpus']} logical CPUs")
     if machine.get("python"):
         parts.append(str(machine["python"]))
     if parts:
         found["machine"] = ", ".join(parts)
-    build = machine.get("callstream_build") or data.get("callstream_build") or data.get("build")
-    if isinstance(build, dict):
-        build = build.get("name") or build.get("reason")
-    if build is None and isinstance(machine.get("compiled"), bool):
-        build = "compiled" if machine["compiled"] else "pure Python"
-    if build:
-        found["build"] = str(build)
-    commit = machine.get("git_commit") or machine.get("callstream_commit") or data.get("commit")
-    if commit:
-        found["commit"] = f"`{commit}`"
+    if machine.get("callstream_build"):
+        found["build"] = str(machine["callstream_build"])
+    if machine.get("git_commit"):
+        found["commit"] = f"`{machine['git_commit']}`"
     if machine.get("date_utc"):
         found["date"] = str(machine["date_utc"])
     return found, [f for f in STAMP_FIELDS if f not in found]
