@@ -23,8 +23,8 @@ import callstream
 import callstream.cli as cli_module
 from callstream.cli import _render as render_module
 from callstream.cli import main, run
-from callstream.cli._input import load_path
 from callstream.cli._replay import BASE_INTERVAL
+from callstream.cli._stream_file import load_path
 from callstream.cli._view import StreamView
 from callstream.examples import example_path, read_example
 from tests.example_events import events_of

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import callstream.parsers._shown as base  # where the copy budget is checked
 from callstream.parsers import JsonToolsParser
-from callstream.parsers._base import RESULT_COPY_FACTOR
-from callstream.parsers._results import ParsedCall
+from callstream.parsers._parsed_call import ParsedCall
+from callstream.parsers._tools_parser import RESULT_COPY_FACTOR
 from tests.strategies import json_objects, split_every, splits
 from tests.test_parsers import chunks_for, consistent
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from callstream._assembly.assembly_state import AssemblyState
 from callstream._assembly.call import UNDECIDED, VALID
 from callstream._assembly.options import (
     DEFAULT_MAX_ARGUMENT_CHARS,
@@ -15,7 +16,6 @@ from callstream._assembly.options import (
     MAX_NAME_CHARS,
     check_options,
 )
-from callstream._assembly.state import AssemblyState
 from callstream._assembly.types import (
     AssemblyEvent,
     CallChunk,

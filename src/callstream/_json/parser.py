@@ -37,7 +37,7 @@ every grammar rule of RFC 8259 is checked at the first character that breaks it.
 
 Modules. The parser is one class built in layers, a module each, every layer adding
 methods only (one ``__slots__``, in the base): :mod:`~callstream._json.grammar` (tables and
-pure helpers), :mod:`~callstream._json.state` (``ParserState``: the attributes, the frame
+pure helpers), :mod:`~callstream._json.parser_state` (``ParserState``: the attributes, the frame
 stack, where a value goes), :mod:`~callstream._json.values` (``ValueReader``: strings and
 escapes, containers, numbers, literals), :mod:`~callstream._json.scanner` (``Scanner``: the
 scan loop), and this module: the public class (options, ``feed``, ``close``, previews).
@@ -78,8 +78,8 @@ from callstream._json.grammar import (
     STR,
     _number_value,
 )
+from callstream._json.parser_state import _place
 from callstream._json.scanner import Scanner
-from callstream._json.state import _place
 from callstream._types import MISSING, mypyc_attr
 
 if TYPE_CHECKING:

@@ -42,7 +42,7 @@ from callstream._json.grammar import (
     _digits_error,
     _hex4,
 )
-from callstream._json.state import Frame, ParserState, _place
+from callstream._json.parser_state import Frame, ParserState, _place
 from callstream._types import mypyc_attr
 
 __all__ = ("ValueReader",)

@@ -28,8 +28,8 @@ from callstream._assembly.assembler import TRUNCATION_REASONS
 from callstream._assembly.types import CallFailure, ServerToolUse, Signal, ToolCallChunk
 from callstream._errors import IncompleteJSONError, PartialJSONError
 from callstream._json import PartialJSONParser
-from callstream.parsers._results import dumps_or_none
-from callstream.parsers._state import is_server_id as _is_server_id
+from callstream.parsers._call_state import is_server_id as _is_server_id
+from callstream.parsers._parsed_call import dumps_or_none
 from callstream.providers._responses_items import CUSTOM_ARG
 
 __all__ = ("message_signals",)

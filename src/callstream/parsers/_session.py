@@ -1,8 +1,8 @@
-"""ParseSession: one stream through a parser, a sans-I/O state machine (see ``_base``).
+"""ParseSession: one stream through a parser, a sans-I/O state machine (see ``_tools_parser``).
 
 The session reads input items (:meth:`ParseSession.feed`), turns them into assembly
 events (assembling raw chunks with its own ``ToolCallAssembler``), and applies each event
-to its per-call state (:class:`~callstream.parsers._state.CallState`), asking the parser
+to its per-call state (:class:`~callstream.parsers._call_state.CallState`), asking the parser
 to refresh the calls that received argument text. What is shown, and when a result is
 handed out, is the business of its base class (:mod:`callstream.parsers._shown`).
 """
@@ -24,18 +24,18 @@ from callstream._assembly.types import (
     StreamFinished,
 )
 from callstream._errors import ParserStateError, UsageError
-from callstream.parsers._input import (
+from callstream.parsers._call_state import NO_VERDICT, CallState, ServerMark, is_server_id
+from callstream.parsers._parse_input import (
     EVENT_TYPES,
     RAW_TYPES,
     server_marks_of,
     unknown_chunk_keys,
 )
-from callstream.parsers._results import ParsedCall
+from callstream.parsers._parsed_call import ParsedCall
 from callstream.parsers._shown import ShownCalls
-from callstream.parsers._state import NO_VERDICT, CallState, ServerMark, is_server_id
 
 if TYPE_CHECKING:  # no import cycle at run time
-    from callstream.parsers._base import ToolsParser
+    from callstream.parsers._tools_parser import ToolsParser
 
 __all__ = ("ParseSession",)
 

@@ -15,11 +15,11 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
-from callstream.parsers._results import ParsedCall
-from callstream.parsers._state import CallState, by_index
+from callstream.parsers._call_state import CallState, by_index
+from callstream.parsers._parsed_call import ParsedCall
 
 if TYPE_CHECKING:  # no import cycle at run time
-    from callstream.parsers._base import ToolsParser
+    from callstream.parsers._tools_parser import ToolsParser
 
 __all__ = ("RESULT_COPY_FACTOR", "ShownCalls")
 

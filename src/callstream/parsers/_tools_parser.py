@@ -27,7 +27,7 @@ cannot drift apart.
 
 Modules: this one holds :class:`ToolsParser` (configuration, hooks, streaming loops);
 ``_session`` the :class:`ParseSession` (input and events), over ``_shown`` (the result
-lists and the copy budget); ``_state`` the per-call state; ``_input`` the kinds of input
+lists and the copy budget); ``_call_state`` the per-call state; ``_parse_input`` the kinds of input
 item and finished results read as events.
 """
 
@@ -37,11 +37,11 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 from callstream._assembly.types import ToolCall
-from callstream.parsers._input import finished_events
-from callstream.parsers._results import ParsedCall
+from callstream.parsers._call_state import CallState
+from callstream.parsers._parse_input import finished_events
+from callstream.parsers._parsed_call import ParsedCall
 from callstream.parsers._session import ParseSession
 from callstream.parsers._shown import RESULT_COPY_FACTOR
-from callstream.parsers._state import CallState
 
 __all__ = ("RESULT_COPY_FACTOR", "CallState", "ParseSession", "ToolsParser")
 
