@@ -248,7 +248,11 @@ def test_inside_a_core_package_imports_point_down(package: str) -> None:
 KNOWN_CIRCLES: list[set[str]] = [
     # the parser session and the parsers' base call each other's hooks (issue 24 item 3:
     # the hooks stated as a Protocol)
-    {"callstream.parsers._tools_parser", "callstream.parsers._session", "callstream.parsers._shown"},
+    {
+        "callstream.parsers._tools_parser",
+        "callstream.parsers._session",
+        "callstream.parsers._shown",
+    },
     # the records name the call dicts of _assembly.types in their annotations (typing only)
     {"callstream._assembly.records", "callstream._assembly.types"},
 ]
@@ -334,9 +338,6 @@ def test_no_import_circles() -> None:
 
 # --- no private names across modules -------------------------------------------------------
 
-#: Packages whose modules still share underscored names among themselves (issue 24 item 3).
-PRIVATE_INSIDE: set[str] = {"callstream._json"}
-
 
 @pytest.mark.parametrize(("module", "path"), modules(), ids=[m for m, _ in modules()])
 def test_no_private_name_is_imported_from_another_module(module: str, path: Path) -> None:
@@ -344,15 +345,9 @@ def test_no_private_name_is_imported_from_another_module(module: str, path: Path
     public names)."""
     found = dict(modules())
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(
-            "callstream"
-        ):
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("callstream"):
             continue
         source = node.module or ""
-        if source.rpartition(".")[0] in PRIVATE_INSIDE and module.startswith(
-            source.rpartition(".")[0] + "."
-        ):
-            continue
         for alias in node.names:
             if f"{source}.{alias.name}" in found:
                 continue  # a module
