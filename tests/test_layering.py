@@ -190,7 +190,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"__init__"},
     ],
     "callstream._assembly": [
-        {"validation", "options", "arguments", "verdict"},
+        {"validation", "options", "arguments", "verdict", "call_dicts"},
         {"records"},  # the per-chunk values (compiled), re-exported by types
         {"types"},
         {"call"},
@@ -253,8 +253,6 @@ KNOWN_CIRCLES: list[set[str]] = [
         "callstream.parsers._session",
         "callstream.parsers._shown",
     },
-    # the records name the call dicts of _assembly.types in their annotations (typing only)
-    {"callstream._assembly.records", "callstream._assembly.types"},
 ]
 
 
