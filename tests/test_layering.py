@@ -245,15 +245,7 @@ def test_inside_a_core_package_imports_point_down(package: str) -> None:
 # --- no import circles, counting every import (lazy and typing-only ones too) ------------
 
 #: Circles not removed yet, each with what removes it (the list may only shrink).
-KNOWN_CIRCLES: list[set[str]] = [
-    # the parser session and the parsers' base call each other's hooks (issue 24 item 3:
-    # the hooks stated as a Protocol)
-    {
-        "callstream.parsers._tools_parser",
-        "callstream.parsers._session",
-        "callstream.parsers._shown",
-    },
-]
+KNOWN_CIRCLES: list[set[str]] = []
 
 
 def import_graph() -> dict[str, set[str]]:

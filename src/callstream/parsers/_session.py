@@ -10,7 +10,7 @@ handed out, is the business of its base class (:mod:`callstream.parsers._shown`)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import (
@@ -25,6 +25,7 @@ from callstream._assembly.types import (
 )
 from callstream._errors import ParserStateError, UsageError
 from callstream.parsers._call_state import NO_VERDICT, CallState, ServerMark, is_server_id
+from callstream.parsers._hooks import ParserHooks
 from callstream.parsers._parse_input import (
     EVENT_TYPES,
     RAW_TYPES,
@@ -33,9 +34,6 @@ from callstream.parsers._parse_input import (
 )
 from callstream.parsers._parsed_call import ParsedCall
 from callstream.parsers._shown import ShownCalls
-
-if TYPE_CHECKING:  # no import cycle at run time
-    from callstream.parsers._tools_parser import ToolsParser
 
 __all__ = ("ParseSession",)
 
@@ -70,7 +68,7 @@ class ParseSession(ShownCalls[T]):
         "_server_ids",
     )
 
-    def __init__(self, parser: ToolsParser[T], assembler_options: Mapping[str, Any]) -> None:
+    def __init__(self, parser: ParserHooks, assembler_options: Mapping[str, Any]) -> None:
         super().__init__(parser)
         self._assembler_options = dict(assembler_options)
         self._assembler: ToolCallAssembler | None = None
