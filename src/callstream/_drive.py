@@ -15,6 +15,11 @@ waiting for the source, or on ``close()`` / ``aclose()``. After that the iterato
 finished. Plain classes rather than generators: this module is compiled with mypyc in the
 compiled build, where a generator would not be a Python generator.
 
+Apart from the public faces (:mod:`callstream._sync`, :mod:`callstream._async`) for the
+compiled build only: the loops run per item and are compiled; the faces cost per stream,
+and the async one schedules its close on the running event loop from ``__del__``, so
+they stay interpreted.
+
 Cost: the pipeline's, O(1) more per item.
 """
 
