@@ -244,9 +244,6 @@ def test_inside_a_core_package_imports_point_down(package: str) -> None:
 
 # --- no import circles, counting every import (lazy and typing-only ones too) ------------
 
-#: Circles not removed yet, each with what removes it (the list may only shrink).
-KNOWN_CIRCLES: list[set[str]] = []
-
 
 def import_graph() -> dict[str, set[str]]:
     """Every callstream module and the callstream modules it imports anywhere in its file
@@ -319,10 +316,9 @@ def test_circles_are_found() -> None:
 
 def test_no_import_circles() -> None:
     found = circles(import_graph())
-    assert sorted(map(sorted, found)) == sorted(map(sorted, KNOWN_CIRCLES)), (
+    assert not found, (
         "modules importing each other (also lazily or for typing only): "
-        f"{[sorted(part) for part in found if part not in KNOWN_CIRCLES]}; circles no longer "
-        f"there must leave KNOWN_CIRCLES: {[sorted(p) for p in KNOWN_CIRCLES if p not in found]}"
+        f"{[sorted(part) for part in found]}"
     )
 
 
