@@ -43,7 +43,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
 from typing import Any, Final
 
 from callstream._assembly.types import (
@@ -56,6 +55,7 @@ from callstream._assembly.types import (
 )
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import Handler, ignore, unreadable
 from callstream.providers._fields import get, get_str, is_record
 from callstream.providers._text import add_text
 
@@ -181,8 +181,7 @@ class AnthropicTranslator:
     Every end marker gives a ``StreamEnd`` (a ``message_delta`` with a stop reason and the
     ``message_stop`` after it both do); the assembler keeps the first (see
     :meth:`~callstream.ToolCallAssembler.apply`).
-    Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
-    O(size of the payload) per call; state is one small record per open tool block.
+    Cost: O(size of the payload) per call; state is one small record per open tool block.
     """
 
     name = "anthropic"
@@ -193,15 +192,13 @@ class AnthropicTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
         try:
-            return self._translate(payload)
-        except Exception:  # a hostile object defeated the accessors: not an event
-            return []
-
-    def _translate(self, payload: Any) -> list[Signal]:
-        payload = _unwrap(payload)
-        handler = _HANDLERS.get(get_str(payload, "type"))
-        return [] if handler is None else handler(self, payload)
+            payload = _unwrap(payload)
+            kind = get_str(payload, "type")
+            return _HANDLERS.get(kind, ignore)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
 
     # --- events ------------------------------------------------------------------------
 
@@ -265,16 +262,13 @@ class AnthropicTranslator:
         self._bad.clear()
         return []
 
-    def _error_event(self, payload: Any) -> list[Signal]:
-        return self._error(get(payload, "error"))
-
     @staticmethod
     def _end(reason: str | None) -> list[Signal]:
         normalized = "length" if reason in _LENGTH_REASONS else reason
         return [StreamEnd(reason=normalized, provider_reason=reason)]
 
-    def _error(self, error: Any) -> list[Signal]:
-        message = _error_text(error)
+    def _error(self, payload: Any) -> list[Signal]:
+        message = _error_text(get(payload, "error"))
         out: list[Signal] = [
             CallFailure(error=message, index=index) for index in sorted(self._open)
         ]
@@ -284,14 +278,14 @@ class AnthropicTranslator:
 
 
 #: Event type -> its handler (any other type carries nothing for us).
-_HANDLERS: Final[dict[str | None, Callable[[AnthropicTranslator, Any], list[Signal]]]] = {
+_HANDLERS: Final[dict[str | None, Handler]] = {
     "content_block_start": AnthropicTranslator._block_start,
     "content_block_delta": AnthropicTranslator._block_delta,
     "content_block_stop": AnthropicTranslator._block_stop,
     "message_delta": AnthropicTranslator._message_delta,
     "message_stop": AnthropicTranslator._message_stop,
     "message_start": AnthropicTranslator._message_start,
-    "error": AnthropicTranslator._error_event,
+    "error": AnthropicTranslator._error,
 }
 
 

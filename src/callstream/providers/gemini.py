@@ -34,6 +34,7 @@ from typing import Any
 
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers._arguments import read_arguments
+from callstream.providers._base import Handler, field_kind, ignore, unreadable
 from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
 from callstream.providers._fields import path as field_path
 from callstream.providers._gemini_args import (  # the limits: still importable from here
@@ -117,22 +118,27 @@ class GeminiTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one chunk (dict, SDK object, or list of chunks)."""
-        if is_sequence(payload):  # a JSON array of chunks (one level: no recursion)
-            signals: list[Signal] = []
-            for item in get_list({"items": payload}, "items"):
-                if not is_sequence(item):
-                    signals.extend(self.translate(item))
-            return signals
-        candidates = get_list(payload, "candidates")
-        if candidates:
-            return self._candidate(_first_candidate(candidates))
-        error = get(payload, "error")
-        if error is not None:
-            return self._stream_error(error)
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
+        try:
+            kind = "chunks" if is_sequence(payload) else field_kind(payload, _FIELDS)
+            return _HANDLERS.get(kind, ignore)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
+
+    def _chunks(self, payload: Any) -> list[Signal]:
+        """A JSON array of chunks, read item by item (one level: no recursion)."""
+        signals: list[Signal] = []
+        for item in get_list({"items": payload}, "items"):
+            if not is_sequence(item):
+                signals.extend(self.translate(item))
+        return signals
+
+    def _candidates(self, payload: Any) -> list[Signal]:
+        return self._candidate(_first_candidate(get_list(payload, "candidates")))
+
+    def _blocked(self, payload: Any) -> list[Signal]:
         block = get_str(get(payload, "promptFeedback"), "blockReason")
-        if block is not None:
-            return self._end(block)
-        return []
+        return [] if block is None else self._end(block)
 
     # --- parts ---------------------------------------------------------------------------
 
@@ -269,7 +275,8 @@ class GeminiTranslator:
         kept.extend(self._end(reason))
         return kept
 
-    def _stream_error(self, error: Any) -> list[Signal]:
+    def _error(self, payload: Any) -> list[Signal]:
+        error = get(payload, "error")
         plain = scalar_value(error)
         if type(plain) is str:
             text = f"Gemini stream error: {plain}"
@@ -300,3 +307,14 @@ def _first_candidate(candidates: list[Any]) -> Any:
 
 def _with_message(reason: str, message: str | None) -> str:
     return f"{reason}: {message}" if message else reason
+
+
+#: Payload kind -> its handler: a JSON array of chunks, else the first of these fields
+#: the chunk carries (in this order).
+_HANDLERS: dict[str | None, Handler] = {
+    "chunks": GeminiTranslator._chunks,
+    "candidates": GeminiTranslator._candidates,
+    "error": GeminiTranslator._error,
+    "promptFeedback": GeminiTranslator._blocked,
+}
+_FIELDS = ("candidates", "error", "promptFeedback")
