@@ -22,13 +22,22 @@ none is dropped without a trace; only chunks written by users raise
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
-from callstream._assembly.types import CallFailure, Signal
+from callstream._assembly.types import CallFailure, Signal, StreamEnd
+from callstream._assembly.verdict import TRUNCATION_REASONS
 from callstream.providers._fields import get
 from callstream.providers._provider_errors import describe_exception
 
-__all__ = ("Handler", "Translator", "field_kind", "ignore", "unreadable")
+__all__ = (
+    "Handler",
+    "Translator",
+    "field_kind",
+    "ignore",
+    "finish",
+    "finish_with_error",
+    "unreadable",
+)
 
 Handler = Callable[[Any, Any], list[Signal]]
 """A handler of one payload kind: ``(translator, payload) -> signals``."""
@@ -67,6 +76,27 @@ def unreadable(fmt: str, kind: str | None, exc: Exception) -> list[Signal]:
     """What a payload whose handler raised gives: one invalid call with the reason."""
     what = f"{kind} payload" if kind else "payload"
     return [CallFailure(error=f"{fmt} {what} could not be read ({describe_exception(exc)})")]
+
+
+#: Token-limit stop reasons, lowercased (the assembler's, and Anthropic's and Bedrock's
+#: context window): each ends the stream as ``"length"``, so open calls read as cut off.
+_LENGTH: Final = TRUNCATION_REASONS | {"model_context_window_exceeded"}
+
+
+def finish(reason: str | None) -> StreamEnd:
+    """The end of the stream for a provider's stop reason: a token limit (``max_tokens``,
+    ``MAX_TOKENS``, ...) as ``"length"``, any other as sent; the word sent is kept as
+    ``provider_reason``."""
+    length = reason is not None and reason.lower() in _LENGTH
+    return StreamEnd(reason="length" if length else reason, provider_reason=reason)
+
+
+def finish_with_error(open_calls: Iterable[int], message: str) -> list[Signal]:
+    """A provider error that ends the stream: each open call (by key) fails with the
+    provider's ``message``, then ``StreamEnd("error")`` carries it."""
+    out: list[Signal] = [CallFailure(error=message, index=index) for index in sorted(open_calls)]
+    out.append(StreamEnd(reason="error", provider_error=message))
+    return out
 
 
 def field_kind(payload: Any, kinds: Iterable[str | None]) -> str | None:

@@ -51,11 +51,10 @@ from callstream._assembly.types import (
     CallFailure,
     ServerToolUse,
     Signal,
-    StreamEnd,
 )
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
-from callstream.providers._base import Handler, ignore, unreadable
+from callstream.providers._base import Handler, finish, finish_with_error, ignore, unreadable
 from callstream.providers._fields import get, get_str, is_record
 from callstream.providers._text import add_text
 
@@ -66,9 +65,6 @@ SERVER_BLOCK_TYPES: Final = frozenset({"server_tool_use", "mcp_tool_use"})
 
 #: Content-block types that are calls the model makes (client, server and MCP tools).
 TOOL_BLOCK_TYPES: Final = frozenset({"tool_use"}) | SERVER_BLOCK_TYPES
-
-#: Stop reasons meaning the output was cut off by a token limit.
-_LENGTH_REASONS: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 _EVENT_TYPES: Final = frozenset(
     {
@@ -252,28 +248,19 @@ class AnthropicTranslator:
 
     def _message_delta(self, payload: Any) -> list[Signal]:
         reason = get_str(get(payload, "delta"), "stop_reason")
-        return self._end(reason) if reason is not None else []
+        return [] if reason is None else [finish(reason)]
 
     def _message_stop(self, payload: Any) -> list[Signal]:
-        return self._end(None)
+        return [finish(None)]
 
     def _message_start(self, payload: Any) -> list[Signal]:
         self._open.clear()
         self._bad.clear()
         return []
 
-    @staticmethod
-    def _end(reason: str | None) -> list[Signal]:
-        normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason)]
-
     def _error(self, payload: Any) -> list[Signal]:
-        message = _error_text(get(payload, "error"))
-        out: list[Signal] = [
-            CallFailure(error=message, index=index) for index in sorted(self._open)
-        ]
+        out = finish_with_error(self._open, _error_text(get(payload, "error")))
         self._open.clear()
-        out.append(StreamEnd(reason="error", provider_error=message))
         return out
 
 

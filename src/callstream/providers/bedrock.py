@@ -32,11 +32,17 @@ from callstream._assembly.types import (
     CallFailure,
     ServerToolUse,
     Signal,
-    StreamEnd,
 )
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
-from callstream.providers._base import Handler, field_kind, ignore, unreadable
+from callstream.providers._base import (
+    Handler,
+    field_kind,
+    finish,
+    finish_with_error,
+    ignore,
+    unreadable,
+)
 from callstream.providers._fields import get, get_str
 from callstream.providers._text import add_text
 
@@ -57,9 +63,6 @@ _ERROR_EVENTS = (
 #: ``toolUse.type`` values of tools the provider runs itself (``mcp_tool_use``: the same
 #: shape in Bedrock AgentCore streams).
 SERVER_TOOL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
-
-#: Stop reasons meaning the output was cut off by a token limit.
-_LENGTH_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 
 def detect(payload: Any) -> bool:
@@ -121,7 +124,7 @@ class BedrockTranslator:
         return []
 
     def _message_stop(self, payload: Any) -> list[Signal]:
-        return self._end(get_str(get(payload, "messageStop"), "stopReason"))
+        return [finish(get_str(get(payload, "messageStop"), "stopReason"))]
 
     def _start(self, payload: Any) -> list[Signal]:
         event = get(payload, "contentBlockStart")
@@ -166,19 +169,13 @@ class BedrockTranslator:
         self._open.discard(index)
         return [CallEnd(index=index)]
 
-    @staticmethod
-    def _end(reason: str | None) -> list[Signal]:
-        normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason)]
-
     def _error(self, payload: Any) -> list[Signal]:
         """An exception event: every open tool block fails, the stream ends."""
         key = field_kind(payload, _ERROR_EVENTS)
         message = get_str(get(payload, key or ""), "message")
         error = f"Bedrock stream error ({key}): {message}" if message else f"Bedrock {key}"
-        out: list[Signal] = [CallFailure(error=error, index=i) for i in sorted(self._open)]
+        out = finish_with_error(self._open, error)
         self._open.clear()
-        out.append(StreamEnd(reason="error", provider_error=error))
         return out
 
 

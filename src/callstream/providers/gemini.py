@@ -32,9 +32,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal
 from callstream.providers._arguments import read_arguments
-from callstream.providers._base import Handler, field_kind, ignore, unreadable
+from callstream.providers._base import (
+    Handler,
+    field_kind,
+    finish,
+    finish_with_error,
+    ignore,
+    unreadable,
+)
 from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
 from callstream.providers._fields import path as field_path
 from callstream.providers._gemini_args import (  # the limits: still importable from here
@@ -54,7 +61,6 @@ __all__ = ("GeminiTranslator", "detect", "parse_json_path")
 FAILURE_REASONS = frozenset(
     {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
 )
-_LENGTH_REASONS = frozenset({"MAX_TOKENS"})
 _NORMAL_REASONS = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
 
 
@@ -138,7 +144,7 @@ class GeminiTranslator:
 
     def _blocked(self, payload: Any) -> list[Signal]:
         block = get_str(get(payload, "promptFeedback"), "blockReason")
-        return [] if block is None else self._end(block)
+        return [] if block is None else [finish(block)]
 
     # --- parts ---------------------------------------------------------------------------
 
@@ -162,12 +168,12 @@ class GeminiTranslator:
         if self._call is not None:
             if reason in _NORMAL_REASONS:
                 self._finish_call(out)
-            elif reason not in _LENGTH_REASONS:
+            elif reason != "MAX_TOKENS":
                 index = self._call.index
                 self._call = None
                 error = f"generation stopped ({reason}) before the call was complete"
                 out.append(CallFailure(error=_with_message(error, message), index=index))
-        out.extend(self._end(reason))
+        out.append(finish(reason))
         return out
 
     def _function_call(self, call: Any, out: list[Signal], touched: list[int]) -> None:
@@ -272,7 +278,7 @@ class GeminiTranslator:
             kept.extend(CallFailure(error=error, index=index) for index in sorted(failed))
         else:
             kept.append(CallFailure(error=error))
-        kept.extend(self._end(reason))
+        kept.append(finish(reason))
         return kept
 
     def _error(self, payload: Any) -> list[Signal]:
@@ -285,17 +291,8 @@ class GeminiTranslator:
             detail = get_str(error, "message")
             text = "Gemini stream error" + (f" ({status})" if status else "")
             text += f": {detail}" if detail else ""
-        out: list[Signal] = []
-        if self._call is not None:
-            out.append(CallFailure(error=text, index=self._call.index))
-            self._call = None
-        out.append(StreamEnd(reason="error", provider_error=text))
-        return out
-
-    @staticmethod
-    def _end(reason: str) -> list[Signal]:
-        normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason)]
+        call, self._call = self._call, None
+        return finish_with_error([] if call is None else [call.index], text)
 
 
 def _first_candidate(candidates: list[Any]) -> Any:

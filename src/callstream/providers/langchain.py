@@ -53,7 +53,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from callstream._assembly.assembler import TRUNCATION_REASONS
 from callstream._assembly.types import (
     CallChunk,
     CallEnd,
@@ -69,15 +68,12 @@ from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_block_index, get_index
-from callstream.providers._base import Handler, unreadable
+from callstream.providers._base import Handler, finish, unreadable
 from callstream.providers._fields import get, get_str, is_record, is_sequence, sequence_items
 from callstream.providers._plain import describe, to_plain
 from callstream.providers._text import add_text
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
-
-#: Token-limit words of the providers LangChain wraps (beyond the assembler's own).
-_LENGTH_WORDS = frozenset({"MAX_TOKENS", "model_context_window_exceeded"})
 
 _CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
 
@@ -574,12 +570,6 @@ def metadata_end(metadata: Any) -> StreamEnd | None:
     return None
 
 
-def finish(reason: str) -> StreamEnd:
-    """The end of the stream for a finish reason as LangChain's providers send it."""
-    length = reason.lower() in TRUNCATION_REASONS or reason in _LENGTH_WORDS
-    return StreamEnd(reason="length" if length else reason, provider_reason=reason)
-
-
 #: Content-block types that carry text, and the field holding it (reasoning for all
 #: but ``text``).
 _TEXT_BLOCKS = {"text": "text", "reasoning": "reasoning", "thinking": "thinking"}
@@ -924,7 +914,7 @@ class _Events:
         end = metadata_end(get(event, "metadata"))
         if end is None:
             reason = get_str(event, "reason")  # protocol < 0.0.9: a top-level reason
-            end = finish(reason) if reason else StreamEnd(reason=None)
+            end = finish(reason or None)
         out.append(end)
         return out
 
