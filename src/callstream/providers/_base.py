@@ -27,11 +27,11 @@ from typing import Any, Final, Protocol, runtime_checkable
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
 from callstream._assembly.verdict import TRUNCATION_REASONS
 from callstream.providers._fields import get
-from callstream.providers._provider_errors import describe_exception
 
 __all__ = (
     "Handler",
     "Translator",
+    "describe_exception",
     "field_kind",
     "ignore",
     "finish",
@@ -97,6 +97,21 @@ def finish_with_error(open_calls: Iterable[int], message: str) -> list[Signal]:
     out: list[Signal] = [CallFailure(error=message, index=index) for index in sorted(open_calls)]
     out.append(StreamEnd(reason="error", provider_error=message))
     return out
+
+
+def describe_exception(exc: BaseException) -> str:
+    """A short description of an exception for an error message; never raises."""
+    try:
+        name = type(exc).__qualname__
+    except Exception:
+        name = "exception"
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{name}: {text}" if text else name
 
 
 def field_kind(payload: Any, kinds: Iterable[str | None]) -> str | None:
