@@ -174,9 +174,12 @@ class OpenAIChatTranslator:
         """Return the chunks and the finish signal carried by one payload."""
         kind: str | None = None  # dispatch, never raise: callstream.providers._base
         try:
-            if type(payload) is not dict and get_str(payload, "type") == "chunk":
-                payload = get(payload, "chunk")  # the openai SDK stream helper's ChunkEvent
-            kind = field_kind(payload, _HANDLERS)
+            if type(payload) is dict and payload.get("choices"):
+                kind = "choices"  # decoded JSON, a chunk: the common case without a call
+            else:
+                if type(payload) is not dict and get_str(payload, "type") == "chunk":
+                    payload = get(payload, "chunk")  # the openai SDK stream helper's event
+                kind = field_kind(payload, _HANDLERS)
             return _HANDLERS.get(kind, ignore)(self, payload)
         except Exception as exc:
             return unreadable(self.name, kind, exc)
