@@ -66,25 +66,15 @@ SERVER_BLOCK_TYPES: Final = frozenset({"server_tool_use", "mcp_tool_use"})
 #: Content-block types that are calls the model makes (client, server and MCP tools).
 TOOL_BLOCK_TYPES: Final = frozenset({"tool_use"}) | SERVER_BLOCK_TYPES
 
-_EVENT_TYPES: Final = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    }
-)
-
 
 def detect(payload: Any) -> bool:
     """Return True if ``payload`` looks like an Anthropic Messages streaming event.
 
-    Only the message/content-block event types count (``ping`` and ``error`` are too
-    generic to name a format). Cost: O(1).
+    Only the message/content-block event types of the handler table count (``ping`` and
+    ``error`` are too generic to name a format). Cost: O(1).
     """
-    return get_str(_unwrap(payload), "type") in _EVENT_TYPES
+    kind = get_str(_unwrap(payload), "type")
+    return kind != "error" and kind in _HANDLERS
 
 
 def recognizes(payload: Any) -> bool:
@@ -202,7 +192,7 @@ class AnthropicTranslator:
         block = get(payload, "content_block")
         kind = get_str(block, "type")
         if kind not in TOOL_BLOCK_TYPES:
-            return _block_text(block, kind)
+            return _text(block, kind)
         index = get_block_index(payload, "index")
         server = kind in SERVER_BLOCK_TYPES
         id_ = get_str(block, "id")
@@ -222,7 +212,7 @@ class AnthropicTranslator:
         delta = get(payload, "delta")
         kind = get_str(delta, "type")
         if kind != "input_json_delta":
-            return _delta_text(delta, kind)
+            return _text(delta, kind)
         index = get_index(payload, "index")
         text = get_str(delta, "partial_json")
         block = self._open.get(index) if isinstance(index, int) else None
@@ -276,23 +266,22 @@ _HANDLERS: Final[dict[str | None, Handler]] = {
 }
 
 
-def _block_text(block: Any, kind: str | None) -> list[Signal]:
-    """The text a ``text`` or ``thinking`` block starts with (usually none)."""
-    out: list[Signal] = []
-    if kind == "text":
-        add_text(out, get(block, "text"), False)
-    elif kind == "thinking":
-        add_text(out, get(block, "thinking"), True)
-    return out
+#: Block and delta types that carry text -> the field holding it (reasoning: thinking).
+_TEXT_FIELDS: Final = {
+    "text": "text",
+    "text_delta": "text",
+    "thinking": "thinking",
+    "thinking_delta": "thinking",
+}
 
 
-def _delta_text(delta: Any, kind: str | None) -> list[Signal]:
-    """The text of a ``text_delta`` or ``thinking_delta`` (other deltas have none)."""
+def _text(block: Any, kind: str | None) -> list[Signal]:
+    """The text of a ``text`` / ``thinking`` block's start (usually none) or of a
+    ``text_delta`` / ``thinking_delta``; other blocks and deltas have none."""
     out: list[Signal] = []
-    if kind == "text_delta":
-        add_text(out, get(delta, "text"), False)
-    elif kind == "thinking_delta":
-        add_text(out, get(delta, "thinking"), True)
+    field = _TEXT_FIELDS.get(kind or "")
+    if field is not None:
+        add_text(out, get(block, field), field == "thinking")
     return out
 
 

@@ -48,10 +48,6 @@ from callstream.providers._text import add_text
 
 __all__ = ("BedrockTranslator", "detect")
 
-_EVENT_TYPES = frozenset(
-    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop"}
-)
-
 _ERROR_EVENTS = (
     "internalServerException",
     "modelStreamErrorException",
@@ -67,9 +63,9 @@ SERVER_TOOL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
 
 def detect(payload: Any) -> bool:
     """Return True if ``payload`` looks like one ConverseStream event (``{"messageStart":
-    ...}``, ``{"contentBlockDelta": ...}``, ...). ``metadata`` alone is too generic.
-    Cost: O(1)."""
-    return any(get(payload, key) is not None for key in _EVENT_TYPES)
+    ...}``, ``{"contentBlockDelta": ...}``, ...: a key of the handler table). Exception
+    events and ``metadata`` alone are too generic. Cost: O(1)."""
+    return field_kind(payload, _HANDLERS) not in (None, *_ERROR_EVENTS)
 
 
 class BedrockTranslator:

@@ -119,13 +119,9 @@ class CohereTranslator:
         self._open.discard(index)
         return [CallEnd(index=index)]
 
-    def _call_start(self, payload: Any) -> list[Signal]:
-        return self._calls(payload, True)
-
-    def _call_delta(self, payload: Any) -> list[Signal]:
-        return self._calls(payload, False)
-
-    def _calls(self, payload: Any, start: bool) -> list[Signal]:
+    def _calls(self, payload: Any) -> list[Signal]:
+        """``tool-call-start`` (a call's id, name and any text) or ``tool-call-delta``."""
+        start = get_str(payload, "type") == "tool-call-start"
         index = get_index(payload, "index")
         message = get(get(payload, "delta"), "message")
         out: list[Signal] = []
@@ -196,8 +192,8 @@ class CohereTranslator:
 
 #: Event type -> its handler (any other type carries no call: ``citation-*``, ...).
 _HANDLERS: dict[str | None, Handler] = {
-    "tool-call-delta": CohereTranslator._call_delta,
-    "tool-call-start": CohereTranslator._call_start,
+    "tool-call-delta": CohereTranslator._calls,
+    "tool-call-start": CohereTranslator._calls,
     "tool-call-end": CohereTranslator._call_end,
     "content-delta": CohereTranslator._content_delta,
     "message-end": CohereTranslator._message_end,

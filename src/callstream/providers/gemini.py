@@ -139,16 +139,14 @@ class GeminiTranslator:
                 signals.extend(self.translate(item))
         return signals
 
-    def _candidates(self, payload: Any) -> list[Signal]:
-        return self._candidate(_first_candidate(get_list(payload, "candidates")))
-
     def _blocked(self, payload: Any) -> list[Signal]:
         block = get_str(get(payload, "promptFeedback"), "blockReason")
         return [] if block is None else [finish(block)]
 
     # --- parts ---------------------------------------------------------------------------
 
-    def _candidate(self, candidate: Any) -> list[Signal]:
+    def _candidates(self, payload: Any) -> list[Signal]:
+        candidate = _first_candidate(get_list(payload, "candidates"))
         out: list[Signal] = []
         touched: list[int] = []  # calls that appeared in this chunk
         for part in get_list(get(candidate, "content"), "parts"):
