@@ -126,7 +126,7 @@ class GeminiTranslator:
         """Return the signals carried by one chunk (dict, SDK object, or list of chunks)."""
         kind: str | None = None  # dispatch, never raise: callstream.providers._base
         try:
-            kind = "chunks" if is_sequence(payload) else field_kind(payload, _FIELDS)
+            kind = "chunks" if is_sequence(payload) else field_kind(payload, _HANDLERS)
             return _HANDLERS.get(kind, ignore)(self, payload)
         except Exception as exc:
             return unreadable(self.name, kind, exc)
@@ -304,12 +304,11 @@ def _with_message(reason: str, message: str | None) -> str:
     return f"{reason}: {message}" if message else reason
 
 
-#: Payload kind -> its handler: a JSON array of chunks, else the first of these fields
-#: the chunk carries (in this order).
+#: Payload kind -> its handler: the first of these fields a chunk carries (in this
+#: order), or ``chunks``: a JSON array of them.
 _HANDLERS: dict[str | None, Handler] = {
-    "chunks": GeminiTranslator._chunks,
     "candidates": GeminiTranslator._candidates,
     "error": GeminiTranslator._error,
     "promptFeedback": GeminiTranslator._blocked,
+    "chunks": GeminiTranslator._chunks,
 }
-_FIELDS = ("candidates", "error", "promptFeedback")
