@@ -12,10 +12,10 @@ a stream still matches its format.
 accessors: a missing or wrongly typed field reads as None (absent). Malformed data a
 handler can tie to a call fails that call with a readable reason (``CallFailure``: an
 unusable index, arguments that are neither JSON text nor JSON data); the other calls go
-on. Whatever still raises in a handler (a hostile object, a bug) is
-caught in ``translate`` and becomes :func:`unreadable`: one invalid call whose reason
-names the format, the kind and the exception. So no payload makes a translator raise and
-none is dropped without a trace; only chunks written by users raise
+on. Whatever still raises in a handler (a hostile object, a bug) is caught in
+``translate`` and becomes :func:`unreadable`: one invalid call whose reason names the
+format, the kind and the exception. So no payload makes a translator raise and none is
+dropped without a trace; only chunks written by users raise
 (:class:`~callstream.ChunkValidationError`: a bug in the calling code, not provider data).
 """
 
