@@ -167,13 +167,10 @@ class OpenAIResponsesTranslator:
     # --- text ---------------------------------------------------------------------------
 
     def _text_delta(self, payload: Any) -> list[Signal]:
+        """The assistant's text (``output_text``) or reasoning (the other text kinds)."""
         out: list[Signal] = []
-        add_text(out, get(payload, "delta"), False)
-        return out
-
-    def _reasoning_delta(self, payload: Any) -> list[Signal]:
-        out: list[Signal] = []
-        add_text(out, get(payload, "delta"), True)
+        reasoning = get_str(payload, "type") != "response.output_text.delta"
+        add_text(out, get(payload, "delta"), reasoning)
         return out
 
     # --- items --------------------------------------------------------------------------
@@ -584,8 +581,8 @@ _HANDLERS: dict[str | None, Handler] = {
     "response.shell_call_command.delta": OpenAIResponsesTranslator._command_delta,
     "response.shell_call_command.done": OpenAIResponsesTranslator._command_done,
     "response.output_text.delta": OpenAIResponsesTranslator._text_delta,
-    "response.reasoning_summary_text.delta": OpenAIResponsesTranslator._reasoning_delta,
-    "response.reasoning_text.delta": OpenAIResponsesTranslator._reasoning_delta,
+    "response.reasoning_summary_text.delta": OpenAIResponsesTranslator._text_delta,
+    "response.reasoning_text.delta": OpenAIResponsesTranslator._text_delta,
     "response.created": OpenAIResponsesTranslator._declared,
     "response.in_progress": OpenAIResponsesTranslator._declared,
     "response.queued": OpenAIResponsesTranslator._declared,
