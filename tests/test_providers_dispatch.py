@@ -39,7 +39,7 @@ UNKNOWN: dict[str, Any] = {
 
 #: Per format: a payload of a known kind, and that kind.
 KNOWN: dict[str, tuple[Any, str]] = {
-    "openai-chat": ({"choices": [{"index": 0, "delta": {"content": "hi"}}]}, "choices"),
+    "openai-chat": ({"error": {"message": "overloaded"}}, "error"),
     "openai-responses": (
         {"type": "response.output_text.delta", "delta": "hi"},
         "response.output_text.delta",
@@ -75,34 +75,40 @@ def test_a_handler_that_raises_gives_one_invalid_call_with_the_reason(
     ]
 
 
-def _chat(entry: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {"choices": [{"index": 0, "delta": {"tool_calls": [entry]}, "finish_reason": finish}]}
-
-
 def test_the_other_calls_survive_a_payload_that_could_not_be_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from callstream.providers import openai_chat
+    from callstream.providers import anthropic
 
-    read = openai_chat._HANDLERS["choices"]
+    read = anthropic._HANDLERS["content_block_delta"]
 
     def broken_on_marker(translator: Any, payload: Any) -> Any:
         if payload.get("marker"):
             raise RecursionError("too deep")
         return read(translator, payload)
 
-    monkeypatch.setitem(openai_chat._HANDLERS, "choices", broken_on_marker)
-    payloads = [
-        _chat({"index": 0, "id": "c0", "function": {"name": "f", "arguments": '{"a": 1}'}}),
-        {**_chat({"index": 0, "function": {"arguments": "junk"}}), "marker": True},
-        _chat({"index": 1, "id": "c1", "function": {"name": "g", "arguments": '{"b": 2}'}}),
-        _chat({"index": 1, "function": {}}, "tool_calls"),
-    ]
-    result = callstream.collect(payloads, provider="openai-chat")
-    assert [(c["id"], c["args"]) for c in result.tool_calls] == [("c0", {"a": 1}), ("c1", {"b": 2})]
+    monkeypatch.setitem(anthropic._HANDLERS, "content_block_delta", broken_on_marker)
+
+    def call(index: int, name: str, args: str) -> list[dict[str, Any]]:
+        block = {"type": "tool_use", "id": f"t{index}", "name": name, "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": args}
+        return [
+            {"type": "content_block_start", "index": index, "content_block": block},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+        ]
+
+    marker = {"type": "content_block_delta", "index": 5, "delta": {}, "marker": True}
+    payloads = [*call(0, "f", '{"a": 1}'), marker, *call(1, "g", '{"b": 2}')]
+    result = callstream.collect([*payloads, {"type": "message_stop"}], provider="anthropic")
+    assert [(c["id"], c["args"]) for c in result.tool_calls] == [("t0", {"a": 1}), ("t1", {"b": 2})]
     assert [c["error"] for c in result.invalid_tool_calls] == [
-        "openai-chat choices payload could not be read (RecursionError: too deep)"
+        "anthropic content_block_delta payload could not be read (RecursionError: too deep)"
     ]
+
+
+def _chat(entry: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": {"tool_calls": [entry]}, "finish_reason": finish}]}
 
 
 #: Per format: payloads with malformed data of a known kind, and a part of the reason the
