@@ -158,11 +158,8 @@ class AnthropicTranslator:
     - ``text_delta`` / ``thinking_delta`` (and a text or thinking block's start text) ->
       :class:`~callstream.TextDelta` (``reasoning=True`` for thinking).
 
-    An ``index`` that is absent or unusable (not a non-negative integer or a string of
-    digits) never routes text into another call: a tool block started with one gets a
-    private call key of its own and fails at once
-    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable index <value>:
-    ...``); deltas and stops with an unusable index are dropped.
+    An absent or unusable ``index``: :mod:`~callstream.providers._bad_index` (a tool block
+    started with one fails at once; deltas and stops with one carry nothing).
 
     Every end marker gives a ``StreamEnd`` (a ``message_delta`` with a stop reason and the
     ``message_stop`` after it both do); the assembler keeps the first (see

@@ -90,11 +90,8 @@ class BedrockTranslator:
     - an exception event -> ``CallFailure`` for every open tool block and
       ``StreamEnd("error")`` with its message as ``provider_error``.
 
-    A ``contentBlockIndex`` that is absent or unusable (not a non-negative integer or a
-    string of digits) never routes text into another call: a tool block started with one
-    gets a private call key of its own and fails at once
-    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable
-    contentBlockIndex <value>: ...``); deltas and stops with an unusable index are dropped.
+    An absent or unusable ``contentBlockIndex``: :mod:`~callstream.providers._bad_index` (a
+    tool block started with one fails at once; deltas and stops with one carry nothing).
 
     Cost: O(size of the payload); state is the set of open tool-block indexes.
     """

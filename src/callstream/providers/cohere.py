@@ -75,13 +75,9 @@ class CohereTranslator:
       ``delta.error`` text, every call still open first gets a ``CallFailure`` with
       that text, which is also the ``StreamEnd``'s ``provider_error``.
 
-    An event ``index`` that is present but unusable (``true``, ``1.5``, ``"abc"``, a
-    negative number) is never read as absent: its pieces go to a call of their own, failed
-    at its ``tool-call-end`` or at ``message-end`` (an invalid call with the reason); when
-    the first such event is a ``tool-call-delta``, the call streamed last is failed too
-    (it may be missing that fragment).
-    Arguments given as an object that is not JSON data, cyclic or too deep make their
-    call invalid.
+    An unusable event ``index``: :mod:`~callstream.providers._bad_index` (its call fails
+    at its ``tool-call-end`` or at ``message-end``; when its first event is a
+    ``tool-call-delta``, the call streamed last fails too: it may be missing that piece).
 
     Cost: O(size of the payload); state is the set of open call indexes and the calls
     of unusable indexes.

@@ -34,9 +34,8 @@ llama.cpp, LM Studio and Ollama's ``/v1`` endpoint. Wire facts (from real record
   text is not read. Each becomes a :class:`~callstream.TextDelta`, before the chunk's
   tool calls.
 
-- An unusable ``index`` (see :class:`OpenAIChatTranslator`) makes its chunk an invalid
-  call of its own; ``arguments`` given as an object too deep (over ``DEFAULT_MAX_DEPTH``),
-  cyclic or not JSON data make that call invalid with the reason.
+- An unusable ``index``: see :class:`OpenAIChatTranslator`; ``arguments`` as an object:
+  :func:`~callstream.providers._arguments.read_arguments`.
 
 Only choice ``choice`` (default 0) is read; other choices of an ``n > 1`` request are
 ignored. Cost: O(size of the payload) per chunk.
@@ -152,13 +151,9 @@ class OpenAIChatTranslator:
     The assembler does all merging; the translator keeps only the chosen choice, the
     keys it gave to unusable indexes and which call it routed last.
 
-    An entry (or a choice) whose ``index`` is present but unusable (``true``, ``1.5``,
-    ``"abc"``, ``[0]``, a negative number) is never read as "no index": its pieces go to
-    a negative key of their own (one per distinct bad value, see
-    :class:`~callstream.providers._bad_index.BadIndexCalls`), and that call is failed with the
-    reason when the stream ends (an invalid call with its raw text). When the first such
-    piece carries neither id nor name (a continuation of some call), the call streamed
-    last is failed too, since it may be missing that fragment. Other calls are unaffected.
+    An unusable ``index`` of an entry or a choice: :mod:`~callstream.providers._bad_index`
+    (its call fails when the stream ends; when its first piece has neither id nor name,
+    the call streamed last fails too: it may be missing that fragment).
     """
 
     name = "openai-chat"

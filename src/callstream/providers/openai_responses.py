@@ -42,12 +42,9 @@ Wire facts (from real recordings):
   carries ``message`` and ``code`` itself; in the WebSocket mode they are in its ``error``
   object).
 
-- A present but unusable ``output_index`` (``true``, ``1.5``, ``"abc"``, a negative
-  number) is never replaced by a guess: the event's pieces go to a call of their own,
-  which is failed (an invalid call with the reason) at its ``.done`` event or at the end
-  of the stream (an item other than a ``function_call`` at once); other calls are
-  unaffected. Arguments given as an object that is not JSON data, cyclic or too deep make
-  their call invalid.
+- An unusable ``output_index``: :mod:`~callstream.providers._bad_index` (its call fails
+  at its ``.done`` event or at the end of the stream; an item other than a
+  ``function_call`` at once).
 
 - Text: ``response.output_text.delta`` carries a ``delta`` of the assistant's text;
   ``response.reasoning_summary_text.delta`` and ``response.reasoning_text.delta`` carry
