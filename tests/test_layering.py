@@ -188,8 +188,9 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"__init__"},
     ],
     "callstream.providers": [
-        {"_fields", "_chunks", "_base", "_provider_errors"},
-        {"_plain", "_sse", "_json_stream", "_text"},
+        {"_fields", "_chunks"},
+        {"_base"},  # the translator protocol, its dispatch and never-raise helpers
+        {"_provider_errors", "_plain", "_sse", "_json_stream", "_text"},
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
         {"_responses_items"},
         {"_custom_input"},

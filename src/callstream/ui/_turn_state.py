@@ -17,7 +17,7 @@ from typing import Any
 from callstream._errors import PartialJSONError, UsageError
 from callstream._json.dump import same_json
 from callstream._json.parser import PartialJSONParser
-from callstream.providers._provider_errors import describe_exception
+from callstream.providers._base import describe_exception
 from callstream.runner._results import ToolStarted
 
 __all__ = (
