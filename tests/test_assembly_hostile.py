@@ -1,7 +1,7 @@
 """Hostile input to the assembler: deep objects, many calls, long invalid text, limits.
 
 Bounded memory and only our errors on every path; the cost side (linear time) is checked
-by ``benchmarks/bench_growth_assembly.py``.
+by ``tests/growth/test_growth_assembly.py``.
 """
 
 from __future__ import annotations

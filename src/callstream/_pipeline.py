@@ -70,11 +70,8 @@ from callstream.providers import (
     has_evidence,
     recognizes,
 )
-from callstream.providers._provider_errors import (
-    describe_exception,
-    error_signals,
-    provider_error_payload,
-)
+from callstream.providers._base import describe_exception
+from callstream.providers._provider_errors import error_signals, provider_error_payload
 from callstream.providers.transport import (
     DEFAULT_MAX_EVENT_CHARS,
     TransportDecoder,

@@ -25,8 +25,8 @@ from callstream._errors import StructuredOutputError
 from callstream._json.changes import to_json_pointer
 from callstream._json.dump import dumps_bounded
 from callstream.cli._escape import escape_json, escape_text
-from callstream.cli._input import InputError
 from callstream.cli._replay import Prepared, replay
+from callstream.cli._stream_file import InputError
 from callstream.structured_output._sync import StructuredRun, StructuredUpdate
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def _jsonl(stdout: IO[str]) -> tuple[_Show, _Finish]:
 
 def _protocol(output: str, stdout: IO[str]) -> tuple[_Show, _Finish]:
     from callstream.ui import AGUIStateEncoder, VercelDataEncoder, sse_frame
-    from callstream.ui._state import new_id
+    from callstream.ui._turn_state import new_id
 
     def write(events: list[Any]) -> None:
         if events:

@@ -1,7 +1,8 @@
 """Provider formats: pure translators from provider payloads to assembler signals.
 
-Each wire format has one module with a translator class (see :class:`Translator`) and a
-``detect(payload) -> bool`` function. The registry below names them; modules are imported
+Each wire format has one module with a translator class (see :class:`Translator`; the
+dispatch and the never-raise rule every one follows: :mod:`callstream.providers._base`)
+and a ``detect(payload) -> bool`` function. The registry below names them; modules are imported
 on first use, so ``import callstream`` does not pay for formats a program never sees.
 
 =================  ===========================================================
@@ -236,7 +237,7 @@ def has_evidence(name: str, payload: Any) -> bool:
     """
     try:
         signals = get_translator(name).translate(payload)
-    except (CallstreamError, TypeError, ValueError):  # rejected: no evidence for it
+    except CallstreamError:  # a LangChain chunk written wrong: no evidence for it
         return False
     for signal in signals:
         if isinstance(signal, (CallEnd, CallFailure, ServerToolUse, StreamEnd)):

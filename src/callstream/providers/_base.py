@@ -1,19 +1,46 @@
-"""The translator protocol every provider format implements.
+"""The translator protocol, and the one dispatch shape and never-raise rule of every format.
 
-The helpers translators use live in their own modules: the field accessors that never
-raise (:mod:`callstream.providers._fields`), values as plain JSON data
-(:mod:`callstream.providers._plain`), unusable indexes and the calls they name
-(:mod:`callstream.providers._bad_index`) and the arguments rule
-(:mod:`callstream.providers._arguments`).
+**Dispatch.** A translator reads the kind of a payload (an event's ``type``, or for a
+format without one the first field its table names that the payload carries:
+:func:`field_kind`) and looks it up in its module's ``_HANDLERS`` table: kind -> handler,
+each ``(translator, payload) -> list[Signal]``. A kind the table does not hold is given
+to :func:`ignore` and gives ``[]``: providers add event types over time and ask clients
+to skip the ones they do not know; the pipeline counts such payloads when it checks that
+a stream still matches its format.
+
+**Never raise.** Provider data is read with :mod:`~callstream.providers._fields`'
+accessors: a missing or wrongly typed field reads as None (absent). Malformed data a
+handler can tie to a call fails that call with a readable reason (``CallFailure``: an
+unusable index, arguments that are neither JSON text nor JSON data); the other calls go
+on. Whatever still raises in a handler (a hostile object, a bug) is caught in
+``translate`` and becomes :func:`unreadable`: one invalid call whose reason names the
+format, the kind and the exception. So no payload makes a translator raise and none is
+dropped without a trace; only chunks written by users raise
+(:class:`~callstream.ChunkValidationError`: a bug in the calling code, not provider data).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Protocol, runtime_checkable
 
-from callstream._assembly.types import Signal
+from callstream._assembly.types import CallFailure, Signal, StreamEnd
+from callstream._assembly.verdict import TRUNCATION_REASONS
+from callstream.providers._fields import get
 
-__all__ = ("Translator",)
+__all__ = (
+    "Handler",
+    "Translator",
+    "describe_exception",
+    "field_kind",
+    "ignore",
+    "finish",
+    "finish_with_error",
+    "unreadable",
+)
+
+Handler = Callable[[Any, Any], list[Signal]]
+"""A handler of one payload kind: ``(translator, payload) -> signals``."""
 
 
 @runtime_checkable
@@ -24,8 +51,8 @@ class Translator(Protocol):
     takes one decoded payload and returns the signals it carries, in order: call fragments
     (:class:`~callstream.CallChunk`), ``CallEnd``, ``CallFailure``, ``ServerToolUse``,
     :class:`~callstream.TextDelta` (the assistant's text and reasoning, always reported:
-    the pipeline decides what to keep) and ``StreamEnd``. Unknown event types and odd
-    payloads give ``[]``; a translator never raises on provider data.
+    the pipeline decides what to keep) and ``StreamEnd``. Dispatch and the never-raise
+    rule: this module's docstring.
 
     A translator reports every end marker it sees (a stop reason and a later stop event
     give a ``StreamEnd`` each); the assembler keeps the first and ignores every signal
@@ -38,3 +65,61 @@ class Translator(Protocol):
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one payload (cost: O(size of the payload))."""
         ...
+
+
+def ignore(translator: Any, payload: Any) -> list[Signal]:
+    """The handler of every kind a table does not hold: nothing to read."""
+    return []
+
+
+def unreadable(fmt: str, kind: str | None, exc: Exception) -> list[Signal]:
+    """What a payload whose handler raised gives: one invalid call with the reason."""
+    what = f"{kind} payload" if kind else "payload"
+    return [CallFailure(error=f"{fmt} {what} could not be read ({describe_exception(exc)})")]
+
+
+#: Token-limit stop reasons, lowercased (the assembler's, and Anthropic's and Bedrock's
+#: context window): each ends the stream as ``"length"``, so open calls read as cut off.
+_LENGTH: Final = TRUNCATION_REASONS | {"model_context_window_exceeded"}
+
+
+def finish(reason: str | None) -> StreamEnd:
+    """The end of the stream for a provider's stop reason: a token limit (``max_tokens``,
+    ``MAX_TOKENS``, ...) as ``"length"``, any other as sent; the word sent is kept as
+    ``provider_reason``."""
+    length = reason is not None and reason.lower() in _LENGTH
+    return StreamEnd(reason="length" if length else reason, provider_reason=reason)
+
+
+def finish_with_error(open_calls: Iterable[int], message: str) -> list[Signal]:
+    """A provider error that ends the stream: each open call (by key) fails with the
+    provider's ``message``, then ``StreamEnd("error")`` carries it."""
+    out: list[Signal] = [CallFailure(error=message, index=index) for index in sorted(open_calls)]
+    out.append(StreamEnd(reason="error", provider_error=message))
+    return out
+
+
+def describe_exception(exc: BaseException) -> str:
+    """A short description of an exception for an error message; never raises."""
+    try:
+        name = type(exc).__qualname__
+    except Exception:
+        name = "exception"
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    if len(text) > 200:
+        text = text[:197] + "..."
+    return f"{name}: {text}" if text else name
+
+
+def field_kind(payload: Any, kinds: Iterable[str | None]) -> str | None:
+    """The kind of a payload whose format names none: the first of ``kinds`` (a handler
+    table's keys, in order) that it has a field for; an empty list is none (a usage
+    chunk's ``choices: []``). Never raises."""
+    for kind in kinds:
+        value = None if kind is None else get(payload, kind)
+        if value is not None and (type(value) is not list or value):
+            return kind
+    return None

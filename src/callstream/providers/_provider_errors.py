@@ -6,8 +6,9 @@ An SDK raises where the raw byte stream would have carried an error payload (Gro
 :func:`provider_error_payload` rebuilds that payload in its wire shape, so it goes
 through the same translator as the raw path; :func:`error_signals` reads it with its
 own provider's translator, for a reader whose format has no error events (LangChain
-message chunks). :func:`describe_exception` names any other exception for an
-interrupted call's reason. None of them ever raises, whatever the exception object does.
+message chunks). Any other exception is named by
+:func:`callstream.providers._base.describe_exception`. Neither ever raises, whatever
+the exception object does.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from callstream._assembly.types import Signal, StreamEnd
 
-__all__ = ("describe_exception", "error_signals", "provider_error_payload")
+__all__ = ("error_signals", "provider_error_payload")
 
 
 _ANTHROPIC_ERRORS = frozenset({"overloaded_error", "api_error"})
@@ -76,18 +77,3 @@ def error_signals(payload: Mapping[str, Any]) -> list[Signal]:
     if not signals or not isinstance(signals[-1], StreamEnd):
         signals.append(StreamEnd(reason="error"))
     return signals
-
-
-def describe_exception(exc: BaseException) -> str:
-    """A short description of an exception for an error message; never raises."""
-    try:
-        name = type(exc).__qualname__
-    except Exception:
-        name = "exception"
-    try:
-        text = str(exc)
-    except Exception:
-        text = ""
-    if len(text) > 200:
-        text = text[:197] + "..."
-    return f"{name}: {text}" if text else name

@@ -43,7 +43,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
 from typing import Any, Final
 
 from callstream._assembly.types import (
@@ -52,10 +51,10 @@ from callstream._assembly.types import (
     CallFailure,
     ServerToolUse,
     Signal,
-    StreamEnd,
 )
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import Handler, finish, finish_with_error, ignore, unreadable
 from callstream.providers._fields import get, get_str, is_record
 from callstream.providers._text import add_text
 
@@ -67,28 +66,15 @@ SERVER_BLOCK_TYPES: Final = frozenset({"server_tool_use", "mcp_tool_use"})
 #: Content-block types that are calls the model makes (client, server and MCP tools).
 TOOL_BLOCK_TYPES: Final = frozenset({"tool_use"}) | SERVER_BLOCK_TYPES
 
-#: Stop reasons meaning the output was cut off by a token limit.
-_LENGTH_REASONS: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
-
-_EVENT_TYPES: Final = frozenset(
-    {
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-    }
-)
-
 
 def detect(payload: Any) -> bool:
     """Return True if ``payload`` looks like an Anthropic Messages streaming event.
 
-    Only the message/content-block event types count (``ping`` and ``error`` are too
-    generic to name a format). Cost: O(1).
+    Only the message/content-block event types of the handler table count (``ping`` and
+    ``error`` are too generic to name a format). Cost: O(1).
     """
-    return get_str(_unwrap(payload), "type") in _EVENT_TYPES
+    kind = get_str(_unwrap(payload), "type")
+    return kind != "error" and kind in _HANDLERS
 
 
 def recognizes(payload: Any) -> bool:
@@ -172,17 +158,13 @@ class AnthropicTranslator:
     - ``text_delta`` / ``thinking_delta`` (and a text or thinking block's start text) ->
       :class:`~callstream.TextDelta` (``reasoning=True`` for thinking).
 
-    An ``index`` that is absent or unusable (not a non-negative integer or a string of
-    digits) never routes text into another call: a tool block started with one gets a
-    private call key of its own and fails at once
-    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable index <value>:
-    ...``); deltas and stops with an unusable index are dropped.
+    An absent or unusable ``index``: :mod:`~callstream.providers._bad_index` (a tool block
+    started with one fails at once; deltas and stops with one carry nothing).
 
     Every end marker gives a ``StreamEnd`` (a ``message_delta`` with a stop reason and the
     ``message_stop`` after it both do); the assembler keeps the first (see
     :meth:`~callstream.ToolCallAssembler.apply`).
-    Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
-    O(size of the payload) per call; state is one small record per open tool block.
+    Cost: O(size of the payload) per call; state is one small record per open tool block.
     """
 
     name = "anthropic"
@@ -193,15 +175,13 @@ class AnthropicTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
         try:
-            return self._translate(payload)
-        except Exception:  # a hostile object defeated the accessors: not an event
-            return []
-
-    def _translate(self, payload: Any) -> list[Signal]:
-        payload = _unwrap(payload)
-        handler = _HANDLERS.get(get_str(payload, "type"))
-        return [] if handler is None else handler(self, payload)
+            payload = _unwrap(payload)
+            kind = get_str(payload, "type")
+            return _HANDLERS.get(kind, ignore)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
 
     # --- events ------------------------------------------------------------------------
 
@@ -209,7 +189,7 @@ class AnthropicTranslator:
         block = get(payload, "content_block")
         kind = get_str(block, "type")
         if kind not in TOOL_BLOCK_TYPES:
-            return _block_text(block, kind)
+            return _text(block, kind)
         index = get_block_index(payload, "index")
         server = kind in SERVER_BLOCK_TYPES
         id_ = get_str(block, "id")
@@ -229,7 +209,7 @@ class AnthropicTranslator:
         delta = get(payload, "delta")
         kind = get_str(delta, "type")
         if kind != "input_json_delta":
-            return _delta_text(delta, kind)
+            return _text(delta, kind)
         index = get_index(payload, "index")
         text = get_str(delta, "partial_json")
         block = self._open.get(index) if isinstance(index, int) else None
@@ -255,63 +235,50 @@ class AnthropicTranslator:
 
     def _message_delta(self, payload: Any) -> list[Signal]:
         reason = get_str(get(payload, "delta"), "stop_reason")
-        return self._end(reason) if reason is not None else []
+        return [] if reason is None else [finish(reason)]
 
     def _message_stop(self, payload: Any) -> list[Signal]:
-        return self._end(None)
+        return [finish(None)]
 
     def _message_start(self, payload: Any) -> list[Signal]:
         self._open.clear()
         self._bad.clear()
         return []
 
-    def _error_event(self, payload: Any) -> list[Signal]:
-        return self._error(get(payload, "error"))
-
-    @staticmethod
-    def _end(reason: str | None) -> list[Signal]:
-        normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason)]
-
-    def _error(self, error: Any) -> list[Signal]:
-        message = _error_text(error)
-        out: list[Signal] = [
-            CallFailure(error=message, index=index) for index in sorted(self._open)
-        ]
+    def _error(self, payload: Any) -> list[Signal]:
+        out = finish_with_error(self._open, _error_text(get(payload, "error")))
         self._open.clear()
-        out.append(StreamEnd(reason="error", provider_error=message))
         return out
 
 
 #: Event type -> its handler (any other type carries nothing for us).
-_HANDLERS: Final[dict[str | None, Callable[[AnthropicTranslator, Any], list[Signal]]]] = {
+_HANDLERS: Final[dict[str | None, Handler]] = {
     "content_block_start": AnthropicTranslator._block_start,
     "content_block_delta": AnthropicTranslator._block_delta,
     "content_block_stop": AnthropicTranslator._block_stop,
     "message_delta": AnthropicTranslator._message_delta,
     "message_stop": AnthropicTranslator._message_stop,
     "message_start": AnthropicTranslator._message_start,
-    "error": AnthropicTranslator._error_event,
+    "error": AnthropicTranslator._error,
 }
 
 
-def _block_text(block: Any, kind: str | None) -> list[Signal]:
-    """The text a ``text`` or ``thinking`` block starts with (usually none)."""
-    out: list[Signal] = []
-    if kind == "text":
-        add_text(out, get(block, "text"), False)
-    elif kind == "thinking":
-        add_text(out, get(block, "thinking"), True)
-    return out
+#: Block and delta types that carry text -> the field holding it (reasoning: thinking).
+_TEXT_FIELDS: Final = {
+    "text": "text",
+    "text_delta": "text",
+    "thinking": "thinking",
+    "thinking_delta": "thinking",
+}
 
 
-def _delta_text(delta: Any, kind: str | None) -> list[Signal]:
-    """The text of a ``text_delta`` or ``thinking_delta`` (other deltas have none)."""
+def _text(block: Any, kind: str | None) -> list[Signal]:
+    """The text of a ``text`` / ``thinking`` block's start (usually none) or of a
+    ``text_delta`` / ``thinking_delta``; other blocks and deltas have none."""
     out: list[Signal] = []
-    if kind == "text_delta":
-        add_text(out, get(delta, "text"), False)
-    elif kind == "thinking_delta":
-        add_text(out, get(delta, "thinking"), True)
+    field = _TEXT_FIELDS.get(kind or "")
+    if field is not None:
+        add_text(out, get(block, field), field == "thinking")
     return out
 
 

@@ -24,7 +24,6 @@ single-key dict per event, ``{"<event type>": {...}}``):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from callstream._assembly.types import (
@@ -33,18 +32,21 @@ from callstream._assembly.types import (
     CallFailure,
     ServerToolUse,
     Signal,
-    StreamEnd,
 )
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import (
+    Handler,
+    field_kind,
+    finish,
+    finish_with_error,
+    ignore,
+    unreadable,
+)
 from callstream.providers._fields import get, get_str
 from callstream.providers._text import add_text
 
 __all__ = ("BedrockTranslator", "detect")
-
-_EVENT_TYPES = frozenset(
-    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop"}
-)
 
 _ERROR_EVENTS = (
     "internalServerException",
@@ -58,15 +60,12 @@ _ERROR_EVENTS = (
 #: shape in Bedrock AgentCore streams).
 SERVER_TOOL_TYPES = frozenset({"server_tool_use", "mcp_tool_use"})
 
-#: Stop reasons meaning the output was cut off by a token limit.
-_LENGTH_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
-
 
 def detect(payload: Any) -> bool:
     """Return True if ``payload`` looks like one ConverseStream event (``{"messageStart":
-    ...}``, ``{"contentBlockDelta": ...}``, ...). ``metadata`` alone is too generic.
-    Cost: O(1)."""
-    return any(get(payload, key) is not None for key in _EVENT_TYPES)
+    ...}``, ``{"contentBlockDelta": ...}``, ...: a key of the handler table). Exception
+    events and ``metadata`` alone are too generic. Cost: O(1)."""
+    return field_kind(payload, _HANDLERS) not in (None, *_ERROR_EVENTS)
 
 
 class BedrockTranslator:
@@ -91,14 +90,10 @@ class BedrockTranslator:
     - an exception event -> ``CallFailure`` for every open tool block and
       ``StreamEnd("error")`` with its message as ``provider_error``.
 
-    A ``contentBlockIndex`` that is absent or unusable (not a non-negative integer or a
-    string of digits) never routes text into another call: a tool block started with one
-    gets a private call key of its own and fails at once
-    (:meth:`~callstream.providers._bad_index.BadIndexCalls.refuse`: ``unusable
-    contentBlockIndex <value>: ...``); deltas and stops with an unusable index are dropped.
+    An absent or unusable ``contentBlockIndex``: :mod:`~callstream.providers._bad_index` (a
+    tool block started with one fails at once; deltas and stops with one carry nothing).
 
-    Unknown events and malformed payloads give ``[]``; no payload makes it raise. Cost:
-    O(size of the payload); state is the set of open tool-block indexes.
+    Cost: O(size of the payload); state is the set of open tool-block indexes.
     """
 
     name = "bedrock"
@@ -109,31 +104,23 @@ class BedrockTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one ConverseStream event."""
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
         try:
-            return self._translate(payload)
-        except Exception:  # a hostile object defeated the accessors: not an event
-            return []
+            kind = field_kind(payload, _HANDLERS)  # the first key present names the event
+            return _HANDLERS.get(kind, ignore)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
 
-    def _translate(self, payload: Any) -> list[Signal]:
-        for key, handler in _HANDLERS:  # the first key present names the event
-            event = get(payload, key)
-            if event is not None:
-                return handler(self, event)
-        for key in _ERROR_EVENTS:
-            event = get(payload, key)
-            if event is not None:
-                return self._error(key, event)
-        return []
-
-    def _message_start(self, event: Any) -> list[Signal]:
+    def _message_start(self, payload: Any) -> list[Signal]:
         self._open.clear()
         self._bad.clear()
         return []
 
-    def _message_stop(self, event: Any) -> list[Signal]:
-        return self._end(get_str(event, "stopReason"))
+    def _message_stop(self, payload: Any) -> list[Signal]:
+        return [finish(get_str(get(payload, "messageStop"), "stopReason"))]
 
-    def _start(self, event: Any) -> list[Signal]:
+    def _start(self, payload: Any) -> list[Signal]:
+        event = get(payload, "contentBlockStart")
         tool = get(get(event, "start"), "toolUse")
         if tool is None:
             return []
@@ -149,7 +136,8 @@ class BedrockTranslator:
             return [ServerToolUse(index=index, id=id_ or None), chunk]
         return [chunk]
 
-    def _delta(self, event: Any) -> list[Signal]:
+    def _delta(self, payload: Any) -> list[Signal]:
+        event = get(payload, "contentBlockDelta")
         delta = get(event, "delta")
         tool = get(delta, "toolUse")
         if tool is None:
@@ -167,24 +155,20 @@ class BedrockTranslator:
         chunk = CallChunk(index, None, None, text)
         return [chunk]
 
-    def _stop(self, event: Any) -> list[Signal]:
-        index = get_index(event, "contentBlockIndex")
+    def _stop(self, payload: Any) -> list[Signal]:
+        index = get_index(get(payload, "contentBlockStop"), "contentBlockIndex")
         if not isinstance(index, int) or index not in self._open:
             return []
         self._open.discard(index)
         return [CallEnd(index=index)]
 
-    @staticmethod
-    def _end(reason: str | None) -> list[Signal]:
-        normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason)]
-
-    def _error(self, key: str, event: Any) -> list[Signal]:
-        message = get_str(event, "message")
+    def _error(self, payload: Any) -> list[Signal]:
+        """An exception event: every open tool block fails, the stream ends."""
+        key = field_kind(payload, _ERROR_EVENTS)
+        message = get_str(get(payload, key or ""), "message")
         error = f"Bedrock stream error ({key}): {message}" if message else f"Bedrock {key}"
-        out: list[Signal] = [CallFailure(error=error, index=i) for i in sorted(self._open)]
+        out = finish_with_error(self._open, error)
         self._open.clear()
-        out.append(StreamEnd(reason="error", provider_error=error))
         return out
 
 
@@ -198,11 +182,12 @@ def _delta_text(delta: Any) -> list[Signal]:
     return out
 
 
-#: (event key, its handler), in the order they are looked for.
-_HANDLERS: tuple[tuple[str, Callable[[BedrockTranslator, Any], list[Signal]]], ...] = (
-    ("contentBlockDelta", BedrockTranslator._delta),
-    ("contentBlockStart", BedrockTranslator._start),
-    ("contentBlockStop", BedrockTranslator._stop),
-    ("messageStop", BedrockTranslator._message_stop),
-    ("messageStart", BedrockTranslator._message_start),
-)
+#: Event key -> its handler, in the order the keys are looked for.
+_HANDLERS: dict[str | None, Handler] = {
+    "contentBlockDelta": BedrockTranslator._delta,
+    "contentBlockStart": BedrockTranslator._start,
+    "contentBlockStop": BedrockTranslator._stop,
+    "messageStop": BedrockTranslator._message_stop,
+    "messageStart": BedrockTranslator._message_start,
+    **dict.fromkeys(_ERROR_EVENTS, BedrockTranslator._error),
+}

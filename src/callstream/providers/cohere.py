@@ -25,6 +25,7 @@ from typing import Any
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import Handler, ignore, unreadable
 from callstream.providers._fields import get, get_list, get_str
 from callstream.providers._text import add_text
 
@@ -74,13 +75,9 @@ class CohereTranslator:
       ``delta.error`` text, every call still open first gets a ``CallFailure`` with
       that text, which is also the ``StreamEnd``'s ``provider_error``.
 
-    An event ``index`` that is present but unusable (``true``, ``1.5``, ``"abc"``, a
-    negative number) is never read as absent: its pieces go to a call of their own, failed
-    at its ``tool-call-end`` or at ``message-end`` (an invalid call with the reason); when
-    the first such event is a ``tool-call-delta``, the call streamed last is failed too
-    (it may be missing that fragment).
-    Arguments given as an object that is not JSON data, cyclic or too deep make their
-    call invalid. Unknown events and malformed payloads give ``[]``.
+    An unusable event ``index``: :mod:`~callstream.providers._bad_index` (its call fails
+    at its ``tool-call-end`` or at ``message-end``; when its first event is a
+    ``tool-call-delta``, the call streamed last fails too: it may be missing that piece).
 
     Cost: O(size of the payload); state is the set of open call indexes and the calls
     of unusable indexes.
@@ -95,22 +92,22 @@ class CohereTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one streaming event (dict or SDK object)."""
-        kind = get_str(payload, "type")
-        if kind == "tool-call-delta":
-            return self._calls(payload, start=False)
-        if kind == "tool-call-start":
-            return self._calls(payload, start=True)
-        if kind == "tool-call-end":
-            return self._call_end(get_index(payload, "index"))
-        if kind == "content-delta":
-            return _content_text(get(get(get(payload, "delta"), "message"), "content"))
-        if kind == "message-end":
-            return self._message_end(get(payload, "delta"))
-        if kind == "message-start":
-            self._open.clear()
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
+        try:
+            kind = get_str(payload, "type")
+            return _HANDLERS.get(kind, ignore)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
+
+    def _message_start(self, payload: Any) -> list[Signal]:
+        self._open.clear()
         return []
 
-    def _call_end(self, index: int | BadIndex | None) -> list[Signal]:
+    def _content_delta(self, payload: Any) -> list[Signal]:
+        return _content_text(get(get(get(payload, "delta"), "message"), "content"))
+
+    def _call_end(self, payload: Any) -> list[Signal]:
+        index = get_index(payload, "index")
         if isinstance(index, BadIndex):
             return self._bad.fail(index)
         if index is None and None not in self._open:
@@ -118,7 +115,9 @@ class CohereTranslator:
         self._open.discard(index)
         return [CallEnd(index=index)]
 
-    def _calls(self, payload: Any, *, start: bool) -> list[Signal]:
+    def _calls(self, payload: Any) -> list[Signal]:
+        """``tool-call-start`` (a call's id, name and any text) or ``tool-call-delta``."""
+        start = get_str(payload, "type") == "tool-call-start"
         index = get_index(payload, "index")
         message = get(get(payload, "delta"), "message")
         out: list[Signal] = []
@@ -161,7 +160,8 @@ class CohereTranslator:
                 out.append(CallFailure(index=index, error=failure))
         return out
 
-    def _message_end(self, delta: Any) -> list[Signal]:
+    def _message_end(self, payload: Any) -> list[Signal]:
+        delta = get(payload, "delta")
         reason = get_str(delta, "finish_reason")
         error = get_str(delta, "error")
         out: list[Signal] = []
@@ -184,6 +184,17 @@ class CohereTranslator:
             normalized = "error"
         out.append(StreamEnd(reason=normalized, provider_reason=reason, provider_error=text))
         return out
+
+
+#: Event type -> its handler (any other type carries no call: ``citation-*``, ...).
+_HANDLERS: dict[str | None, Handler] = {
+    "tool-call-delta": CohereTranslator._calls,
+    "tool-call-start": CohereTranslator._calls,
+    "tool-call-end": CohereTranslator._call_end,
+    "content-delta": CohereTranslator._content_delta,
+    "message-end": CohereTranslator._message_end,
+    "message-start": CohereTranslator._message_start,
+}
 
 
 def _content_text(content: Any) -> list[Signal]:

@@ -32,8 +32,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
+from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal
 from callstream.providers._arguments import read_arguments
+from callstream.providers._base import (
+    Handler,
+    field_kind,
+    finish,
+    finish_with_error,
+    ignore,
+    unreadable,
+)
 from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
 from callstream.providers._fields import path as field_path
 from callstream.providers._gemini_args import (  # the limits: still importable from here
@@ -53,7 +61,6 @@ __all__ = ("GeminiTranslator", "detect", "parse_json_path")
 FAILURE_REASONS = frozenset(
     {"MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"}
 )
-_LENGTH_REASONS = frozenset({"MAX_TOKENS"})
 _NORMAL_REASONS = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED"})
 
 
@@ -117,26 +124,29 @@ class GeminiTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one chunk (dict, SDK object, or list of chunks)."""
-        if is_sequence(payload):  # a JSON array of chunks (one level: no recursion)
-            signals: list[Signal] = []
-            for item in get_list({"items": payload}, "items"):
-                if not is_sequence(item):
-                    signals.extend(self.translate(item))
-            return signals
-        candidates = get_list(payload, "candidates")
-        if candidates:
-            return self._candidate(_first_candidate(candidates))
-        error = get(payload, "error")
-        if error is not None:
-            return self._stream_error(error)
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
+        try:
+            kind = "chunks" if is_sequence(payload) else field_kind(payload, _HANDLERS)
+            return _HANDLERS.get(kind, ignore)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
+
+    def _chunks(self, payload: Any) -> list[Signal]:
+        """A JSON array of chunks, read item by item (one level: no recursion)."""
+        signals: list[Signal] = []
+        for item in get_list({"items": payload}, "items"):
+            if not is_sequence(item):
+                signals.extend(self.translate(item))
+        return signals
+
+    def _blocked(self, payload: Any) -> list[Signal]:
         block = get_str(get(payload, "promptFeedback"), "blockReason")
-        if block is not None:
-            return self._end(block)
-        return []
+        return [] if block is None else [finish(block)]
 
     # --- parts ---------------------------------------------------------------------------
 
-    def _candidate(self, candidate: Any) -> list[Signal]:
+    def _candidates(self, payload: Any) -> list[Signal]:
+        candidate = _first_candidate(get_list(payload, "candidates"))
         out: list[Signal] = []
         touched: list[int] = []  # calls that appeared in this chunk
         for part in get_list(get(candidate, "content"), "parts"):
@@ -156,12 +166,12 @@ class GeminiTranslator:
         if self._call is not None:
             if reason in _NORMAL_REASONS:
                 self._finish_call(out)
-            elif reason not in _LENGTH_REASONS:
+            elif reason != "MAX_TOKENS":
                 index = self._call.index
                 self._call = None
                 error = f"generation stopped ({reason}) before the call was complete"
                 out.append(CallFailure(error=_with_message(error, message), index=index))
-        out.extend(self._end(reason))
+        out.append(finish(reason))
         return out
 
     def _function_call(self, call: Any, out: list[Signal], touched: list[int]) -> None:
@@ -266,10 +276,11 @@ class GeminiTranslator:
             kept.extend(CallFailure(error=error, index=index) for index in sorted(failed))
         else:
             kept.append(CallFailure(error=error))
-        kept.extend(self._end(reason))
+        kept.append(finish(reason))
         return kept
 
-    def _stream_error(self, error: Any) -> list[Signal]:
+    def _error(self, payload: Any) -> list[Signal]:
+        error = get(payload, "error")
         plain = scalar_value(error)
         if type(plain) is str:
             text = f"Gemini stream error: {plain}"
@@ -278,17 +289,8 @@ class GeminiTranslator:
             detail = get_str(error, "message")
             text = "Gemini stream error" + (f" ({status})" if status else "")
             text += f": {detail}" if detail else ""
-        out: list[Signal] = []
-        if self._call is not None:
-            out.append(CallFailure(error=text, index=self._call.index))
-            self._call = None
-        out.append(StreamEnd(reason="error", provider_error=text))
-        return out
-
-    @staticmethod
-    def _end(reason: str) -> list[Signal]:
-        normalized = "length" if reason in _LENGTH_REASONS else reason
-        return [StreamEnd(reason=normalized, provider_reason=reason)]
+        call, self._call = self._call, None
+        return finish_with_error([] if call is None else [call.index], text)
 
 
 def _first_candidate(candidates: list[Any]) -> Any:
@@ -300,3 +302,13 @@ def _first_candidate(candidates: list[Any]) -> Any:
 
 def _with_message(reason: str, message: str | None) -> str:
     return f"{reason}: {message}" if message else reason
+
+
+#: Payload kind -> its handler: the first of these fields a chunk carries (in this
+#: order), or ``chunks``: a JSON array of them.
+_HANDLERS: dict[str | None, Handler] = {
+    "candidates": GeminiTranslator._candidates,
+    "error": GeminiTranslator._error,
+    "promptFeedback": GeminiTranslator._blocked,
+    "chunks": GeminiTranslator._chunks,
+}

@@ -50,10 +50,9 @@ the chunk).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from callstream._assembly.assembler import TRUNCATION_REASONS
 from callstream._assembly.types import (
     CallChunk,
     CallEnd,
@@ -69,14 +68,12 @@ from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_block_index, get_index
+from callstream.providers._base import Handler, finish, unreadable
 from callstream.providers._fields import get, get_str, is_record, is_sequence, sequence_items
 from callstream.providers._plain import describe, to_plain
 from callstream.providers._text import add_text
 
 __all__ = ("LangChainTranslator", "detect", "validate_chunk")
-
-#: Token-limit words of the providers LangChain wraps (beyond the assembler's own).
-_LENGTH_WORDS = frozenset({"MAX_TOKENS", "model_context_window_exceeded"})
 
 _CHUNK_KEYS = frozenset({"name", "args", "id", "index", "type"})
 
@@ -322,27 +319,35 @@ class LangChainTranslator:
         Raises:
             ChunkValidationError: a chunk has a field of the wrong type.
         """
-        chunks = get(payload, "tool_call_chunks")  # a message chunk: the common case
-        if not isinstance(chunks, (list, tuple)):
-            if isinstance(payload, Mapping):
-                event = payload.get("event")
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
+        try:
+            chunks = get(payload, "tool_call_chunks")  # a message chunk: the common case
+            if not isinstance(chunks, (list, tuple)):
+                if isinstance(payload, Mapping):
+                    event = payload.get("event")
+                    if type(event) is str and event in EVENTS:
+                        kind = event
+                        return self._events.read(payload, event)
+                    if "type" not in payload:  # a plain chunk dict: never a wrapper
+                        return self._message(payload, None)
+                payload, ident = unwrap(payload)
+                if ident is not None and (
+                    payload is OTHER_PART
+                    or not is_record(payload)  # a wrapper's odd data
+                    or isinstance(payload, (list, tuple))
+                    or not self._follows(ident, payload)
+                ):
+                    return []
+                event = get(payload, "event") if isinstance(payload, Mapping) else None
                 if type(event) is str and event in EVENTS:
+                    kind = event
                     return self._events.read(payload, event)
-                if "type" not in payload:  # a plain chunk dict: never a wrapper
-                    return self._message(payload, None)
-            payload, ident = unwrap(payload)
-            if ident is not None and (
-                payload is OTHER_PART
-                or not is_record(payload)  # a wrapper's odd data
-                or isinstance(payload, (list, tuple))
-                or not self._follows(ident, payload)
-            ):
-                return []
-            event = get(payload, "event") if isinstance(payload, Mapping) else None
-            if type(event) is str and event in EVENTS:
-                return self._events.read(payload, event)
-            chunks = get(payload, "tool_call_chunks")
-        return self._message(payload, chunks)
+                chunks = get(payload, "tool_call_chunks")
+            return self._message(payload, chunks)
+        except ChunkValidationError:
+            raise  # a chunk written by users: a bug in the calling code
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
 
     def _message(self, payload: Any, chunks: Any) -> list[Signal]:
         """A message chunk (``chunks``: its ``tool_call_chunks``), or tool-call chunk
@@ -432,7 +437,8 @@ class LangChainTranslator:
     # --- server-side calls in content blocks ---------------------------------------------
 
     def _block(self, block: Any, taken: set[int]) -> list[Signal]:
-        """The signals of one content block (never raises: content is provider data)."""
+        """The signals of one content block."""
+        kind: str | None = None
         try:
             kind = get_str(block, "type")
             if kind == "input_json_delta":
@@ -440,8 +446,8 @@ class LangChainTranslator:
             if kind not in SERVER_BLOCK_TYPES:
                 return _block_text(block, kind)
             return self._server_block(kind, block, taken)
-        except Exception:  # a hostile block defeated the accessors: not a call
-            return []
+        except Exception as exc:  # one block: the message's other blocks still count
+            return unreadable(self.name, kind, exc)
 
     def _key(self, block: Any) -> tuple[int | None, str | None]:
         """(key, why the index is unusable) for a block; key None: no call to name."""
@@ -564,12 +570,6 @@ def metadata_end(metadata: Any) -> StreamEnd | None:
     return None
 
 
-def finish(reason: str) -> StreamEnd:
-    """The end of the stream for a finish reason as LangChain's providers send it."""
-    length = reason.lower() in TRUNCATION_REASONS or reason in _LENGTH_WORDS
-    return StreamEnd(reason="length" if length else reason, provider_reason=reason)
-
-
 #: Content-block types that carry text, and the field holding it (reasoning for all
 #: but ``text``).
 _TEXT_BLOCKS = {"text": "text", "reasoning": "reasoning", "thinking": "thinking"}
@@ -662,12 +662,12 @@ class _Events:
         self._skipping = False  # inside a message that is not the model's
 
     def read(self, event: Any, kind: str) -> list[Signal]:
-        """The signals of one event (never raises: events are provider data)."""
+        """The signals of one event (its kind one of :data:`EVENTS`)."""
         if self._skipping:
             if kind in ("message-finish", "error"):
                 self._skipping = False
             return []
-        return _READERS[kind](self, event)
+        return _HANDLERS[kind](self, event)
 
     def _start_event(self, event: Any) -> list[Signal]:
         block = _event_block(event)
@@ -914,7 +914,7 @@ class _Events:
         end = metadata_end(get(event, "metadata"))
         if end is None:
             reason = get_str(event, "reason")  # protocol < 0.0.9: a top-level reason
-            end = finish(reason) if reason else StreamEnd(reason=None)
+            end = finish(reason or None)
         out.append(end)
         return out
 
@@ -931,7 +931,7 @@ class _Events:
         return out
 
 
-_READERS: dict[str, Callable[[_Events, Any], list[Signal]]] = {
+_HANDLERS: dict[str, Handler] = {
     "message-start": _Events._message_start,
     "content-block-start": _Events._start_event,
     "content-block-delta": _Events._delta,
@@ -939,7 +939,7 @@ _READERS: dict[str, Callable[[_Events, Any], list[Signal]]] = {
     "message-finish": _Events._message_finish,
     "error": _Events._error,
 }
-"""The reader of each event kind (every kind of :data:`EVENTS`)."""
+"""The handler of each event kind (every kind of :data:`EVENTS`)."""
 
 
 def _event_block(event: Any) -> Any:

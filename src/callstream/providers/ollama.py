@@ -23,6 +23,7 @@ from typing import Any
 
 from callstream._assembly.types import CallChunk, CallEnd, CallFailure, Signal, StreamEnd
 from callstream.providers._arguments import read_arguments
+from callstream.providers._base import Handler, field_kind, ignore, unreadable
 from callstream.providers._fields import get, get_list, get_str, is_record
 from callstream.providers._text import add_text
 
@@ -45,6 +46,16 @@ class OllamaTranslator:
     def translate(self, payload: Any) -> list[Signal]:
         """Return the line's text, one chunk and one end marker per whole call, then the
         stream end."""
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
+        try:
+            kind = field_kind(payload, _HANDLERS)
+            return _HANDLERS.get(kind, ignore)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
+
+    def _line(self, payload: Any) -> list[Signal]:
+        """A chat line: its text and whole calls, then the end of the stream it states
+        (``done: true``, else an ``error``)."""
         signals: list[Signal] = []
         message = get(payload, "message")
         add_text(signals, get(message, "thinking"), True)
@@ -70,3 +81,10 @@ class OllamaTranslator:
             said = get_str(payload, "error") or get_str(error, "message") or "Ollama stream error"
             signals.append(StreamEnd(reason="error", provider_error=said))
         return signals
+
+
+#: Field -> its handler: every line is read whole (text, calls, the end it states), so
+#: each field that makes a line Ollama's has the one handler.
+_HANDLERS: dict[str | None, Handler] = dict.fromkeys(
+    ("message", "done", "error"), OllamaTranslator._line
+)

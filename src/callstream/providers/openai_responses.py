@@ -42,12 +42,9 @@ Wire facts (from real recordings):
   carries ``message`` and ``code`` itself; in the WebSocket mode they are in its ``error``
   object).
 
-- A present but unusable ``output_index`` (``true``, ``1.5``, ``"abc"``, a negative
-  number) is never replaced by a guess: the event's pieces go to a call of their own,
-  which is failed (an invalid call with the reason) at its ``.done`` event or at the end
-  of the stream (an item other than a ``function_call`` at once); other calls are
-  unaffected. Arguments given as an object that is not JSON data, cyclic or too deep make
-  their call invalid.
+- An unusable ``output_index``: :mod:`~callstream.providers._bad_index` (its call fails
+  at its ``.done`` event or at the end of the stream; an item other than a
+  ``function_call`` at once).
 
 - Text: ``response.output_text.delta`` carries a ``delta`` of the assistant's text;
   ``response.reasoning_summary_text.delta`` and ``response.reasoning_text.delta`` carry
@@ -63,7 +60,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any, Final
 
 from callstream._assembly.types import (
@@ -77,6 +73,7 @@ from callstream._assembly.types import (
 )
 from callstream.providers._arguments import Arguments, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
+from callstream.providers._base import Handler, ignore, unreadable
 from callstream.providers._fields import get, get_int, get_str, path
 from callstream.providers._plain import json_string_body
 from callstream.providers._responses_items import (
@@ -157,23 +154,20 @@ class OpenAIResponsesTranslator:
 
     def translate(self, payload: Any) -> list[Signal]:
         """Return the signals carried by one stream event."""
-        kind = get_str(payload, "type")
-        handler = _HANDLERS.get(kind)
-        if handler is not None:
-            return handler(self, payload)
-        status = None if kind is None else STATUS_EVENT.fullmatch(kind)
-        return [] if status is None else self._status(payload, status.group(2))
+        kind: str | None = None  # dispatch, never raise: callstream.providers._base
+        try:
+            kind = get_str(payload, "type")
+            return _HANDLERS.get(kind, _OTHER)(self, payload)
+        except Exception as exc:
+            return unreadable(self.name, kind, exc)
 
     # --- text ---------------------------------------------------------------------------
 
     def _text_delta(self, payload: Any) -> list[Signal]:
+        """The assistant's text (``output_text``) or reasoning (the other text kinds)."""
         out: list[Signal] = []
-        add_text(out, get(payload, "delta"), False)
-        return out
-
-    def _reasoning_delta(self, payload: Any) -> list[Signal]:
-        out: list[Signal] = []
-        add_text(out, get(payload, "delta"), True)
+        reasoning = get_str(payload, "type") != "response.output_text.delta"
+        add_text(out, get(payload, "delta"), reasoning)
         return out
 
     # --- items --------------------------------------------------------------------------
@@ -440,12 +434,16 @@ class OpenAIResponsesTranslator:
 
     # --- status, end of stream ----------------------------------------------------------
 
-    def _status(self, payload: Any, status: str) -> list[Signal]:
-        """A hosted tool's status event: the call's ``status`` extra."""
+    def _status(self, payload: Any) -> list[Signal]:
+        """A kind not in the table: a hosted tool's status event (:data:`STATUS_EVENT`)
+        gives the call's ``status`` extra; any other is ignored."""
+        status = STATUS_EVENT.fullmatch(get_str(payload, "type") or "")
+        if status is None:
+            return ignore(self, payload)
         index = self._index(payload)
         if not isinstance(index, int) or index not in self._calls:
             return []
-        return [CallExtras(index=index, extras={"status": status})]
+        return [CallExtras(index=index, extras={"status": status.group(2)})]
 
     def _completed(self, payload: Any) -> list[Signal]:
         ended: list[Signal] = self._bad.fail_all()
@@ -571,7 +569,7 @@ def _open_string(fields: dict[str, Any], key: str) -> str:
 
 
 #: Event type -> its handler (hosted tools' status events: :data:`STATUS_EVENT`).
-_HANDLERS: dict[str | None, Callable[[OpenAIResponsesTranslator, Any], list[Signal]]] = {
+_HANDLERS: dict[str | None, Handler] = {
     "response.function_call_arguments.delta": OpenAIResponsesTranslator._arguments_delta,
     "response.mcp_call_arguments.delta": OpenAIResponsesTranslator._arguments_delta,
     "response.custom_tool_call_input.delta": OpenAIResponsesTranslator._string_delta,
@@ -580,8 +578,8 @@ _HANDLERS: dict[str | None, Callable[[OpenAIResponsesTranslator, Any], list[Sign
     "response.shell_call_command.delta": OpenAIResponsesTranslator._command_delta,
     "response.shell_call_command.done": OpenAIResponsesTranslator._command_done,
     "response.output_text.delta": OpenAIResponsesTranslator._text_delta,
-    "response.reasoning_summary_text.delta": OpenAIResponsesTranslator._reasoning_delta,
-    "response.reasoning_text.delta": OpenAIResponsesTranslator._reasoning_delta,
+    "response.reasoning_summary_text.delta": OpenAIResponsesTranslator._text_delta,
+    "response.reasoning_text.delta": OpenAIResponsesTranslator._text_delta,
     "response.created": OpenAIResponsesTranslator._declared,
     "response.in_progress": OpenAIResponsesTranslator._declared,
     "response.queued": OpenAIResponsesTranslator._declared,
@@ -596,6 +594,9 @@ _HANDLERS: dict[str | None, Callable[[OpenAIResponsesTranslator, Any], list[Sign
     "response.failed": OpenAIResponsesTranslator._failed,
     "error": OpenAIResponsesTranslator._failed,
 }
+
+_OTHER: Final[Handler] = OpenAIResponsesTranslator._status
+"""The handler of the kinds not in the table (hosted tools' status events, else none)."""
 
 READ_EVENTS: Final = frozenset(k for k in _HANDLERS if k is not None)
 """Every event type the translator reads, besides the status events (:data:`STATUS_EVENT`)."""

@@ -47,7 +47,7 @@ from callstream._json.changes import ScalarSet, StringExtended, ValueClosed, Val
 from callstream._json.changes import to_json_pointer as pointer
 from callstream._types import JSONPath
 from callstream._update import copy_json
-from callstream.ui._state import new_id
+from callstream.ui._turn_state import new_id
 
 __all__ = (
     "AGUIStateEncoder",
