@@ -4,7 +4,7 @@ on a schedule as a model server would send them.
 A turn is a few tool calls (name, id, argument text). :func:`wire_turn` writes it as the
 decoded payloads of one provider's stream -- Anthropic Messages, OpenAI Responses,
 Bedrock ConverseStream or OpenAI Chat Completions, in the shapes the real services send
-(see ``tests/fuzz_streams.py`` and the recordings' INDEX for the same shapes) -- with
+(see ``tests/support/fuzz_streams.py`` and the recordings' INDEX for the same shapes) -- with
 the argument text cut into seeded pieces of 8-24 characters, and says which payload
 carries which call's text and which payload ends each call (the payload at which the
 runner can seal it). :func:`schedule` gives each payload its send time (a seeded

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.corpus import PEERS, RECORDED_STREAMS
+from tests.support.corpus import PEERS, RECORDED_STREAMS
 
 
 def _missing() -> list[str]:

@@ -167,7 +167,7 @@ _ASSEMBLER_OPTIONS: Final = (
 )
 """The keyword options of :class:`ToolCallAssembler`, in its signature's order. Written
 out, not read with ``inspect.signature``: a method compiled with mypyc has no signature
-to read (tests/test_mypyc_clean.py checks the two agree in the pure-Python build)."""
+to read (tests/build/test_mypyc_clean.py checks the two agree in the pure-Python build)."""
 
 
 def _describe(payload: Any) -> str:

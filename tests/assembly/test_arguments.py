@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from callstream._assembly.arguments import BLOCK, ArgumentText, TextBudget
 from callstream._errors import PartialJSONError
-from tests.strategies import split_every, splits
+from tests.support.strategies import split_every, splits
 
 OPTIONS: dict[str, Any] = {}
 

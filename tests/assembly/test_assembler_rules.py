@@ -23,8 +23,8 @@ from callstream._assembly import (
     StreamFinished,
     ToolCallAssembler,
 )
-from tests.strategies import splits
-from tests.strategies_assembly import (
+from tests.support.strategies import splits
+from tests.support.strategies_assembly import (
     calls,
     check_event_order,
     chunk,

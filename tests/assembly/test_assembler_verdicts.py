@@ -19,7 +19,7 @@ from callstream._assembly import (
     ToolCallAssembler,
 )
 from callstream._errors import AssemblerStateError, ChunkValidationError, UsageError
-from tests.strategies_assembly import calls, check_event_order, chunk, invalid, run, ways
+from tests.support.strategies_assembly import calls, check_event_order, chunk, invalid, run, ways
 
 
 def one_call(args: Any, reason: str | None = None, **options: Any) -> ToolCallAssembler:

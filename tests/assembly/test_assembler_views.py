@@ -7,14 +7,14 @@ import copy
 import pytest
 
 from callstream._assembly import ArgumentsDelta, CallDone, ToolCallAssembler
-from tests.strategies_assembly import (
+from tests.assembly.test_assembler_rules import STREAMS
+from tests.support.strategies_assembly import (
     apply_changes,
     calls,
     chunk,
     deltas_by_call,
     run,
 )
-from tests.test_assembler_rules import STREAMS
 
 
 def test_args_empty_object_before_any_text_and_while_not_an_object() -> None:

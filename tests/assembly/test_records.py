@@ -38,8 +38,9 @@ from callstream import (
 from callstream._json.changes import PathNode
 from callstream._pipeline import Pipeline
 from callstream._types import Record
-from tests.compiled_build import COMPILED
-from tests.record_fields import as_dict, field_names
+from tests.support.compiled_build import COMPILED
+from tests.support.paths import SRC
+from tests.support.record_fields import as_dict, field_names
 
 _CALL = {"name": "f", "args": {"a": [1]}, "id": "c1", "type": "tool_call"}
 _BAD = {"name": "f", "args": "{", "id": "c1", "error": "bad", "type": "invalid_tool_call"}
@@ -281,7 +282,7 @@ ASSIGNING = textwrap.dedent(
 def test_type_checkers_refuse_an_assignment_to_a_field(tmp_path: Path) -> None:
     """The fields are ``Final``: a user's type checker flags each assignment."""
     api = pytest.importorskip("mypy.api")
-    source = Path(__file__).resolve().parents[1] / "src"
+    source = SRC
     config = tmp_path / "mypy.ini"
     config.write_text(f"[mypy]\nstrict = True\nmypy_path = {source}\n")
     user = tmp_path / "user.py"

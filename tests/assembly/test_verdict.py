@@ -21,7 +21,7 @@ from callstream._assembly.verdict import (
 )
 from callstream._errors import JSONLimitError, MalformedJSONError
 from callstream._json.parser import PartialJSONParser
-from tests.strategies import splits
+from tests.support.strategies import splits
 
 
 def parsed(pieces: list[str]) -> PartialJSONParser:

@@ -16,6 +16,7 @@ import pytest
 
 import callstream
 from callstream import _build
+from tests.support.paths import ROOT
 
 GRAMMAR = Path(_build.__file__).parent / "_json" / "grammar.py"
 
@@ -77,7 +78,7 @@ def test_callstream_pure_runs_pure_python_in_a_fresh_process() -> None:
 def _hook_module() -> Any:
     """hatch_build.py, imported as a module (hatchling is in the test extra)."""
     pytest.importorskip("hatchling")
-    path = Path(__file__).resolve().parents[1] / "hatch_build.py"
+    path = ROOT / "hatch_build.py"
     spec = importlib.util.spec_from_file_location("callstream_hatch_build", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -98,7 +99,7 @@ def test_without_a_c_compiler_the_build_says_so_and_installs_pure_python(
 
 def test_the_compile_list_names_modules_that_exist_and_may_be_compiled() -> None:
     hook = _hook_module()
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     modules = hook.CompileHook._modules(type("Hook", (), {"root": str(root)})())
     assert "callstream._json.parser" in modules and "callstream._update" in modules
     for module in modules:

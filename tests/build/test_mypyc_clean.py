@@ -24,7 +24,8 @@ from callstream import (
 )
 from callstream._assembly.types import CallEnd
 from callstream._pipeline import _ASSEMBLER_OPTIONS, Pipeline
-from tests.compiled_build import COMPILED
+from tests.support.compiled_build import COMPILED
+from tests.support.paths import SRC
 
 
 @pytest.mark.skipif(COMPILED, reason="a compiled method has no signature to read")
@@ -95,7 +96,7 @@ def test_type_checkers_see_the_precise_parameter_types(tmp_path: Path) -> None:
     """The checked options read as ``object`` only in the mypyc build (see
     ``callstream._argtypes``): a user's type checker still flags each wrong type."""
     api = pytest.importorskip("mypy.api")
-    source = Path(__file__).resolve().parents[1] / "src"
+    source = SRC
     config = tmp_path / "mypy.ini"
     config.write_text(f"[mypy]\nstrict = True\nmypy_path = {source}\n")
     user = tmp_path / "user.py"

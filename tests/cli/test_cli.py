@@ -22,7 +22,7 @@ from callstream.cli._split import resplit
 from callstream.cli._view import ArrayNode, Node, ObjectNode, ScalarNode, StreamView, StringNode
 from callstream.examples import DEMO, EXAMPLES, example_path, read_example
 from callstream.feed import feed_schema
-from tests.example_events import events_of
+from tests.support.example_events import events_of
 
 ANSI = re.compile(r"\x1b\[")
 COLOR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-8]|9[0-7])(?:;[0-9;]*)?m")

@@ -1,6 +1,6 @@
 """``--split`` at the payload level (``cli._split.resplit``): every format it re-cuts, misuse.
 
-``tests/test_cli.py`` covers OpenAI Chat, Anthropic and OpenAI Responses through the
+``tests/cli/test_cli.py`` covers OpenAI Chat, Anthropic and OpenAI Responses through the
 bundled examples; the formats without a bundled example (Bedrock Converse, Cohere v2) are
 checked here on hand-written payloads in their wire shapes and on the recorded streams
 (skipped without the corpus). The size check raises callstream's own errors, so
@@ -17,8 +17,7 @@ import pytest
 import callstream
 from callstream import CallstreamError, OptionTypeError, OptionValueError, UsageError
 from callstream.cli._split import SPLIT_FORMATS, resplit
-
-from .corpus import RECORDED_STREAMS
+from tests.support.corpus import RECORDED_STREAMS
 
 TEXT = '{"city": "Paris", "days": [1, 2, 3]}'
 

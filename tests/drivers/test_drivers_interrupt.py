@@ -17,7 +17,7 @@ import callstream
 from callstream import ToolCallAssembler
 from callstream._assembly.types import StreamFinished
 from callstream._errors import AssemblerStateError, ChunkValidationError, OptionTypeError
-from tests.strategies import json_objects, split_every, splits
+from tests.support.strategies import json_objects, split_every, splits
 
 INTERRUPTED = "the stream was interrupted before the call completed (ConnectionError: gone)"
 

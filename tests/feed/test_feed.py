@@ -33,13 +33,13 @@ from callstream.cli._input import load_path
 from callstream.cli._replay import prepare
 from callstream.examples import EXAMPLES
 from callstream.feed import dumps_feed, feed_schema, to_feed
-from tests.corpus import RECORDED_STREAMS
-from tests.example_events import events_of
-from tests.record_fields import field_names
-from tests.strategies import json_objects, serializations, splits
-from tests.strict_json import strict_loads
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.example_events import events_of
+from tests.support.paths import ROOT
+from tests.support.record_fields import field_names
+from tests.support.strategies import json_objects, serializations, splits
+from tests.support.strict_json import strict_loads
 
-ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_FILE = ROOT / "docs" / "event-feed.schema.json"
 WEB = ROOT / "examples" / "web"
 RECORDED = RECORDED_STREAMS

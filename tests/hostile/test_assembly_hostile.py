@@ -37,8 +37,8 @@ from callstream._errors import (
     OptionValueError,
     UsageError,
 )
-from tests.strategies import splits
-from tests.strategies_assembly import check_event_order, chunk
+from tests.support.strategies import splits
+from tests.support.strategies_assembly import check_event_order, chunk
 
 DEEP = 3000  # well past max_depth (1000) and Python's recursion limit
 

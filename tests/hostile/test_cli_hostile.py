@@ -27,9 +27,9 @@ from callstream.cli._input import load_path
 from callstream.cli._replay import BASE_INTERVAL
 from callstream.cli._view import StreamView
 from callstream.examples import example_path, read_example
-from tests.example_events import events_of
-from tests.strategies import json_objects
-from tests.strict_json import strict_loads
+from tests.support.example_events import events_of
+from tests.support.strategies import json_objects
+from tests.support.strict_json import strict_loads
 
 UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 

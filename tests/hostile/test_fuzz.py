@@ -1,7 +1,7 @@
 """Fuzzing the whole pipeline with damaged streams of our own, every format.
 
 Invariants, for any stream written in a provider's wire shape and then damaged
-(tests/fuzz_streams.py):
+(tests/support/fuzz_streams.py):
 
 - only our errors: reading it raises nothing, or a ``CallstreamError``;
 - no silent loss: every call announced mid-stream ends with a done or invalid event, and
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import callstream
 from callstream import CallDone, CallInvalid, CallStarted, CallstreamError
-from tests.fuzz_streams import WRITERS, calls, mutated, raw_text
+from tests.support.fuzz_streams import WRITERS, calls, mutated, raw_text
 
 EXAMPLES = int(os.environ.get("CALLSTREAM_FUZZ_EXAMPLES", "40"))
 FORMATS = sorted(WRITERS)

@@ -37,8 +37,8 @@ from callstream import (
     parse_partial_json,
 )
 from callstream._json.changes import EAGER_DEPTH, PathNode
-from tests.record_fields import as_dict
-from tests.strategies import split_every, splits
+from tests.support.record_fields import as_dict
+from tests.support.strategies import split_every, splits
 
 
 def feed_changes(fragments: list[str], **options: Any) -> tuple[PartialJSONParser, list[Any]]:

@@ -18,8 +18,8 @@ from callstream._json import PartialJSONParser
 from callstream.parsers import JsonToolsParser, PydanticToolsParser
 from callstream.parsers.json_tools import SNAPSHOT_COPY_FACTOR
 from callstream.parsers.pydantic_tools import MAX_VALIDATION_DEPTH, PREVIEW_WORK_FACTOR
-from tests.strategies import json_objects, split_every, splits
-from tests.test_parsers import chunks_for, consistent
+from tests.parsers.test_parsers import chunks_for, consistent
+from tests.support.strategies import json_objects, split_every, splits
 
 DEPTH = 999  # the arguments object plus 998 arrays: within the JSON parser's max_depth 1000
 DEEP = '{"x": ' + "[" * (DEPTH - 1) + "]" * (DEPTH - 1) + "}"

@@ -31,7 +31,7 @@ from callstream.providers.gemini import GeminiTranslator
 from callstream.providers.ollama import OllamaTranslator
 from callstream.providers.openai_chat import OpenAIChatTranslator
 from callstream.providers.openai_responses import OpenAIResponsesTranslator
-from tests.responses_streams import CLIENT_BUILTINS, CUSTOM, HOSTED, SHELL
+from tests.support.responses_streams import CLIENT_BUILTINS, CUSTOM, HOSTED, SHELL
 
 DEEP = 100_000
 LIMIT_REASON = "arguments exceed a limit: nesting deeper than max_depth=1000"
@@ -234,7 +234,7 @@ RESPONSES = [
         "output_index": 0,
         "item": {"type": "function_call", "call_id": "c", "name": "f", "arguments": '{"a": 1}'},
     },
-    # the other items (tests/responses_streams.py), each kind at an index of its own
+    # the other items (tests/support/responses_streams.py), each kind at an index of its own
     *[{**e, "output_index": 1} for e in CUSTOM.events[1:5]],
     *[{**e, "output_index": 2} for e in SHELL.events[1:6]],
     *[

@@ -20,7 +20,7 @@ from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_block_i
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.bedrock import BedrockTranslator
 from callstream.providers.langchain import LangChainTranslator
-from tests.strategies import splits
+from tests.support.strategies import splits
 
 BAD_INDEXES: list[Any] = [
     "a",

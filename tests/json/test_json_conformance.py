@@ -1,6 +1,6 @@
 """The partial-JSON parser against third-party conformance data, read in place.
 
-The data lives outside the project (``tests/corpus.py`` says where) and is never
+The data lives outside the project (``tests/support/corpus.py`` says where) and is never
 copied in. Each suite's file states how to read its
 expectations (``peer_semantics``) and lists every known, deliberate disagreement with
 callstream (``expected_difference``, with the result callstream gives); any other
@@ -47,11 +47,11 @@ from callstream import (
     parse_partial_json,
 )
 from callstream._json.parser import DEFAULT_ALLOW
-from tests.corpus import PEERS
+from tests.support.corpus import PEERS
 
 if not (PEERS / "README.md").is_file():
     pytest.skip(
-        f"third-party conformance data not found at {PEERS} (see tests/corpus.py)",
+        f"third-party conformance data not found at {PEERS} (see tests/support/corpus.py)",
         allow_module_level=True,
     )
 

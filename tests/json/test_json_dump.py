@@ -22,7 +22,7 @@ from callstream._json.dump import (
     same_json,
     strict_data,
 )
-from tests.strict_json import strict_loads
+from tests.support.strict_json import strict_loads
 
 T = TypeVar("T")
 

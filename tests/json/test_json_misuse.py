@@ -24,7 +24,7 @@ from callstream import (
 from callstream._json.grammar import ALLOW_ALL
 
 # (options, the exception class, its builtin base); max_depth / max_chars that are not
-# ints count as wrong values (bool, float, str alike), as tests/test_json_hostile.py has it
+# ints count as wrong values (bool, float, str alike), as tests/hostile/test_json_hostile.py has it
 BAD_OPTIONS: list[tuple[dict[str, Any], type[Exception], type[Exception]]] = [
     ({"allow": "STR"}, OptionTypeError, TypeError),
     ({"allow": None}, OptionTypeError, TypeError),

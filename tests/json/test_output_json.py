@@ -42,7 +42,7 @@ from callstream.ui import (
     mcp_apps_notifications,
     vercel_stream,
 )
-from tests.strict_json import strict_loads, through_json_dumps
+from tests.support.strict_json import strict_loads, through_json_dumps
 
 T = TypeVar("T")
 FFFD = "\ufffd"

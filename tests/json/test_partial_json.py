@@ -30,7 +30,7 @@ from callstream import (
     to_json_pointer,
 )
 from callstream._json import parser as parser_module
-from tests.strategies import serializations, split_every, splits
+from tests.support.strategies import serializations, split_every, splits
 
 # --- helpers ----------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.strategies import split_every, splits
+from tests.support.strategies import split_every, splits
 
 pytest.importorskip("langchain_core")
 

@@ -27,8 +27,8 @@ from callstream._types import MISSING
 from callstream.examples import read_example
 from callstream.parsers import JsonToolsParser, ParsedCall
 from callstream.parsers._tree import ClosedValueTree
-from tests.corpus import RECORDED_STREAMS
-from tests.strategies import json_objects, serializations, split_every, splits
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.strategies import json_objects, serializations, split_every, splits
 
 # --- helpers -------------------------------------------------------------------------------
 

@@ -19,7 +19,15 @@ from pydantic import BaseModel
 
 import callstream
 from callstream.parsers import JsonToolsParser, PydanticToolsParser
-from tests.responses_streams import (
+from tests.runner.test_runner_responses_kinds import (
+    _any,
+    _extra,
+    _none,
+    _number,
+    _optional,
+    _two,
+)
+from tests.support.responses_streams import (
     CLIENT_BUILTINS,
     CUSTOM,
     FUNCTION_CALLS,
@@ -31,15 +39,7 @@ from tests.responses_streams import (
     Stream,
     sse,
 )
-from tests.strategies import splits
-from tests.test_runner_responses_kinds import (
-    _any,
-    _extra,
-    _none,
-    _number,
-    _optional,
-    _two,
-)
+from tests.support.strategies import splits
 
 
 class Patch(BaseModel):
@@ -129,7 +129,7 @@ def test_a_finished_result_parses_as_it_streamed() -> None:
 langchain_openai = pytest.importorskip("langchain_openai")
 
 from callstream.parsers.langchain import ToolCallsOutputParser  # noqa: E402
-from tests.real_clients import Replay  # noqa: E402
+from tests.support.real_clients import Replay  # noqa: E402
 
 VERSIONS = ["responses/v1", "v1"]
 LC_STREAMS = [FUNCTION_CALLS, CUSTOM, XAI_SEARCH, CLIENT_BUILTINS, HOSTED]

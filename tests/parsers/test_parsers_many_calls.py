@@ -19,8 +19,8 @@ import callstream.parsers._shown as base  # where the copy budget is checked
 from callstream.parsers import JsonToolsParser
 from callstream.parsers._base import RESULT_COPY_FACTOR
 from callstream.parsers._results import ParsedCall
-from tests.strategies import json_objects, split_every, splits
-from tests.test_parsers import chunks_for, consistent
+from tests.parsers.test_parsers import chunks_for, consistent
+from tests.support.strategies import json_objects, split_every, splits
 
 
 def many_calls(n: int, size: int = 4) -> list[dict[str, Any]]:

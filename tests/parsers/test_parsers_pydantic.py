@@ -19,8 +19,8 @@ from callstream._assembly import StreamEnd
 from callstream._errors import UsageError
 from callstream.parsers import ParsedCall, PydanticToolsParser
 from callstream.parsers import pydantic_tools as pydantic_tools_module
-from tests.strategies import split_every, splits
-from tests.test_parsers import chunks_for, consistent, updates_for
+from tests.parsers.test_parsers import chunks_for, consistent, updates_for
+from tests.support.strategies import split_every, splits
 
 # --- models ----------------------------------------------------------------------------------
 

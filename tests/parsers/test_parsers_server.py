@@ -16,7 +16,7 @@ from callstream import CallChunk, CallEnd, ServerToolUse, ToolCallAssembler
 from callstream._assembly import StreamEnd
 from callstream._pipeline import StreamUpdate
 from callstream.parsers import JsonToolsParser, ParsedCall, PydanticToolsParser
-from tests.strategies import split_every, splits
+from tests.support.strategies import split_every, splits
 
 
 class Weather(BaseModel):

@@ -29,9 +29,9 @@ from callstream._pipeline import Pipeline, StreamResult
 from callstream._result import attach_result
 from callstream._sync import collect, stream
 from callstream.examples import EXAMPLES, read_example
-from tests.compiled_build import skip_if_compiled
-from tests.corpus import RECORDED_STREAMS
-from tests.strategies import splits
+from tests.support.compiled_build import skip_if_compiled
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.strategies import splits
 
 RECORDED = sorted(RECORDED_STREAMS.glob("*.jsonl")) if RECORDED_STREAMS.is_dir() else []
 

@@ -25,8 +25,8 @@ from callstream import ChunkValidationError, StreamEnd, StreamFinished, ToolCall
 from callstream.feed import to_feed
 from callstream.parsers import JsonToolsParser
 from callstream.ui import agui_stream, vercel_stream
-from tests.real_clients import Body, async_sdk_stream, chat_chunk, chat_sse, sdk_stream
-from tests.test_ui import events_of
+from tests.support.real_clients import Body, async_sdk_stream, chat_chunk, chat_sse, sdk_stream
+from tests.ui.test_ui import events_of
 
 NO_CALL = "Tool choice is required, but model did not call a tool"
 NO_CALL_ERROR = {

@@ -28,9 +28,9 @@ from callstream import (
 from callstream._assembly.options import MAX_NAME_CHARS
 from callstream.providers.langchain import LangChainTranslator
 from callstream.ui import agui_stream, mcp_apps_notifications, vercel_stream
-from tests.real_clients import Body, anthropic_sse, sdk_stream
-from tests.runner_helpers import on_fake_clock, paced
-from tests.test_ui import events_of
+from tests.support.real_clients import Body, anthropic_sse, sdk_stream
+from tests.support.runner_helpers import on_fake_clock, paced
+from tests.ui.test_ui import events_of
 
 LONG_ID = "srvtoolu_" + "x" * MAX_NAME_CHARS  # past the limit
 LONG_NAME = "bash_" * (MAX_NAME_CHARS // 5 + 1)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
 
 SCANNED = ("benchmarks/results/*", "docs/*", "README.md", "examples/**/*.md")
 """The committed files that must not name a local path (globs from the checkout)."""

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.corpus import ROOT
+from tests.support.paths import ROOT, TESTS
 
-TESTS = Path(__file__).resolve().parent
+CORPUS = TESTS / "support" / "corpus.py"
 
 
 def test_only_corpus_py_names_the_corpus_locations() -> None:
     offenders = []
-    for path in sorted(TESTS.glob("*.py")):
-        if path.name in ("corpus.py", "conftest.py", Path(__file__).name):
+    for path in sorted(TESTS.rglob("*.py")):
+        if path in (CORPUS, TESTS / "conftest.py", Path(__file__).resolve()):
             continue
         text = path.read_text(encoding="utf-8")
         if (
@@ -25,8 +25,8 @@ def test_only_corpus_py_names_the_corpus_locations() -> None:
             or "CALLSTREAM_RECORDED_STREAMS" in text
             or "CALLSTREAM_PEERS" in text
         ):
-            offenders.append(path.name)
-    assert offenders == [], "read the corpus locations from tests/corpus.py"
+            offenders.append(str(path.relative_to(TESTS)))
+    assert offenders == [], "read the corpus locations from tests/support/corpus.py"
 
 
 def test_pytest_summary_names_an_absent_corpus() -> None:
@@ -39,7 +39,7 @@ def test_pytest_summary_names_an_absent_corpus() -> None:
             "-q",
             "-p",
             "no:cacheprovider",
-            "tests/test_readme.py::test_ci_runs_the_readme_test_command",
+            "tests/project/test_readme.py::test_ci_runs_the_readme_test_command",
         ],
         cwd=ROOT,
         env=env,

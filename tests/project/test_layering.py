@@ -28,7 +28,9 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "callstream"
+from tests.support.paths import PACKAGE
+
+SRC = PACKAGE
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 
 
@@ -63,7 +65,7 @@ def layer_of(module: str) -> tuple[float, str]:
         "cli": (4.8, "cli"),
     }
     if head not in table:
-        raise AssertionError(f"module {module} has no layer in tests/test_layering.py")
+        raise AssertionError(f"module {module} has no layer in tests/project/test_layering.py")
     return table[head]
 
 
@@ -224,7 +226,7 @@ def _tier(package: str, name: str) -> int:
     for number, tier in enumerate(INNER_TIERS[package]):
         if name in tier:
             return number
-    raise AssertionError(f"{package}.{name} has no tier in tests/test_layering.py INNER_TIERS")
+    raise AssertionError(f"{package}.{name} has no tier in tests/project/test_layering.py INNER_TIERS")
 
 
 @pytest.mark.parametrize("package", sorted(INNER_TIERS))

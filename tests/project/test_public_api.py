@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import callstream
-from tests.compiled_build import skip_if_compiled
+from tests.support.compiled_build import skip_if_compiled
 
 INIT = Path(callstream.__file__)
 

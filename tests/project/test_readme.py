@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
 
 
 def test_ci_runs_the_readme_test_command() -> None:
@@ -20,7 +19,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 def test_ci_runs_the_readme_test_command_on_a_bare_clone() -> None:
     """The last run of .ci/run: the same command in a fresh clone, CI (and the corpus
-    locations, tests/corpus.py) unset."""
+    locations, tests/support/corpus.py) unset."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     bare = ci[ci.index("git clone --quiet . ") :]
     unset = bare.index("unset CI ")

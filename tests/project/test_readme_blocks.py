@@ -13,14 +13,13 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from callstream.examples import read_example
+from tests.support.paths import README
 
-README = Path(__file__).resolve().parents[1] / "README.md"
 FENCE = re.compile(r"(?P<before>[^\n]*)\n```python\n(?P<code>.*?)\n```", re.DOTALL)
 SKIP = re.compile(r"<!-- readme-test: skip \((?P<reason>[^)]+)\) -->")
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from callstream._assembly import CallInvalid, ToolCallAssembler
 from callstream._errors import CallstreamError
-from tests.strategies_assembly import (
+from tests.support.strategies_assembly import (
     CallSpec,
     apply_changes,
     calls,

@@ -1,6 +1,6 @@
 """Properties of the tool runner over random streams, splits, tool durations and endings.
 
-Streams of our own in every format (``tests/fuzz_streams.py``: valid, malformed, cut-off
+Streams of our own in every format (``tests/support/fuzz_streams.py``: valid, malformed, cut-off
 and non-object arguments), cut at random points, paced one payload per second on a fake
 clock (trio ``MockClock``: nothing really sleeps), tools that take random times. A
 stream is voided by naming its own finish word in ``void_reasons``.
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import callstream
 from callstream.runner import ToolRunner, ToolStarted
-from tests.fuzz_streams import WRITERS, Call, calls
-from tests.runner_helpers import on_fake_clock, paced
+from tests.support.fuzz_streams import WRITERS, Call, calls
+from tests.support.runner_helpers import on_fake_clock, paced
 
 NAMES = ("get_weather", "search", "write_file")
 NORMAL_ENDS = frozenset({"tool_calls", "tool_use", "stop", "completed", "tool_call", "length"})

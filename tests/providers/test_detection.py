@@ -16,9 +16,8 @@ import callstream
 from callstream import UnknownFormatError
 from callstream._pipeline import MAX_MISMATCHED, MAX_UNRECOGNIZED_OBJECTS
 from callstream.providers import detect_format, has_evidence
-
-from .strategies import splits
-from .test_transport_lines import ANTHROPIC, OLLAMA, OPENAI, STREAMS, same
+from tests.providers.transport.test_transport_lines import ANTHROPIC, OLLAMA, OPENAI, STREAMS, same
+from tests.support.strategies import splits
 
 
 @pytest.fixture(params=["asyncio", "trio"])

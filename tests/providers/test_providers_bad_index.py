@@ -20,8 +20,8 @@ import callstream
 from callstream.providers.cohere import CohereTranslator
 from callstream.providers.openai_chat import OpenAIChatTranslator
 from callstream.providers.openai_responses import OpenAIResponsesTranslator
-from tests.provider_helpers import assemble, translate_all
-from tests.strategies import json_objects, splits
+from tests.support.provider_helpers import assemble, translate_all
+from tests.support.strategies import json_objects, splits
 
 BAD_INDEXES: list[Any] = [True, False, 1.5, "abc", "", [0], {"i": 0}, -1, "-2", "1e3"]
 

@@ -1,5 +1,5 @@
 """The server quirks reported this year (issue 23), each over a stream of our own in the
-real wire shape (``tests/quirk_streams.py``): fed whole, one payload at a time, and as the
+real wire shape (``tests/support/quirk_streams.py``): fed whole, one payload at a time, and as the
 raw bytes the server sends, cut anywhere.
 
 - Kimi K2's ids ``functions.<name>:<idx>`` are kept as given; calls are never merged
@@ -32,7 +32,7 @@ import callstream
 from callstream import CallDone, CallInvalid, StreamResult, ToolRunner, UnknownFormatError
 from callstream._pipeline import MAX_MISMATCHED
 from callstream.providers import anthropic as anthropic_format
-from tests.quirk_streams import (
+from tests.support.quirk_streams import (
     ANTHROPIC_UNKNOWN,
     EAGER_LINES,
     KIMI_GROQ,
@@ -55,7 +55,7 @@ from tests.quirk_streams import (
     vllm_responses_cut,
     ws_frames,
 )
-from tests.strategies import splits
+from tests.support.strategies import splits
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -25,7 +25,7 @@ from callstream._sync import collect, stream
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.bedrock import BedrockTranslator
 from callstream.providers.langchain import LangChainTranslator
-from tests.strategies import json_objects, splits
+from tests.support.strategies import json_objects, splits
 
 SEARCH_ARGS = '{"query": "weather in Oslo today"}'
 BASH_ARGS = '{"command": "echo \\"6 * 7\\" | bc -l"}'

@@ -37,10 +37,10 @@ from callstream._pipeline import Pipeline
 from callstream.examples import EXAMPLES, read_example
 from callstream.parsers._input import SIGNAL_TYPES
 from callstream.providers import get_translator
-from tests.corpus import RECORDED_STREAMS
-from tests.provider_helpers import translate_all
-from tests.real_clients import Body, anthropic_sse, chat_chunk, chat_sse, sdk_stream
-from tests.strategies import splits
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.provider_helpers import translate_all
+from tests.support.real_clients import Body, anthropic_sse, chat_chunk, chat_sse, sdk_stream
+from tests.support.strategies import splits
 
 # --- helpers ----------------------------------------------------------------------------
 

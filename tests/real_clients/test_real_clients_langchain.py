@@ -37,14 +37,7 @@ from langchain_openai import ChatOpenAI
 import callstream
 from callstream.parsers.langchain import ToolCallsOutputParser
 from callstream.providers._provider_errors import provider_error_payload
-from tests.real_clients import (
-    Body,
-    Replay,
-    anthropic_sse,
-    chat_chunk,
-    chat_sse,
-)
-from tests.test_real_clients_sdk import (
+from tests.real_clients.test_real_clients_sdk import (
     ANTHROPIC_API_ERROR_BODY,
     ANTHROPIC_CUT,
     ANTHROPIC_EVENTS,
@@ -55,6 +48,13 @@ from tests.test_real_clients_sdk import (
     GROQ_ERROR,
     check_interrupted,
     names_args,
+)
+from tests.support.real_clients import (
+    Body,
+    Replay,
+    anthropic_sse,
+    chat_chunk,
+    chat_sse,
 )
 
 

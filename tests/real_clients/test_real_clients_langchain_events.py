@@ -1,6 +1,6 @@
 """Issue 23's LangChain content-block streaming through the real code: ``ChatOpenAI`` and
 ``ChatAnthropic`` (over the real SDK clients and an ``httpx2.MockTransport`` replaying our
-streams, see tests/test_real_clients_langchain.py) streamed with
+streams, see tests/real_clients/test_real_clients_langchain.py) streamed with
 ``stream_events(version="v3")`` (a ``ChatModelStream`` of protocol events, built by
 langchain-core's bridge from the model's chunks), and a real LangGraph graph around the
 model streamed every way LangGraph streams messages: ``stream_mode="messages"`` tuples,
@@ -26,7 +26,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 import callstream
 from callstream import ArgumentsDelta
 from callstream.parsers.langchain import ToolCallsOutputParser
-from tests.test_real_clients_langchain import (
+from tests.real_clients.test_real_clients_langchain import (
     CASES,
     MSGS,
     check_case,

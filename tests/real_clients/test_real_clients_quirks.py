@@ -1,8 +1,8 @@
-"""The quirk streams of ``tests/quirk_streams.py`` through the real clients: anthropic 2.x
+"""The quirk streams of ``tests/support/quirk_streams.py`` through the real clients: anthropic 2.x
 (``Anthropic`` / ``AsyncAnthropic``, plain and beta Messages, and the ``messages.stream()``
 helper) and openai 3.x (Chat Completions, for the OpenAI-compatible servers, and the
 Responses API's WebSocket mode), sync, asyncio and trio. Both SDKs talk HTTP through
-``httpx2`` (an ``httpx2.MockTransport`` replays our bytes, see ``tests/real_clients.py``);
+``httpx2`` (an ``httpx2.MockTransport`` replays our bytes, see ``tests/support/real_clients.py``);
 the WebSocket mode talks to a server of ours on loopback."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 import callstream
 from callstream import StreamResult
-from tests.quirk_streams import (
+from tests.support.quirk_streams import (
     ANTHROPIC_UNKNOWN,
     KIMI_REPEATED_ID,
     KIMI_TURN_1,
@@ -32,7 +32,7 @@ from tests.quirk_streams import (
     vllm_chat_cut,
     ws_frames,
 )
-from tests.real_clients import Replay
+from tests.support.real_clients import Replay
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -1,4 +1,4 @@
-"""The Responses item streams of ``tests/responses_streams.py`` through the real openai
+"""The Responses item streams of ``tests/support/responses_streams.py`` through the real openai
 client (openai >= 3 over ``httpx2.MockTransport``), sync, asyncio and trio: the SDK's own
 event models (``responses.create(stream=True)`` and the ``responses.stream()`` helper)
 give what the raw events give; a connection dropped in the middle of a custom tool's
@@ -15,9 +15,8 @@ import pytest
 
 import callstream
 from callstream import StreamResult
-
-from .real_clients import Body, Replay
-from .responses_streams import CUSTOM, STREAMS, Stream, added, event, sse
+from tests.support.real_clients import Body, Replay
+from tests.support.responses_streams import CUSTOM, STREAMS, Stream, added, event, sse
 
 IDS = [s.name for s in STREAMS]
 

@@ -1,7 +1,7 @@
 """The drivers against the real openai and anthropic clients (sync, asyncio and trio):
 closing what we were given, provider errors the SDKs raise, dropped connections,
 snapshots and options. The clients replay streams of our own through
-``httpx2.MockTransport`` (see ``tests/real_clients.py``)."""
+``httpx2.MockTransport`` (see ``tests/support/real_clients.py``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 
 import callstream
 from callstream._errors import OptionTypeError, UsageError
-from tests.real_clients import (
+from tests.support.real_clients import (
     Body,
     anthropic_sse,
     async_sdk_stream,

@@ -24,15 +24,14 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import callstream
-from tests.test_readme_blocks import _namespace
+from tests.project.test_readme_blocks import _namespace
+from tests.support.paths import README
 
-README = Path(__file__).resolve().parents[1] / "README.md"
 MARKED = re.compile(
     r"<!-- agent-loop: (?P<name>[\w-]+) -->\n(?:<!-- readme-test: skip \([^)]+\) -->\n)?"
     r"```python\n(?P<code>.*?)\n```",
@@ -58,7 +57,7 @@ def test_the_loops_are_skipped_by_the_readme_block_test_with_a_pointer_here() ->
         head = re.search(rf"<!-- agent-loop: {name} -->\n(?P<skip>[^\n]*)\n```python", text)
         assert head is not None
         assert "readme-test: skip" in head.group("skip")
-        assert "tests/test_runner_agent_loop.py" in head.group("skip")
+        assert "tests/real_clients/test_runner_agent_loop.py" in head.group("skip")
     tools = re.search(r"<!-- agent-loop: tools -->\n```python", text)
     assert tools is not None, "the tools block runs offline too (no skip marker)"
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from callstream._assembly import CallFailure, StreamEnd
-from tests.corpus import RECORDED_STREAMS
-from tests.strategies_assembly import by_char, check_event_order, chunk, resplit, run
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.strategies_assembly import by_char, check_event_order, chunk, resplit, run
 
 RECORDED = RECORDED_STREAMS
 FORMATS = {"openai-chat", "ollama-native"}

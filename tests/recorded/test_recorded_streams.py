@@ -1,12 +1,12 @@
 """Acceptance: every recorded real provider stream assembles to its expected tool calls.
 
 The recordings live outside the project (``../shared/recorded-streams`` from the repository
-root, or another folder: see tests/corpus.py); they are read in place and
+root, or another folder: see tests/support/corpus.py); they are read in place and
 this module skips when the folder is absent. Each stream goes through ``provider="auto"``
 with the sync driver, the async driver on asyncio and trio, and as raw SSE / NDJSON bytes
 cut into small network chunks; all must give the expected valid and invalid calls (names,
 ids, parsed arguments; raw text and the provider's error for invalid ones). The calls the
-provider runs itself (``tests/recorded_server_tools.py`` names them) must be exactly the
+provider runs itself (``tests/support/recorded_server_tools.py`` names them) must be exactly the
 ``server_tool_calls``, and never among the tool calls.
 """
 
@@ -23,10 +23,9 @@ import pytest
 from callstream._async import acollect, astream
 from callstream._pipeline import StreamResult
 from callstream._sync import collect, stream
-from tests.corpus import RECORDED_STREAMS
-from tests.recorded_server_tools import server_view, split_expected
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.recorded_server_tools import server_view, split_expected
 
-ROOT = Path(__file__).resolve().parents[1]
 RECORDED = RECORDED_STREAMS
 STREAMS = sorted(RECORDED.glob("*.jsonl")) if RECORDED.is_dir() else []
 

@@ -20,7 +20,7 @@ from callstream.runner import (
     ToolRunner,
     ToolStarted,
 )
-from tests.runner_helpers import Recorder, on_fake_clock, paced, write
+from tests.support.runner_helpers import Recorder, on_fake_clock, paced, write
 
 WEATHER = json.dumps({"city": "Paris", "days": 3})
 LONDON = json.dumps({"city": "London", "days": 2})
@@ -496,7 +496,7 @@ def test_iterating_outside_the_block_or_twice_is_a_usage_error() -> None:
 
 
 def test_vertex_streamed_arguments_seal_at_their_last_part() -> None:
-    from tests.test_providers_gemini import TERMINATOR, leaves, opener, response, s
+    from tests.providers.gemini.test_providers_gemini import TERMINATOR, leaves, opener, response, s
 
     payloads = [
         response(opener("weather")),

@@ -502,7 +502,7 @@ def _openai_client(replay: Any) -> Any:
 
 def test_the_openai_sdk_sends_the_chat_messages_unchanged() -> None:
     pytest.importorskip("openai")
-    from tests.real_clients import Replay, chat_chunk, chat_sse
+    from tests.support.real_clients import Replay, chat_chunk, chat_sse
 
     replay = Replay(chat_sse([chat_chunk({"role": "assistant", "content": "ok"}, "stop")]))
     ours = tool_messages(RESULTS, "openai")
@@ -531,7 +531,7 @@ def test_the_openai_sdk_sends_the_chat_messages_unchanged() -> None:
 
 def test_the_openai_sdk_sends_the_responses_items_unchanged() -> None:
     pytest.importorskip("openai")
-    from tests.real_clients import Replay
+    from tests.support.real_clients import Replay
 
     replay = Replay(b"")
     ours = tool_messages(RESULTS, "openai-responses")
@@ -555,7 +555,7 @@ def test_the_openai_sdk_sends_the_responses_items_unchanged() -> None:
 
 def test_the_anthropic_sdk_sends_the_message_unchanged() -> None:
     anthropic = pytest.importorskip("anthropic")
-    from tests.real_clients import Replay
+    from tests.support.real_clients import Replay
 
     replay = Replay(b"")
     ours = tool_messages(RESULTS, "anthropic")

@@ -7,7 +7,7 @@ fields; hosted tools never run, whatever tools the runner has. Each call is seal
 own end (``custom_tool_call_input.done``, the item's ``output_item.done``). And
 ``tool_messages("openai-responses")`` answers each call with its own input item, checked
 against openai-python's own types (the ``TypedDict`` s the client sends, and the pydantic
-models it reads back). Streams: ``tests/responses_streams.py``, fed as dicts, as raw SSE
+models it reads back). Streams: ``tests/support/responses_streams.py``, fed as dicts, as raw SSE
 whole and cut anywhere, under asyncio and trio.
 """
 
@@ -27,7 +27,7 @@ from callstream import ToolRunner, UsageError
 from callstream.providers._responses_items import CALL_ITEMS
 from callstream.runner import RunResult, ToolResult, ToolStarted, tool_messages
 from callstream.runner._item_outputs import RESPONSES_OUTPUTS
-from tests.responses_streams import (
+from tests.support.responses_streams import (
     CLIENT_BUILTINS,
     CUSTOM,
     HOSTED,
@@ -43,8 +43,8 @@ from tests.responses_streams import (
     event,
     sse,
 )
-from tests.runner_helpers import on_fake_clock, paced
-from tests.strategies import splits
+from tests.support.runner_helpers import on_fake_clock, paced
+from tests.support.strategies import splits
 
 # --- openai-python's own input item types ---------------------------------------------------
 
@@ -646,7 +646,7 @@ def test_a_custom_result_as_a_langchain_message_reaches_the_api_as_its_own_item(
     from langchain_core.messages import AIMessage, HumanMessage
     from langchain_openai import ChatOpenAI
 
-    from tests.real_clients import Replay
+    from tests.support.real_clients import Replay
 
     result = run([apply_patch], CUSTOM.events)
     [tool_message] = result.tool_messages("langchain")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 SHARED = ROOT.parent / "shared"
 
 RECORDED_STREAMS = Path(

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from callstream import ToolCallAssembler
 from callstream._assembly.types import CallChunk, Signal, StreamEnd
-from tests.corpus import RECORDED_STREAMS
-from tests.strategies import splits
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.strategies import splits
 
 RECORDED = RECORDED_STREAMS
 

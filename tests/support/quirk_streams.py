@@ -2,9 +2,9 @@
 23), each a list of payloads as the server sends them, with the raw bytes it sends.
 
 The facts each stream is built on are stated where it is defined; the SSE writers are
-those of ``tests/real_clients.py`` (re-exported here); the tests are in
-``tests/test_quirks.py`` (dicts, one payload at a time, raw bytes cut anywhere) and
-``tests/test_real_clients_quirks.py`` (the real anthropic and openai clients).
+those of ``tests/support/real_clients.py`` (re-exported here); the tests are in
+``tests/providers/test_quirks.py`` (dicts, one payload at a time, raw bytes cut anywhere) and
+``tests/real_clients/test_real_clients_quirks.py`` (the real anthropic and openai clients).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.real_clients import anthropic_sse, chat_sse
+from tests.support.real_clients import anthropic_sse, chat_sse
 
 __all__ = (
     "ANTHROPIC_UNKNOWN",

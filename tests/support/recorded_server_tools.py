@@ -15,7 +15,7 @@ from typing import Any
 
 from callstream import ToolCallAssembler
 from callstream._assembly.types import Signal, StreamEnd
-from tests.provider_helpers import assemble, check_expected
+from tests.support.provider_helpers import assemble, check_expected
 
 SERVER_CALL_IDS: dict[str, frozenset[str]] = {
     "anthropic_server_tool_use_bash_code_execution": frozenset(

@@ -1,6 +1,6 @@
 """OpenAI Responses streams of our own, written in the wire shapes openai-python types
 (every event validates against ``openai.types.responses.ResponseStreamEvent``, see
-``tests/test_providers_openai_responses_items.py``): one stream per output item kind, with
+``tests/providers/openai_responses/test_providers_openai_responses_items.py``): one stream per output item kind, with
 the calls each must give. Field names are checked against the installed SDK's models;
 xAI's server-run custom tool follows the shape of xAI's own streams (``status`` on the
 item, ``x_search`` declared, ``x_keyword_search`` called).

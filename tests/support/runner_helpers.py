@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import anyio
 import trio.testing
 
-from tests.fuzz_streams import WRITERS, Call
+from tests.support.fuzz_streams import WRITERS, Call
 
 T = TypeVar("T")
 

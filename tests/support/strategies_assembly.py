@@ -30,7 +30,7 @@ from callstream._assembly import (
     ToolCallAssembler,
 )
 from callstream._json.changes import Change, ScalarSet, StringExtended, ValueStarted
-from tests.strategies import json_objects, serializations, splits
+from tests.support.strategies import json_objects, serializations, splits
 
 # --- running streams --------------------------------------------------------------------
 

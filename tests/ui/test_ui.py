@@ -1,10 +1,10 @@
 """callstream.ui: what the AG-UI, Vercel and MCP Apps encoders send, and its invariants.
 
-Invariants checked over every format we write (``tests/fuzz_streams.py``) and random
+Invariants checked over every format we write (``tests/support/fuzz_streams.py``) and random
 splits: one start per call and one end, every argument byte exactly once, in order,
 under the right id; the final input equals ``collect()``'s tool calls; invalid calls are
 never silent; text arrives whole and in order. The protocols' own readers check the
-same streams in ``tests/test_ui_protocols.py``.
+same streams in ``tests/ui/test_ui_protocols.py``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from callstream.ui import (
     sse_frame,
     vercel_stream,
 )
-from tests.fuzz_streams import WRITERS, calls
-from tests.strict_json import strict_loads
+from tests.support.fuzz_streams import WRITERS, calls
+from tests.support.strict_json import strict_loads
 
 
 def events_of(frames: list[str]) -> list[Any]:

@@ -1,15 +1,15 @@
 """The UI protocol streams, read by the protocols' own code (issue 15, item 3).
 
 Every stream here is a provider stream (a bundled example, a stream of ours in each
-provider format from ``tests/fuzz_streams.py``, streams with text around the calls, our
-OpenAI Responses streams of every item kind from ``tests/responses_streams.py``, the
+provider format from ``tests/support/fuzz_streams.py``, streams with text around the calls, our
+OpenAI Responses streams of every item kind from ``tests/support/responses_streams.py``, the
 recorded corpus when present) turned into AG-UI events by :func:`callstream.ui.agui_stream`
 and into a Vercel UI message stream by :func:`callstream.ui.vercel_stream`. Then:
 
 - every AG-UI event must validate with the official Python models (``ag-ui-protocol``):
   the ``Event`` union parses it, knows every field (nothing lands in ``model_extra``) and
   writes it back unchanged;
-- in node (``tests/node``, the npm packages the lock file pins): ``agui_client.mjs``
+- in node (``tests/ui/node``, the npm packages the lock file pins): ``agui_client.mjs``
   parses each event with ``@ag-ui/core``'s zod schemas and runs an ``@ag-ui/client``
   ``HttpAgent`` over the stream (its event enforcement, ``verifyEvents`` sequence rules
   and ``defaultApplyEvents``); ``vercel_client.mjs`` reads the Vercel stream with the
@@ -51,11 +51,11 @@ from callstream.examples import EXAMPLES, read_example
 from callstream.runner import ToolCancelled, ToolFailed, ToolFinished, ToolRunner
 from callstream.ui import agui_stream, mcp_apps_notifications, vercel_stream
 from callstream.ui._vercel import finish_reason
-from tests.corpus import RECORDED_STREAMS
-from tests.fuzz_streams import WRITERS, mutated, raw_text
-from tests.responses_streams import STREAMS as RESPONSES_STREAMS
-from tests.responses_streams import sse as responses_sse
-from tests.strict_json import strict_loads
+from tests.support.corpus import RECORDED_STREAMS
+from tests.support.fuzz_streams import WRITERS, mutated, raw_text
+from tests.support.responses_streams import STREAMS as RESPONSES_STREAMS
+from tests.support.responses_streams import sse as responses_sse
+from tests.support.strict_json import strict_loads
 
 NODE_DIR = Path(__file__).resolve().parent / "node"
 EVENT = TypeAdapter(Event)
@@ -383,7 +383,7 @@ def about(what: str) -> Iterator[None]:
 
 
 def _installed() -> bool:
-    """Whether tests/node/node_modules was installed from the current lock file."""
+    """Whether tests/ui/node/node_modules was installed from the current lock file."""
     hidden = NODE_DIR / "node_modules" / ".package-lock.json"
     lock = NODE_DIR / "package-lock.json"
     return hidden.is_file() and hidden.stat().st_mtime >= lock.stat().st_mtime
@@ -396,7 +396,7 @@ def node() -> str:
     ci = os.environ.get("CI") == "true"
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
-        reason = "node and npm are needed to run the AG-UI / Vercel protocol readers (tests/node)"
+        reason = "node and npm are needed to run the AG-UI / Vercel protocol readers (tests/ui/node)"
         if ci:
             pytest.fail(f"CI=true: {reason}, and they are missing")
         pytest.skip(reason)
@@ -780,7 +780,7 @@ def test_vercel_reasoning_parts_hold_the_reasoning(node: str) -> None:
 def test_damaged_streams_reach_the_collected_calls_in_both_clients(
     node: str, data: st.DataObject
 ) -> None:
-    """Streams damaged the way a bad server or proxy would (``tests/fuzz_streams.py``):
+    """Streams damaged the way a bad server or proxy would (``tests/support/fuzz_streams.py``):
     whatever callstream makes of them, both clients accept the UI stream without a
     complaint and end with collect()'s calls (a batch of streams per node run)."""
     jobs = []

@@ -5,10 +5,10 @@ only one ``CUSTOM`` ``callstream.server_tool_call`` at its end; the Vercel parts
 hosted call all say ``providerExecuted: true`` (``tool-input-error`` too) and no output
 comes from us; MCP Apps gets client calls only. A custom tool call streams as the JSON
 text of ``{"__arg1": ...}`` (its ``args``), which the protocols' readers accept. Checked
-on our own streams (``tests/responses_streams.py``) with the protocols' own code: the
+on our own streams (``tests/support/responses_streams.py``) with the protocols' own code: the
 ``ag-ui-protocol`` models, ``@ag-ui/client`` and the ``ai`` package in node
-(``tests/node``), the MCP Apps JSON schema; the whole-stream comparisons for these
-streams run in ``tests/test_ui_protocols.py`` (its sources include them).
+(``tests/ui/node``), the MCP Apps JSON schema; the whole-stream comparisons for these
+streams run in ``tests/ui/test_ui_protocols.py`` (its sources include them).
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from callstream.ui import (
     mcp_apps_notifications,
     vercel_stream,
 )
-from tests.responses_streams import (
+from tests.runner.test_runner_responses_kinds import CLIENT_TOOLS, _hosted_probe
+from tests.support.responses_streams import (
     CLIENT_BUILTINS,
     CUSTOM,
     HOSTED,
@@ -45,8 +46,7 @@ from tests.responses_streams import (
     event,
     sse,
 )
-from tests.test_runner_responses_kinds import CLIENT_TOOLS, _hosted_probe
-from tests.test_ui_protocols import (
+from tests.ui.test_ui_protocols import (
     check_agui,
     check_mcp,
     check_python_models,
@@ -54,7 +54,7 @@ from tests.test_ui_protocols import (
     mcp_schema,
     run_node,
 )
-from tests.test_ui_protocols import node as node  # noqa: PLC0414  (the fixture)
+from tests.ui.test_ui_protocols import node as node  # noqa: PLC0414  (the fixture)
 
 IDS = [s.name[:32] for s in STREAMS]
 

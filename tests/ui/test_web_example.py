@@ -32,8 +32,8 @@ import pytest
 import callstream
 import callstream.ui
 from callstream.examples import EXAMPLES, read_example
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "examples" / "web" / "app.py"
 CHROMIUM = Path(os.environ.get("CALLSTREAM_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [

@@ -20,7 +20,7 @@ from callstream._assembly.types import (
     TextDelta,
 )
 from callstream.providers.bedrock import BedrockTranslator, detect
-from tests.provider_helpers import (
+from tests.support.provider_helpers import (
     RECORDED,
     assemble,
     check_never_raises,
@@ -32,8 +32,8 @@ from tests.provider_helpers import (
     texts,
     translate_all,
 )
-from tests.recorded_server_tools import check_recorded_split, check_split
-from tests.strategies import json_objects, splits
+from tests.support.recorded_server_tools import check_recorded_split, check_split
+from tests.support.strategies import json_objects, splits
 
 PAD = "abcdefghij"  # Bedrock pads every event with a meaningless "p" field
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallEnd, CallFailure, Signal, StreamEnd, TextDelta
 from callstream.providers.cohere import CohereTranslator, detect
-from tests.provider_helpers import (
+from tests.support.provider_helpers import (
     RECORDED,
     assemble,
     check_expected,
@@ -27,7 +27,7 @@ from tests.provider_helpers import (
     texts,
     translate_all,
 )
-from tests.strategies import json_objects, splits
+from tests.support.strategies import json_objects, splits
 
 MESSAGE_START = {
     "id": "66dec7d7",

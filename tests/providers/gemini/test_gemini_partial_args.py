@@ -34,7 +34,7 @@ from callstream.providers._gemini_args import (
     _BadLeaves,
     parse_json_path,
 )
-from tests.gemini_leaves import (
+from tests.support.gemini_leaves import (
     objects_without_empties,
     path_text,
     scalars_in_order,

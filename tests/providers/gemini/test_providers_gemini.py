@@ -21,13 +21,13 @@ from callstream._assembly.types import (
     TextDelta,
 )
 from callstream.providers.gemini import GeminiTranslator, detect
-from tests.gemini_leaves import (
+from tests.support.gemini_leaves import (
     objects_without_empties,
     path_text,
     scalars_in_order,
     string_pieces,
 )
-from tests.provider_helpers import (
+from tests.support.provider_helpers import (
     RECORDED,
     assemble,
     check_never_raises,
@@ -38,7 +38,7 @@ from tests.provider_helpers import (
     texts,
     translate_all,
 )
-from tests.strategies import json_scalars, splits
+from tests.support.strategies import json_scalars, splits
 
 # --- chunk builders (the wire shapes) ---------------------------------------------------
 

@@ -14,8 +14,16 @@ from hypothesis import strategies as st
 
 from callstream._assembly.types import CallEnd, CallFailure
 from callstream.providers.gemini import MAX_INDEX_GAP, GeminiTranslator
-from tests.provider_helpers import translate_all
-from tests.test_providers_gemini import TERMINATOR, final_args, leaves, n, opener, response, s
+from tests.providers.gemini.test_providers_gemini import (
+    TERMINATOR,
+    final_args,
+    leaves,
+    n,
+    opener,
+    response,
+    s,
+)
+from tests.support.provider_helpers import translate_all
 
 
 def stream(leaf_list: list[dict[str, Any]], groups: list[int]) -> list[Any]:

@@ -16,8 +16,7 @@ from callstream._errors import ChunkValidationError
 from callstream._sync import collect
 from callstream.providers import detect_format
 from callstream.providers.langchain import LangChainTranslator, detect, validate_chunk
-
-from .strategies import json_objects, splits
+from tests.support.strategies import json_objects, splits
 
 
 def tcc(

@@ -17,8 +17,7 @@ import callstream
 from callstream import ArgumentsDelta, StreamResult
 from callstream.providers import detect_format, has_evidence
 from callstream.providers.langchain import EVENTS, LangChainTranslator, detect
-
-from .langchain_events import (
+from tests.support.langchain_events import (
     CUT_EVENTS,
     ERROR_EVENTS,
     PARALLEL_EVENTS,
@@ -33,8 +32,8 @@ from .langchain_events import (
     sse,
     start,
 )
-from .provider_helpers import check_never_raises, odd_payloads
-from .strategies import splits
+from tests.support.provider_helpers import check_never_raises, odd_payloads
+from tests.support.strategies import splits
 
 
 @pytest.fixture(params=["asyncio", "trio"])

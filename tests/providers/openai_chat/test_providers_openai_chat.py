@@ -23,8 +23,7 @@ from callstream.providers.openai_chat import (
     failed_generation_calls,
     normalize_finish_reason,
 )
-
-from .strategies import json_objects, splits
+from tests.support.strategies import json_objects, splits
 
 # --- builders: the wire shapes ----------------------------------------------------------
 

@@ -22,8 +22,7 @@ from callstream._pipeline import StreamResult
 from callstream._sync import collect, stream
 from callstream.providers import detect_format
 from callstream.providers.openai_responses import OpenAIResponsesTranslator, detect
-
-from .strategies import json_objects, splits
+from tests.support.strategies import json_objects, splits
 
 # --- builders ---------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """OpenAI Responses items beyond function calls: custom (free-form) tools, client-run
 built-in tools (shell, local shell, apply_patch, computer, tool search, MCP approvals),
 hosted tools (server_tool_calls with their status), namespaces and program callers, and
-late deltas. Each stream of ``tests/responses_streams.py`` is fed whole, one payload at a
+late deltas. Each stream of ``tests/support/responses_streams.py`` is fed whole, one payload at a
 time, as raw SSE cut anywhere, and as the SDK's event objects; and a walk over
 openai-python's own type unions fails on an item or event type this library neither
 reads nor lists as no call."""
@@ -25,8 +25,7 @@ from callstream.providers.openai_responses import (
     STATUS_EVENT,
     OpenAIResponsesTranslator,
 )
-
-from .responses_streams import (
+from tests.support.responses_streams import (
     CUSTOM,
     PATCH,
     PATCH_PIECES,
@@ -45,7 +44,7 @@ from .responses_streams import (
     sse,
     wire,
 )
-from .strategies import splits
+from tests.support.strategies import splits
 
 settings_ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -17,8 +17,7 @@ from callstream.providers.transport import (
     TransportMessage,
     is_transport_chunk,
 )
-
-from .strategies import json_objects
+from tests.support.strategies import json_objects
 
 
 def sse_all(chunks: list[Any]) -> list[ServerSentEvent]:

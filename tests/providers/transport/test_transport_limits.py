@@ -20,8 +20,7 @@ from callstream.providers.transport import (
     TransportMessage,
     is_transport_chunk,
 )
-
-from .test_transport_lines import STREAMS, same
+from tests.providers.transport.test_transport_lines import STREAMS, same
 
 
 def decode(chunks: list[Any], **options: Any) -> list[TransportMessage]:

@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 import callstream
 from callstream import StreamResult, UnknownFormatError
 from callstream.providers.transport import SSEDecoder, TransportDecoder, TransportMessage
-
-from .strategies import splits
+from tests.support.strategies import splits
 
 
 @pytest.fixture(params=["asyncio", "trio"])
