@@ -32,6 +32,7 @@ from tests.support.strategies_assembly import (
     outcome,
     resplit,
     run,
+    tool_call_streams,
     ways,
 )
 
@@ -257,30 +258,20 @@ def test_stream_random_splits(data: st.DataObject) -> None:
 # --- rule by rule, with the detail the catalog does not show ------------------------------
 
 
-def test_rule_key_index_continues_latest_call_on_that_index() -> None:
+def test_rule_1a_index_continues_latest_call_on_that_index() -> None:
     asm, _ = run(STREAMS["two calls on one index"][0])
     # LangChain attaches the id-less continuation to the first call of index 0; ours
     # goes to the call being streamed.
     assert [c["args"] for c in asm.tool_calls] == [WEATHER, {"tz": "CET"}]
 
 
-def test_rule_key_no_index_uses_id() -> None:
-    asm = ToolCallAssembler()
-    asm.feed([chunk(id="a", name="f", args='{"x": '), chunk(id="b", name="g", args='{"y": ')])
-    asm.feed([chunk(id="a", args="1}"), chunk(id="b", args="2}")])
-    asm.finish()
-    assert calls(asm) == [("f", "a", {"x": 1}), ("g", "b", {"y": 2})]
+def test_rule_1a_index_string_and_int_are_the_same_key() -> None:
+    asm, events = run(STREAMS["index as a digit string"][0])
+    started = [e for e in events if isinstance(e, CallStarted)]
+    assert [(e.index, e.key) for e in started] == [(0, 0), (1, 1)]
 
 
-def test_rule_key_neither_continues_current_call_even_across_an_index() -> None:
-    asm = ToolCallAssembler()
-    asm.feed(chunk(index=3, id="a", name="f", args='{"x"'))
-    asm.feed(chunk(args=": 1}"))
-    asm.finish()
-    assert calls(asm) == [("f", "a", {"x": 1})]
-
-
-def test_rule_key_unknown_index_adopts_call_known_by_id() -> None:
+def test_rule_1b_unknown_index_adopts_call_known_by_id() -> None:
     asm = ToolCallAssembler()
     asm.feed(chunk(id="a", name="f", args='{"x"'))
     asm.feed(chunk(index=0, id="a", args=": 1}"))
@@ -290,14 +281,30 @@ def test_rule_key_unknown_index_adopts_call_known_by_id() -> None:
     assert calls(asm) == [("f", "a", {"x": 1})]
 
 
-def test_rule_key_late_id_is_adopted_by_anonymous_current_call() -> None:
+def test_rule_1c_no_index_uses_id() -> None:
+    asm = ToolCallAssembler()
+    asm.feed([chunk(id="a", name="f", args='{"x": '), chunk(id="b", name="g", args='{"y": ')])
+    asm.feed([chunk(id="a", args="1}"), chunk(id="b", args="2}")])
+    asm.finish()
+    assert calls(asm) == [("f", "a", {"x": 1}), ("g", "b", {"y": 2})]
+
+
+def test_rule_1d_late_id_is_adopted_by_anonymous_current_call() -> None:
     asm = ToolCallAssembler()
     asm.feed([chunk(name="f", args='{"x"'), chunk(id="late", args=": 1}")])
     asm.finish()
     assert calls(asm) == [("f", "late", {"x": 1})]
 
 
-def test_rule_empty_fields_never_reset() -> None:
+def test_rule_1e_neither_continues_current_call_even_across_an_index() -> None:
+    asm = ToolCallAssembler()
+    asm.feed(chunk(index=3, id="a", name="f", args='{"x"'))
+    asm.feed(chunk(args=": 1}"))
+    asm.finish()
+    assert calls(asm) == [("f", "a", {"x": 1})]
+
+
+def test_rule_2_empty_fields_never_reset() -> None:
     asm = ToolCallAssembler()
     asm.feed(chunk(index=0, id="c1", name="f", args='{"a": 1'))
     for blank in ("", None):
@@ -307,7 +314,7 @@ def test_rule_empty_fields_never_reset() -> None:
     assert calls(asm) == [("f", "c1", {"a": 1})]
 
 
-def test_rule_chunk_with_nothing_never_starts_a_call() -> None:
+def test_rule_2_chunk_with_nothing_never_starts_a_call() -> None:
     asm = ToolCallAssembler()
     assert asm.feed([chunk(index=0), chunk(), chunk(id="", name="", args="")]) == []
     assert asm.tool_call_chunks == []
@@ -315,14 +322,14 @@ def test_rule_chunk_with_nothing_never_starts_a_call() -> None:
     assert asm.invalid_tool_calls == []
 
 
-def test_rule_exact_repeat_ignored() -> None:
+def test_rule_3_exact_repeat_ignored() -> None:
     stream = [chunk(index=0, id="0", name="f", args="{")]
     stream += [chunk(index=0, id="0", name="f", args=c) for c in '"a": 1}']
     asm, _ = run(stream)
     assert calls(asm) == [("f", "0", {"a": 1})]
 
 
-def test_rule_extension_replaces() -> None:
+def test_rule_3_extension_replaces() -> None:
     asm = ToolCallAssembler()
     asm.feed(chunk(index=0, id="call", name="get"))
     asm.feed(chunk(index=0, id="call_1", name="get_weather"))
@@ -330,14 +337,29 @@ def test_rule_extension_replaces() -> None:
     assert asm.tool_call_chunks[0]["name"] == "get_weather"
 
 
-def test_rule_pieces_before_arguments_are_joined() -> None:
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_rule_2_3_resent_fields_and_empty_continuations_change_nothing(
+    data: st.DataObject,
+) -> None:
+    """Rules 2 and 3 over random calls: resent ids and names, and empty continuation
+    chunks (``tool_call_streams(noise=True)``), never change the result."""
+    mode = data.draw(st.sampled_from(["index", "same-index", "id"]))
+    specs, noisy = data.draw(tool_call_streams(mode=mode, noise=True))
+    asm, events = run(noisy)
+    assert calls(asm) == [(s.name, s.id, s.args) for s in specs]
+    assert asm.invalid_tool_calls == []
+    check_event_order(events)
+
+
+def test_rule_4_pieces_before_arguments_are_joined() -> None:
     asm, events = run(STREAMS["id and name in pieces"][0])
     assert calls(asm) == [("get_weather", "call_x9", WEATHER)]
     # announced once the arguments begin, with the complete name and id
     assert events[0] == CallStarted(index=0, key=0, id="call_x9", name="get_weather")
 
 
-def test_rule_new_call_different_id_after_arguments() -> None:
+def test_rule_5a_new_call_different_id_after_arguments() -> None:
     asm = ToolCallAssembler()
     asm.feed(chunk(index=0, id="call_1", name="f", args="{}"))
     # a new call without a name yet: nothing announced, but it is there
@@ -350,7 +372,7 @@ def test_rule_new_call_different_id_after_arguments() -> None:
     assert asm.invalid_tool_calls[0]["error"] == "tool call has no name"
 
 
-def test_rule_new_call_different_name_after_arguments_without_ids() -> None:
+def test_rule_5a_new_call_different_name_after_arguments_without_ids() -> None:
     stream = [
         chunk(index=0, name="f", args='{"a": 1}'),
         chunk(index=0, name="g", args='{"b": 2}'),
@@ -359,7 +381,7 @@ def test_rule_new_call_different_name_after_arguments_without_ids() -> None:
     assert calls(asm) == [("f", None, {"a": 1}), ("g", None, {"b": 2})]
 
 
-def test_rule_new_call_id_and_name_both_differ_before_arguments() -> None:
+def test_rule_5b_new_call_id_and_name_both_differ_before_arguments() -> None:
     stream = [
         chunk(index=0, id="call_a", name="list_files"),
         chunk(index=0, id="call_b", name="get_time"),
@@ -368,7 +390,7 @@ def test_rule_new_call_id_and_name_both_differ_before_arguments() -> None:
     assert calls(asm) == [("list_files", "call_a", {}), ("get_time", "call_b", {})]
 
 
-def test_rule_new_call_after_complete_arguments_same_name() -> None:
+def test_rule_5c_new_call_after_complete_arguments_same_name() -> None:
     asm, _ = run(STREAMS["two calls on one index, same name"][0])
     assert len(asm.tool_calls) == 2
     # but a resent name with only whitespace after complete arguments stays one call
@@ -377,19 +399,19 @@ def test_rule_new_call_after_complete_arguments_same_name() -> None:
     assert calls(asm) == [("f", None, {})]
 
 
-def test_rule_new_call_anonymous_chunk_naming_other_tool() -> None:
+def test_rule_5d_new_call_anonymous_chunk_naming_other_tool() -> None:
     asm, _ = run(STREAMS["no index, no id"][0])
     assert [c["name"] for c in asm.tool_calls] == ["get_weather", "get_time"]
 
 
-def test_rule_anonymous_name_pieces_are_separate_tools() -> None:
+def test_rule_5d_anonymous_name_pieces_are_separate_tools() -> None:
     # Without index or id a second name cannot be told from a piece: a new call.
     stream = [chunk(name="get_"), chunk(name="weather", args="{}")]
     asm, _ = run(stream)
     assert calls(asm) == [("get_", None, {}), ("weather", None, {})]
 
 
-def test_rule_new_call_after_end_marker() -> None:
+def test_rule_5e_new_call_after_end_marker() -> None:
     asm = ToolCallAssembler()
     asm.feed(chunk(index=0, id="a", name="f", args="{}"))
     done = asm.end_call(index=0)
@@ -404,7 +426,7 @@ def test_rule_new_call_after_end_marker() -> None:
     assert calls(asm) == [("f", "a", {}), ("g", "b", {})]
 
 
-def test_rule_args_object_is_complete_arguments_and_replaces_text() -> None:
+def test_rule_6_args_object_is_complete_arguments_and_replaces_text() -> None:
     asm = ToolCallAssembler()
     asm.feed(chunk(index=0, id="a", name="f", args='{"x": '))
     asm.feed(chunk(index=0, args={"x": 2}))
@@ -413,37 +435,13 @@ def test_rule_args_object_is_complete_arguments_and_replaces_text() -> None:
     assert asm.tool_call_chunks[0]["args"] == '{"x": 2}'
 
 
-def test_rule_args_object_unicode_kept_readable() -> None:
+def test_rule_6_args_object_unicode_kept_readable() -> None:
     asm, events = run([chunk(index=0, name="f", args={"q": "é😀"})])
     assert asm.tool_call_chunks[0]["args"] == '{"q": "é😀"}'
     assert calls(asm) == [("f", None, {"q": "é😀"})]
 
 
-def test_rule_name_first_text_buffered_until_name() -> None:
-    asm = ToolCallAssembler()
-    assert asm.feed(chunk(index=0, args='{"city": ')) == []
-    assert asm.feed(chunk(index=0, args='"Paris"}')) == []
-    assert asm.tool_calls == []  # no name: nothing to show as a tool call yet
-    events = asm.feed(chunk(index=0, id="c1", name="get_weather"))
-    assert events[0] == CallStarted(index=0, key=0, id="c1", name="get_weather")
-    assert isinstance(events[1], ArgumentsDelta)
-    assert events[1].text == '{"city": "Paris"}'
-    assert len(events) == 2
-    assert asm.tool_calls == [
-        {"name": "get_weather", "args": WEATHER, "id": "c1", "type": "tool_call"}
-    ]
-
-
-def test_rule_name_first_call_started_waits_for_arguments() -> None:
-    asm = ToolCallAssembler()
-    assert asm.feed(chunk(index=0, id="c1", name="get_weather", args="")) == []
-    # the preview already shows the call
-    assert asm.tool_calls == [{"name": "get_weather", "args": {}, "id": "c1", "type": "tool_call"}]
-    events = asm.feed(chunk(index=0, args="{"))
-    assert events[0] == CallStarted(index=0, key=0, id="c1", name="get_weather")
-
-
-def test_several_fragments_in_one_feed_applied_in_order() -> None:
+def test_rule_6_several_fragments_in_one_feed_applied_in_order() -> None:
     asm = ToolCallAssembler()
     events = asm.feed(
         [
@@ -465,10 +463,28 @@ def test_several_fragments_in_one_feed_applied_in_order() -> None:
     assert calls(asm) == [("f", "a", {"x": 1}), ("g", "b", {})]
 
 
-def test_index_string_and_int_are_the_same_key() -> None:
-    asm, events = run(STREAMS["index as a digit string"][0])
-    started = [e for e in events if isinstance(e, CallStarted)]
-    assert [(e.index, e.key) for e in started] == [(0, 0), (1, 1)]
+def test_rule_7_name_first_text_buffered_until_name() -> None:
+    asm = ToolCallAssembler()
+    assert asm.feed(chunk(index=0, args='{"city": ')) == []
+    assert asm.feed(chunk(index=0, args='"Paris"}')) == []
+    assert asm.tool_calls == []  # no name: nothing to show as a tool call yet
+    events = asm.feed(chunk(index=0, id="c1", name="get_weather"))
+    assert events[0] == CallStarted(index=0, key=0, id="c1", name="get_weather")
+    assert isinstance(events[1], ArgumentsDelta)
+    assert events[1].text == '{"city": "Paris"}'
+    assert len(events) == 2
+    assert asm.tool_calls == [
+        {"name": "get_weather", "args": WEATHER, "id": "c1", "type": "tool_call"}
+    ]
+
+
+def test_rule_7_name_first_call_started_waits_for_arguments() -> None:
+    asm = ToolCallAssembler()
+    assert asm.feed(chunk(index=0, id="c1", name="get_weather", args="")) == []
+    # the preview already shows the call
+    assert asm.tool_calls == [{"name": "get_weather", "args": {}, "id": "c1", "type": "tool_call"}]
+    events = asm.feed(chunk(index=0, args="{"))
+    assert events[0] == CallStarted(index=0, key=0, id="c1", name="get_weather")
 
 
 def test_event_index_is_call_number_and_key_is_provider_index() -> None:

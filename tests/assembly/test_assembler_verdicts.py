@@ -1,4 +1,7 @@
-"""ToolCallAssembler verdicts (finish, end_call, fail_call), limits, options, misuse."""
+"""ToolCallAssembler verdicts (finish, end_call, fail_call), misuse.
+
+The limits and options: ``tests/assembly/test_options.py``.
+"""
 
 from __future__ import annotations
 
@@ -19,25 +22,15 @@ from callstream._assembly import (
     ToolCallAssembler,
 )
 from callstream._errors import AssemblerStateError, ChunkValidationError, UsageError
-from tests.support.strategies_assembly import calls, check_event_order, chunk, invalid, run, ways
-
-
-def one_call(args: Any, reason: str | None = None, **options: Any) -> ToolCallAssembler:
-    """Run one named call with ``args`` (fed as given and char by char; same verdict)."""
-    results = []
-    for signals, as_list in ways([chunk(index=0, id="c", name="f", args=args)]).values():
-        asm, events = run(signals, reason=reason, as_list=as_list, **options)
-        check_event_order(events)
-        results.append((list(asm.tool_calls), list(asm.invalid_tool_calls)))
-    assert all(r == results[0] for r in results)
-    return asm
-
-
-def error_of(asm: ToolCallAssembler) -> str:
-    [bad] = asm.invalid_tool_calls
-    assert bad["error"] is not None
-    return bad["error"]
-
+from tests.support.strategies_assembly import (
+    calls,
+    check_event_order,
+    chunk,
+    error_of,
+    invalid,
+    one_call,
+    run,
+)
 
 # --- finish verdicts ------------------------------------------------------------------------
 
@@ -363,83 +356,6 @@ def test_apply_dispatches_signals() -> None:
     assert asm.finish_reason == "stop"
     with pytest.raises(ChunkValidationError, match="apply"):
         ToolCallAssembler().apply(42)  # type: ignore[arg-type]
-
-
-# --- limits ----------------------------------------------------------------------------------
-
-
-def test_max_calls_extra_calls_invalid_at_once() -> None:
-    asm = ToolCallAssembler(max_calls=1)
-    asm.feed(chunk(index=0, id="a", name="f", args="{}"))
-    events = asm.feed(chunk(index=1, id="b", name="g", args='{"x": 1}'))
-    assert [type(e) for e in events] == [CallStarted, CallInvalid]
-    assert asm.feed(chunk(index=1, args="more")) == []
-    asm.finish()
-    assert calls(asm) == [("f", "a", {})]
-    [bad] = asm.invalid_tool_calls
-    assert bad["name"] == "g"
-    assert bad["args"] is None
-    assert "max_calls=1" in str(bad["error"])
-
-
-def test_max_calls_zero() -> None:
-    asm, _ = run([chunk(index=0, id="a", name="f", args="{}")], max_calls=0)
-    assert calls(asm) == []
-    assert invalid(asm) == [("f", "a")]
-
-
-def test_max_argument_chars() -> None:
-    asm = ToolCallAssembler(max_argument_chars=10)
-    asm.feed(
-        [
-            chunk(index=0, id="a", name="f", args='{"x": '),
-            chunk(index=1, id="b", name="g", args="{"),
-        ]
-    )
-    events = asm.feed(chunk(index=0, args='"hello"}'))
-    assert [type(e) for e in events] == [CallInvalid]
-    assert "max_argument_chars=10" in str(asm.invalid_tool_calls[0]["error"])
-    assert asm.invalid_tool_calls[0]["args"] == '{"x": "hel'
-    assert asm.feed(chunk(index=0, args="zzz")) == []
-    assert asm.invalid_tool_calls[0]["args"] == '{"x": "hel'
-    asm.feed(chunk(index=1, args='"y": 12}'))
-    asm.finish()
-    assert calls(asm) == [("g", "b", {"y": 12})]
-
-
-def test_max_argument_chars_exact_limit_is_fine() -> None:
-    asm, _ = run([chunk(index=0, name="f", args='{"x": 1}')], max_argument_chars=8)
-    assert calls(asm) == [("f", None, {"x": 1})]
-
-
-def test_parser_options_pass_through() -> None:
-    asm = one_call('{"x": NaN}', allow_nan=True)
-    assert len(asm.tool_calls) == 1
-    assert one_call('{"x": NaN}').tool_calls == []
-    assert calls(one_call('{"x": "a\tb"}', strict=False)) == [("f", "c", {"x": "a\tb"})]
-    assert one_call('{"x": "a\tb"}').tool_calls == []
-    deep = one_call('{"a": [[1]]}', max_depth=2)
-    assert error_of(deep).startswith("arguments exceed a limit: ")
-
-
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"max_calls": -1},
-        {"max_calls": True},
-        {"max_argument_chars": 1.5},
-        {"empty_args": "null"},
-        {"max_depth": 0},
-    ],
-)
-def test_bad_options(options: dict[str, Any]) -> None:
-    with pytest.raises(ValueError):
-        ToolCallAssembler(**options)
-
-
-def test_bad_allow_option() -> None:
-    with pytest.raises(TypeError):
-        ToolCallAssembler(allow="STR")  # type: ignore[arg-type]
 
 
 # --- misuse ----------------------------------------------------------------------------------

@@ -235,6 +235,7 @@ def test_bad_provider_and_bad_source_raise_usage_errors() -> None:
 
 
 def test_assembler_options_pass_through() -> None:
+    # the drivers passing max_calls on; the limit itself: tests/assembly/test_options.py
     result = collect(CHAT, max_calls=1)
     assert [c["name"] for c in result.tool_calls] == ["get_weather"]
     assert [c["name"] for c in result.invalid_tool_calls] == ["get_time"]

@@ -351,6 +351,7 @@ def test_unknown_option_names_the_known_ones() -> None:
         callstream.stream([], max_text=10)
     message = str(info.value)
     assert "'max_text'" in message
+    # the drivers' message naming the options (the options: tests/assembly/test_options.py)
     for known in ("max_argument_chars", "max_calls", "empty_args", "max_depth"):
         assert known in message
     with pytest.raises(TypeError):  # still a TypeError, as before

@@ -35,7 +35,7 @@ def final_of(results: list[list[ParsedCall[Any]]]) -> list[tuple[Any, ...]]:
 def test_many_calls_copy_at_most_the_budget_and_end_complete() -> None:
     n = 3_000
     chunks = many_calls(n)
-    session = JsonToolsParser().session(max_calls=None)
+    session = JsonToolsParser().session(max_calls=None)  # no limit: tests/assembly/test_options.py
     copied = 0
     results = []
     for chunk in chunks:
@@ -205,7 +205,7 @@ def test_langchain_atransform_without_callbacks_adds_no_messages() -> None:
 def test_langchain_many_calls_no_placeholder_and_all_calls_with_assembler_options() -> None:
     n = 1_500
     messages = messages_for(n)
-    parser = ToolCallsOutputParser(assembler_options={"max_calls": None})
+    parser = ToolCallsOutputParser(assembler_options={"max_calls": None})  # no limit (as above)
     copied = 0
     results = []
     for result in parser.transform(iter(messages)):

@@ -2,10 +2,12 @@
 
 - any split and interleaving assembles to the original calls (three keying modes);
 - every intermediate ``.tool_calls`` is consistent with the final one;
-- resent ids/names and empty continuation chunks never change the result;
 - corrupting one call's text makes exactly that call invalid, reported at the fragment;
 - the events alone let a UI rebuild every call;
 - arbitrary junk chunks only ever raise our errors or give invalid calls.
+
+The merge rules' own property (resent ids and names, empty continuations: rules 2 and 3)
+is with the rules, in ``tests/assembly/test_assembler_rules.py``.
 """
 
 from __future__ import annotations
@@ -74,17 +76,6 @@ def test_every_intermediate_view_is_consistent_with_the_final(data: st.DataObjec
         for earlier, later in zip(previous, snapshot):
             assert consistent(earlier["args"], later["args"])  # monotone step to step
         previous = snapshot
-
-
-@FAST
-@given(st.data())
-def test_resent_ids_names_and_empty_continuations_change_nothing(data: st.DataObject) -> None:
-    mode = data.draw(MODES)
-    specs, noisy = data.draw(tool_call_streams(mode=mode, noise=True))
-    asm, events = run(noisy)
-    assert calls(asm) == expected(specs)
-    assert asm.invalid_tool_calls == []
-    check_event_order(events)
 
 
 @FAST
@@ -174,6 +165,7 @@ junk_values = st.one_of(
 def test_junk_chunks_raise_only_our_errors(
     chunks: list[dict[str, Any]], reason: str | None
 ) -> None:
+    # limits as a setting for junk (the limits themselves: tests/assembly/test_options.py)
     asm = ToolCallAssembler(max_calls=5, max_argument_chars=50)
     events = []
     for c in chunks:

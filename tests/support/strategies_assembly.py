@@ -8,6 +8,8 @@
   the whole stream as one list);
 - :func:`outcome` is the comparable result of a run; :func:`apply_changes` rebuilds an
   arguments value from ArgumentsDelta changes, as a UI would;
+- :func:`one_call` runs one named call every way and checks they agree; :func:`error_of`
+  is the error of its one invalid call;
 - :func:`tool_call_streams` draws random calls and a stream that encodes them.
 """
 
@@ -141,6 +143,23 @@ def calls(asm: ToolCallAssembler) -> list[tuple[str, str | None, dict[str, Any]]
 def invalid(asm: ToolCallAssembler) -> list[tuple[str | None, str | None]]:
     """``(name, id)`` of the invalid tool calls."""
     return [(c["name"], c["id"]) for c in asm.invalid_tool_calls]
+
+
+def one_call(args: Any, reason: str | None = None, **options: Any) -> ToolCallAssembler:
+    """Run one named call with ``args`` (fed as given and char by char; same verdict)."""
+    results = []
+    for signals, as_list in ways([chunk(index=0, id="c", name="f", args=args)]).values():
+        asm, events = run(signals, reason=reason, as_list=as_list, **options)
+        check_event_order(events)
+        results.append((list(asm.tool_calls), list(asm.invalid_tool_calls)))
+    assert all(r == results[0] for r in results)
+    return asm
+
+
+def error_of(asm: ToolCallAssembler) -> str:
+    [bad] = asm.invalid_tool_calls
+    assert bad["error"] is not None
+    return bad["error"]
 
 
 def check_event_order(events: Sequence[AssemblyEvent]) -> None:
