@@ -24,10 +24,7 @@ from callstream._assembly import (
     ServerToolUse,
     ToolCallAssembler,
 )
-from callstream._errors import (
-    CallstreamError,
-    ChunkValidationError,
-)
+from callstream._errors import CallstreamError, ChunkValidationError
 from tests.support.strategies import splits
 from tests.support.strategies_assembly import check_event_order, chunk
 
