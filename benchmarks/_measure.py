@@ -1,29 +1,31 @@
-"""Timing for the benchmark scripts: settled imports, timed passes, budgets, extrapolation.
-
-Used by ``bench_pipeline.py``, ``bench_partial_json.py``, ``bench_assembler.py``,
-``bench_parsers.py`` and ``compare_trees.py`` so that they measure the same way:
+"""Timing for the benchmark scripts: one way to time a pass, repeat it, budget it.
 
 - **Settling.** :func:`settled` imports every library first and ``gc.freeze()`` s the heap,
   and :func:`quiet_gc` does it again before each pass, so garbage collections walk only
   what a pass allocates.
 - **Timing.** :func:`one_pass` runs one fresh consumer over a list of inputs (fragments,
-  chunks or events), timing the whole pass with ``perf_counter_ns`` and, in addition,
-  individual inputs sampled every *k*-th one (about 2,000 samples per pass) for the
-  per-input median. Input objects are built before the clock starts.
+  chunks or events, built before the clock starts) and times the pass whole, on the wall
+  clock and on this process's CPU clock (which leaves out the time other processes held
+  the CPU). A figure *per input* is a pass's time over its inputs.
 - **Budget.** A library whose cost grows quadratically cannot be run at every size.
   :class:`Series` predicts the next size's total from the sizes already measured (least
   squares fit ``t = a*n + b*n**2``, ``a, b >= 0``, once two sizes are known) and skips
   a size whose prediction is over the budget; a pass that still runs past the budget is
-  stopped and its total extrapolated from its own cumulative-time curve. Both are
-  reported as such, never dropped.
+  stopped (the clock is read every 1/200 of the inputs) and its total extrapolated from
+  its own cumulative-time curve. Both are reported as such, never dropped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
+import importlib.util
+import json
 import math
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,30 +33,20 @@ from typing import Any
 
 from _report import fmt_s
 
-SAMPLES_PER_PASS = 2000
-"""Individual inputs timed per pass (every k-th input) for the per-input median."""
+CHECKPOINTS = 200
+"""Clock reads per pass under a deadline (for stopping, and the curve extrapolated)."""
 
 
-def settle_imports(modules: Iterable[str]) -> None:
-    """Import ``modules`` (those installed) now, then ``gc.freeze()`` what exists.
-
-    Garbage collections during the runs then walk only the objects the libraries
-    allocate while streaming, not the libraries' import-time objects: the same for every
-    library. Undo with ``gc.unfreeze()`` (:func:`settled` does, on leaving).
-    """
-    import importlib
-
+@contextlib.contextmanager
+def settled(modules: Iterable[str]) -> Iterator[None]:
+    """Import ``modules`` (those installed), then ``gc.freeze()`` what exists, so that
+    collections during the runs walk only what the libraries allocate while streaming;
+    ``gc.unfreeze()`` on leaving (even on error)."""
     for module in modules:
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
     gc.collect()
     gc.freeze()
-
-
-@contextlib.contextmanager
-def settled(modules: Iterable[str]) -> Iterator[None]:
-    """:func:`settle_imports` on entry, ``gc.unfreeze()`` on leaving (even on error)."""
-    settle_imports(modules)
     try:
         yield
     finally:
@@ -65,17 +57,12 @@ GC_NOTE = (
     "All libraries are imported first and `gc.freeze()` is called, so garbage collections "
     "walk only what is allocated while streaming.\n\n"
 )
-"""The reports' sentence on imports and the garbage collector (see :func:`settle_imports`)."""
+"""The reports' sentence on imports and the garbage collector (see :func:`settled`)."""
 
 
 def have(*modules: str) -> list[str]:
     """Names in ``modules`` that cannot be imported (empty when all are available)."""
-    import importlib.util
-
     return [m for m in modules if importlib.util.find_spec(m) is None]
-
-
-# --- timing -----------------------------------------------------------------------------
 
 
 Step = Callable[[Any], object]
@@ -88,41 +75,82 @@ Consumer = Callable[[], tuple[Step | None, Finish]]
 """Makes fresh state for one pass: returns the per-input step and the finish callable.
 
 No step (None) means a one-shot consumer: its finish consumes every input in one call
-(``collect()``); a pass is then that call, timed whole, with no per-input samples."""
+(``collect()``, a ``for`` loop over ``stream()``); such a pass is never stopped."""
 
 
 @dataclass
 class Pass:
     """One timed pass over the inputs."""
 
-    total_s: float
-    samples_ns: list[int]
+    wall_s: float
+    cpu_s: float
     result: Any
     done: int
     """Inputs consumed (less than all when stopped)."""
     curve: list[tuple[int, float]] = field(default_factory=list)
-    """Cumulative (inputs done, seconds) at each sampled input."""
+    """Cumulative (inputs done, seconds) at each checkpoint."""
+
+
+def quiet_gc() -> None:
+    """Collect garbage now, then ``gc.freeze()`` every live object (inputs included): the
+    collector then walks only what the pass allocates, the same for every library."""
+    gc.collect()
+    gc.freeze()
+
+
+def one_pass(consumer: Consumer, inputs: Sequence[Any], deadline_s: float | None = None) -> Pass:
+    """Run one fresh consumer over ``inputs``, timed whole (wall and CPU); with a deadline,
+    the clock is also read every 1/:data:`CHECKPOINTS` of the inputs and the pass stopped
+    once it is past (``done < len(inputs)``, no result)."""
+    step, finish = consumer()
+    quiet_gc()
+    n = len(inputs)
+    wall, cpu = time.perf_counter_ns, time.process_time_ns
+    start, start_cpu = wall(), cpu()
+    curve: list[tuple[int, float]] = []
+    done = n
+    if step is not None and deadline_s is None:
+        for item in inputs:
+            step(item)
+    elif step is not None:
+        k, limit = max(1, n // CHECKPOINTS), int(deadline_s * 1e9)
+        for j in range(0, n, k):
+            for item in inputs[j : j + k]:
+                step(item)
+            elapsed = wall() - start
+            curve.append((min(n, j + k), elapsed / 1e9))
+            if elapsed > limit and j + k < n:
+                done = j + k
+                break
+    result = finish() if done == n else None
+    end_cpu, end = cpu(), wall()
+    return Pass((end - start) / 1e9, (end_cpu - start_cpu) / 1e9, result, done, curve)
 
 
 @dataclass
 class Measurement:
-    """A measured (or skipped / stopped) library at one size."""
+    """A measured (or skipped / stopped / unavailable) library at one size."""
 
     label: str
     size: int
     inputs: int
     status: str = "measured"
-    """``measured``, ``skipped`` (predicted over budget) or ``stopped`` (ran past it)."""
+    """``measured``, ``skipped`` (predicted over budget), ``stopped`` (ran past it), ``n/a``."""
     total_s: float = math.nan
-    """Median total over passes; the extrapolation when skipped or stopped."""
-    median_ns: float = math.nan
-    """Median over the sampled individual inputs of all passes (NaN when skipped)."""
+    """Median wall-clock total over the passes; the extrapolation when skipped or stopped."""
     best_s: float = math.nan
     """Fastest pass (less sensitive to other processes taking the CPU than the median)."""
-    passes: int = 0
+    wall_s: list[float] = field(default_factory=list)
+    cpu_s: list[float] = field(default_factory=list)
+    """Every timed pass, wall clock and CPU (4 significant digits)."""
     result: Any = None
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def median_ns(self) -> float:
+        """The median pass over the inputs, ns per input (NaN unless measured)."""
+        return self.total_s * 1e9 / self.inputs if self.status == "measured" else math.nan
 
     @property
     def estimated(self) -> bool:
@@ -131,95 +159,35 @@ class Measurement:
 
     def as_json(self) -> dict[str, Any]:
         """Plain JSON-able dict (without the result)."""
-        return {
-            "label": self.label,
-            "size": self.size,
-            "inputs": self.inputs,
-            "status": self.status,
-            "total_s": None if math.isnan(self.total_s) else self.total_s,
-            "median_ns": None if math.isnan(self.median_ns) else self.median_ns,
-            "best_s": None if math.isnan(self.best_s) else self.best_s,
-            "passes": self.passes,
-            "note": self.note,
-            **self.extra,
-        }
+
+        def num(x: float) -> float | None:
+            return None if math.isnan(x) else x
+
+        out = {"label": self.label, "size": self.size, "inputs": self.inputs}
+        out |= {"status": self.status, "total_s": num(self.total_s)}
+        out |= {"median_ns": num(self.median_ns), "best_s": num(self.best_s)}
+        out |= {"passes": len(self.wall_s), "wall_s": self.wall_s, "cpu_s": self.cpu_s}
+        return out | {"note": self.note, **self.extra}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Measurement:
         """Rebuild a measurement written by :meth:`as_json` (for re-rendering reports)."""
-        known = ("label", "size", "inputs", "status", "total_s", "median_ns", "best_s")
-        rest = {k: v for k, v in data.items() if k not in (*known, "passes", "note")}
+        known = {"label", "size", "inputs", "status", "total_s", "best_s", "wall_s", "cpu_s"}
+        rest = {k: v for k, v in data.items() if k not in known | {"median_ns", "passes", "note"}}
 
         def num(key: str) -> float:
-            value = data.get(key)
-            return math.nan if value is None else float(value)
+            return math.nan if data.get(key) is None else float(data[key])
 
         return cls(
-            label=data["label"],
-            size=data["size"],
-            inputs=data["inputs"],
-            status=data["status"],
-            total_s=num("total_s"),
-            median_ns=num("median_ns"),
-            best_s=num("best_s"),
-            passes=data.get("passes", 0),
-            note=data.get("note", ""),
-            extra=rest,
-        )
+            data["label"], data["size"], data["inputs"], data["status"], num("total_s"),
+            num("best_s"), data.get("wall_s", []), data.get("cpu_s", []), None,
+            data.get("note", ""), rest,
+        )  # fmt: skip
 
 
-def quiet_gc() -> None:
-    """Collect garbage now, then ``gc.freeze()`` every live object (inputs included).
-
-    Called before each timed pass: the cyclic garbage collector then walks only objects
-    allocated during the pass, not the benchmark's pre-built inputs (a real stream does
-    not keep every chunk alive) nor earlier passes' garbage -- the same for every
-    library. Frozen objects are still freed by reference counting.
-    """
-    gc.collect()
-    gc.freeze()
-
-
-def one_pass(consumer: Consumer, inputs: Sequence[Any], *, deadline_s: float | None) -> Pass:
-    """Run one fresh consumer over ``inputs``; time the whole pass and every k-th input.
-
-    Stops early (``done < len(inputs)``) once ``deadline_s`` seconds have passed. A
-    one-shot consumer (no step) is timed whole: no samples, never stopped. Cost: the
-    consumer's cost plus two clock reads per sampled input. See :func:`quiet_gc` for the
-    garbage collector.
-    """
-    step, finish = consumer()
-    quiet_gc()
-    n = len(inputs)
-    ns = time.perf_counter_ns
-    if step is None:
-        start = ns()
-        result = finish()
-        total = (ns() - start) / 1e9
-        return Pass(total_s=total, samples_ns=[], result=result, done=n, curve=[(n, total)])
-    k = max(1, n // SAMPLES_PER_PASS)
-    samples: list[int] = []
-    curve: list[tuple[int, float]] = []
-    limit = None if deadline_s is None else int(deadline_s * 1e9)
-    start = ns()
-    done = n
-    for j in range(0, n, k):
-        t0 = ns()
-        step(inputs[j])
-        t1 = ns()
-        samples.append(t1 - t0)
-        if k > 1:
-            for item in inputs[j + 1 : j + k]:
-                step(item)
-        done_here = min(n, j + k)
-        elapsed = ns() - start
-        curve.append((done_here, elapsed / 1e9))
-        if limit is not None and elapsed > limit and done_here < n:
-            done = done_here
-            break
-    result = finish() if done == n else None
-    total = (ns() - start) / 1e9
-    return Pass(total_s=total, samples_ns=samples, result=result, done=done, curve=curve)
+def _digits(seconds: float) -> float:
+    """4 significant digits (below the noise; keeps the JSON small)."""
+    return float(f"{seconds:.4g}")
 
 
 def fit_quadratic(points: Sequence[tuple[float, float]]) -> Callable[[float], float]:
@@ -233,8 +201,7 @@ def fit_quadratic(points: Sequence[tuple[float, float]]) -> Callable[[float], fl
     if len(pts) == 1:
         n0, t0 = pts[0]
         return lambda n: t0 * (n / n0) ** 2
-    # Normal equations for t = a n + b n^2 (scaled to avoid huge numbers).
-    scale = max(n for n, _ in pts)
+    scale = max(n for n, _ in pts)  # normal equations, scaled to avoid huge numbers
     xs = [(n / scale, t) for n, t in pts]
     s11 = sum(x * x for x, _ in xs)
     s12 = sum(x**3 for x, _ in xs)
@@ -246,10 +213,8 @@ def fit_quadratic(points: Sequence[tuple[float, float]]) -> Callable[[float], fl
     if det > 0:
         a = (r1 * s22 - r2 * s12) / det
         b = (s11 * r2 - s12 * r1) / det
-    if a < 0 or b < 0 or det <= 0:
-        # Best single-term model.
-        a_only = r1 / s11
-        b_only = r2 / s22
+    if a < 0 or b < 0 or det <= 0:  # the best single-term model
+        a_only, b_only = r1 / s11, r2 / s22
         err_a = sum((t - a_only * x) ** 2 for x, t in xs)
         err_b = sum((t - b_only * x * x) ** 2 for x, t in xs)
         a, b = (a_only, 0.0) if err_a < err_b else (0.0, b_only)
@@ -264,133 +229,93 @@ def growth_exponent(n1: float, t1: float, n2: float, t2: float) -> float:
 
 
 class Series:
-    """Measure one library at increasing sizes under a time budget.
+    """Measure one library at increasing sizes, under a time budget when one is given.
 
     Call :meth:`run` with sizes in increasing order. Each size is predicted from the
-    totals measured so far (:func:`fit_quadratic` over input counts, from two sizes on);
-    if the prediction is over ``budget_s`` the size is skipped and its total reported as
-    the prediction. A pass that runs past ``budget_s`` is stopped and extrapolated from
-    its own cumulative-time curve. The first size gets one untimed warm-up pass. Fast
-    sizes are repeated (up to ``repeats`` passes, until about ``min_time_s`` of work)
-    and the median total kept.
+    totals measured so far (:func:`fit_quadratic`, from two sizes on); if the prediction
+    is over ``budget_s`` the size is skipped, its total the prediction; a pass that runs
+    past ``budget_s`` is stopped and extrapolated from its own curve. The first size gets
+    one untimed warm-up pass. Passes repeat until ``min_time_s`` of work, at least
+    ``min_passes`` and at most ``max_passes`` (or one pass over a quarter of the budget).
     """
 
     def __init__(
-        self, label: str, *, budget_s: float, repeats: int, min_time_s: float = 1.0
+        self,
+        label: str,
+        *,
+        budget_s: float | None,
+        max_passes: int,
+        min_passes: int = 1,
+        min_time_s: float = 1.0,
     ) -> None:
-        self.label = label
-        self.budget_s = budget_s
-        self.repeats = max(1, repeats)
-        self.min_time_s = min_time_s
+        self.label, self.budget_s, self.min_time_s = label, budget_s, min_time_s
+        self.min_passes, self.max_passes = min_passes, max(min_passes, max_passes)
         self.points: list[tuple[int, float]] = []
         self.warmed = False
 
-    def _stopped(self, m: Measurement, p: Pass) -> Measurement:
-        est = fit_quadratic(p.curve)(m.inputs)
-        m.status = "stopped"
-        m.total_s = est
-        m.median_ns = math.nan
-        m.note = (
-            f"stopped after {fmt_s(p.total_s)} at {100 * p.done / m.inputs:.0f}% "
-            f"of the inputs; total extrapolated (quadratic fit of its own time curve)"
-        )
-        self.points.append((m.inputs, est))
-        return m
-
     def precheck(self, size: int, count: int) -> Measurement | None:
-        """The skipped measurement when ``count`` inputs are predicted over budget, else None.
-
-        Lets a caller avoid building inputs it will not run.
-        """
-        if len(self.points) < 2:
+        """The skipped measurement when ``count`` inputs are predicted over budget, else
+        None (so that a caller need not build inputs it will not run)."""
+        if self.budget_s is None or len(self.points) < 2:
             return None  # one point cannot tell a per-chunk constant from growth: run it
         predicted = fit_quadratic(self.points)(count)
         if predicted <= self.budget_s:
             return None
-        return Measurement(
-            label=self.label,
-            size=size,
-            inputs=count,
-            status="skipped",
-            total_s=predicted,
-            note=(
-                f"skipped: predicted {fmt_s(predicted)} > {self.budget_s:g} s budget "
-                f"(quadratic fit over {len(self.points)} smaller size(s))"
-            ),
+        note = (
+            f"skipped: predicted {fmt_s(predicted)} > {self.budget_s:g} s budget "
+            f"(quadratic fit over {len(self.points)} smaller size(s))"
         )
+        return Measurement(self.label, size, count, "skipped", predicted, note=note)
 
     def unavailable(self, size: int, count: int, why: str) -> Measurement:
         """The row of a library that cannot run here (status ``n/a``, ``why`` as its note)."""
-        return Measurement(label=self.label, size=size, inputs=count, status="n/a", note=why)
+        return Measurement(self.label, size, count, "n/a", note=why)
 
     def run(self, size: int, consumer: Consumer, inputs: Sequence[Any]) -> Measurement:
-        """Measure (or skip / stop) ``consumer`` over ``inputs`` for a document of ``size``.
-
-        The per-input median is over the sampled inputs of all passes; for a one-shot
-        consumer (no samples) it is the median total over the inputs (a mean per input).
-        """
-        m = Measurement(label=self.label, size=size, inputs=len(inputs))
-        skipped = self.precheck(size, len(inputs))
+        """Measure (or skip / stop) ``consumer`` over ``inputs`` for a document of ``size``."""
+        n = len(inputs)
+        skipped = self.precheck(size, n)
         if skipped is not None:
             return skipped
-        totals: list[float] = []
-        samples: list[int] = []
-        spent = 0.0
-        if not self.warmed:
-            # Untimed first pass: imports, lazily built validators, caches.
+        m = Measurement(self.label, size, n)
+        if not self.warmed:  # untimed: imports, lazily built validators, caches
             self.warmed = True
-            if one_pass(consumer, inputs, deadline_s=self.budget_s).done < len(inputs):
-                return self._stopped(m, one_pass(consumer, inputs, deadline_s=self.budget_s))
+            one_pass(consumer, inputs, self.budget_s)
         while True:
-            p = one_pass(consumer, inputs, deadline_s=self.budget_s)
-            if p.done < len(inputs):
-                return self._stopped(m, p)
-            totals.append(p.total_s)
-            samples.extend(p.samples_ns)
+            p = one_pass(consumer, inputs, self.budget_s)
+            if p.done < n:
+                est = fit_quadratic(p.curve)(n)
+                m.status, m.total_s = "stopped", est
+                m.note = (
+                    f"stopped after {fmt_s(p.wall_s)} at {100 * p.done / n:.0f}% of the "
+                    "inputs; total extrapolated (quadratic fit of its own time curve)"
+                )
+                self.points.append((n, est))
+                return m
+            m.wall_s.append(_digits(p.wall_s))
+            m.cpu_s.append(_digits(p.cpu_s))
             m.result = p.result
-            spent += p.total_s
-            if len(totals) >= self.repeats or spent >= self.min_time_s:
+            count, spent = len(m.wall_s), sum(m.wall_s)
+            if count >= self.max_passes or (count >= self.min_passes and spent >= self.min_time_s):
                 break
-            if p.total_s > self.budget_s / 4:
+            if self.budget_s is not None and p.wall_s > self.budget_s / 4:
                 break
-        m.total_s = statistics.median(totals)
-        m.best_s = min(totals)
-        m.median_ns = statistics.median(samples) if samples else m.total_s * 1e9 / max(1, m.inputs)
-        m.passes = len(totals)
-        self.points.append((len(inputs), m.total_s))
+        m.total_s, m.best_s = statistics.median(m.wall_s), min(m.wall_s)
+        self.points.append((n, m.total_s))
         return m
 
 
-def whole_pass(consumer: Consumer, inputs: Sequence[Any]) -> tuple[float, float, Any]:
-    """Wall-clock and CPU seconds for one fresh consumer over all ``inputs``, and its result.
-
-    No per-input clock reads and no deadline (what :func:`one_pass` adds): the time is the
-    consumer's alone. The CPU time (this process's, ``process_time_ns``) leaves out the
-    time other processes held the CPU, which the wall-clock time carries on a shared
-    machine. The garbage collector is quieted first (:func:`quiet_gc`).
-    """
-    step, finish = consumer()
-    quiet_gc()
-    wall, cpu = time.perf_counter_ns, time.process_time_ns
-    start, start_cpu = wall(), cpu()
-    if step is not None:
-        for item in inputs:
-            step(item)
-    result = finish()
-    end_cpu, end = cpu(), wall()
-    return (end - start) / 1e9, (end_cpu - start_cpu) / 1e9, result
+def one_shot(fn: Callable[[], Any]) -> Consumer:
+    """A consumer whose pass is one call of ``fn`` (``json.loads`` of a whole text, say)."""
+    return lambda: (None, fn)
 
 
-def time_once(fn: Callable[[], object], *, repeats: int = 5, min_time_s: float = 0.2) -> float:
-    """Median seconds of ``fn()`` over a few calls (for one-shot floors such as json.loads)."""
-    times: list[float] = []
-    spent = 0.0
-    while len(times) < repeats or spent < min_time_s:
-        t0 = time.perf_counter()
-        fn()
-        dt = time.perf_counter() - t0
-        times.append(dt)
-        spent += dt
-        if len(times) >= 1000:
-            break
-    return statistics.median(times)
+def worker_json(argv: Sequence[str], env: dict[str, str], what: str) -> dict[str, Any]:
+    """Run one worker subprocess of this Python (``argv`` after the interpreter) and return
+    the JSON it prints; its stderr (progress lines) goes to this process's stderr."""
+    argv = [sys.executable, *argv]
+    done = subprocess.run(argv, env=env, stdout=subprocess.PIPE, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the {what} worker failed (exit {done.returncode}): see above")
+    out: dict[str, Any] = json.loads(done.stdout)
+    return out

@@ -4,12 +4,8 @@ Each :class:`Library` turns the decoded payloads of one stream into its inputs (
 payloads, the SDK's objects, LangChain chunks; built before the clock starts) and makes
 a fresh consumer per timed pass (see :mod:`_measure`): a step per input that reads the
 library's parsed preview of the arguments, and a finish that returns the final calls in
-the canonical form of :func:`_streams.normalize_calls`. callstream's rows are
-:class:`CallstreamDriver` (``stream()``), :class:`CallstreamCollect` (``collect()``, one call
-for the whole stream), :class:`CallstreamPipeline` (translator + assembler by hand) and
-:class:`CallstreamDriverSDK`; the peers follow. ``compare_trees.py`` reuses the callstream
-rows. callstream is imported inside the consumers, so the tree it comes from is the one
-on ``sys.path`` when a consumer is made.
+the canonical form of :func:`_streams.normalize_calls`. callstream's own rows are in
+``_ours.py``.
 """
 
 from __future__ import annotations
@@ -88,154 +84,18 @@ class Library:
         """Consume the inputs from an async source (for the concurrency test)."""
         step, finish = self.consumer(fmt, inputs)()
         assert step is not None, f"{self.label} has no async consumer"
-        async for item in _async_source(inputs):
+        async for item in async_source(inputs):
             step(item)
         return finish()
 
 
-async def _async_source(items: Sequence[Any]) -> AsyncIterator[Any]:
+async def async_source(items: Sequence[Any]) -> AsyncIterator[Any]:
     """Yield items with a checkpoint between them (another task may run), like a socket."""
     import anyio.lowlevel
 
     for item in items:
         await anyio.lowlevel.checkpoint()
         yield item
-
-
-class CallstreamDriver(Library):
-    """``callstream.stream(source)`` over the dicts, reading ``update.tool_calls``."""
-
-    label = "callstream stream()"
-    reads = "update.tool_calls"
-    sdk = False
-
-    def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
-        return cached_sdk_objects(fmt, payloads) if self.sdk else payloads
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:
-        from callstream import stream
-
-        def make() -> tuple[Step, Finish]:
-            box: list[Any] = []
-            # the format named: "auto" holds payloads back until one is evidence
-            updates = stream(_Pump(box), provider=fmt)
-            state: dict[str, Any] = {"last": None, "it": iter(updates)}
-
-            def step(payload: Any) -> object:
-                box.append(payload)
-                upd = next(state["it"])
-                state["last"] = upd
-                return upd.tool_calls
-
-            def finish() -> Any:
-                box.append(_Pump.END)
-                for upd in state["it"]:
-                    state["last"] = upd
-                last = state["last"]
-                assert not last.invalid_tool_calls, last.invalid_tool_calls
-                return dict_calls(last.tool_calls)
-
-            return step, finish
-
-        return make
-
-    async def consume_async(self, fmt: str, inputs: Sequence[Any]) -> Any:
-        from callstream import astream
-
-        last = None
-        async for upd in astream(_async_source(inputs)):
-            _ = upd.tool_calls
-            last = upd
-        assert last is not None and not last.invalid_tool_calls
-        return dict_calls(last.tool_calls)
-
-
-class _Pump:
-    """A source the benchmark pushes one payload into before pulling one update out.
-
-    The driver iterates it; each ``__next__`` hands over the payload just pushed. Assumes
-    the driver yields one update per payload (checked: a missing update fails loudly).
-    """
-
-    END = object()
-
-    def __init__(self, box: list[Any]) -> None:
-        self.box = box
-
-    def __iter__(self) -> _Pump:
-        return self
-
-    def __next__(self) -> Any:
-        if not self.box:
-            raise AssertionError("driver pulled a payload before yielding an update")
-        item = self.box.pop()
-        if item is _Pump.END:
-            raise StopIteration
-        return item
-
-
-class CallstreamDriverSDK(CallstreamDriver):
-    """The driver fed the SDK's objects (as from ``client.chat.completions.create``)."""
-
-    label = "callstream stream(), SDK objects"
-    sdk = True
-    modules = ("openai", "anthropic")
-
-
-class CallstreamCollect(Library):
-    """``callstream.collect(source)`` over the dicts: one call reads the whole stream.
-
-    No per-chunk step: a pass is the one call (and the normalizing of its result), timed
-    whole; its per-chunk figure is the pass total over the chunks (:class:`_measure.Series`).
-    """
-
-    label = "callstream collect()"
-    reads = "the result only (one call for the stream; per chunk = total / chunks)"
-    concurrent = False
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:
-        from callstream import collect
-
-        def make() -> tuple[None, Finish]:
-            def finish() -> Any:
-                result = collect(inputs, provider=fmt)
-                assert not result.invalid_tool_calls, result.invalid_tool_calls
-                return dict_calls(result.tool_calls)
-
-            return None, finish
-
-        return make
-
-
-class CallstreamPipeline(Library):
-    """Translator + ``ToolCallAssembler`` by hand, reading ``.tool_calls``."""
-
-    label = "callstream pipeline"
-    reads = "assembler.tool_calls"
-
-    def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:
-        from callstream._assembly import ToolCallAssembler
-        from callstream.providers import get_translator
-
-        def make() -> tuple[Step, Finish]:
-            translate = get_translator(fmt).translate
-            asm = ToolCallAssembler()
-            apply = asm.apply
-
-            def step(payload: Any) -> object:
-                for signal in translate(payload):
-                    apply(signal)
-                return asm.tool_calls
-
-            def finish() -> Any:
-                if not asm.finished:
-                    asm.finish()
-                assert not asm.invalid_tool_calls, asm.invalid_tool_calls
-                return dict_calls(asm.tool_calls)
-
-            return step, finish
-
-        return make
 
 
 class SDKLibrary(Library):
@@ -256,24 +116,11 @@ class OpenAIStreamState(SDKLibrary):
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:
         from openai.lib.streaming.chat import ChatCompletionStreamState
 
-        names = sorted(
-            {
-                tc.function.name
-                for ch in inputs
-                for choice in ch.choices
-                for tc in choice.delta.tool_calls or ()
-                if tc.function is not None and tc.function.name
-            }
-        )
+        deltas = (tc for ch in inputs for c in ch.choices for tc in c.delta.tool_calls or ())
+        names = sorted({tc.function.name for tc in deltas if tc.function and tc.function.name})
+        schema = {"type": "object", "properties": {}}
         tools: list[Any] = [
-            {
-                "type": "function",
-                "function": {
-                    "name": n,
-                    "parameters": {"type": "object", "properties": {}},
-                    "strict": True,
-                },
-            }
+            {"type": "function", "function": {"name": n, "parameters": schema, "strict": True}}
             for n in names
         ]
 
@@ -345,50 +192,31 @@ class LangChainAdd(Library):
 
     def prepare(self, fmt: str, payloads: list[dict[str, Any]]) -> Sequence[Any]:
         from langchain_core.messages import AIMessageChunk
-        from langchain_core.messages.tool import tool_call_chunk
+        from langchain_core.messages.tool import tool_call_chunk as chunk
 
         out = []
         for p in payloads:
-            chunks = []
-            meta: dict[str, Any] = {}
+            chunks, meta, content = [], {}, ""
             if fmt == "openai-chat":
-                choices = p.get("choices") or []
-                delta = choices[0]["delta"] if choices else {}
+                choice = (p.get("choices") or [{}])[0]
+                delta = choice.get("delta") or {}
                 for tc in delta.get("tool_calls") or ():
                     fn = tc.get("function") or {}
-                    chunks.append(
-                        tool_call_chunk(
-                            name=fn.get("name"),
-                            args=fn.get("arguments"),
-                            id=tc.get("id"),
-                            index=tc.get("index"),
-                        )
-                    )
-                if choices and choices[0].get("finish_reason"):
-                    meta["finish_reason"] = choices[0]["finish_reason"]
+                    args = {"name": fn.get("name"), "args": fn.get("arguments")}
+                    chunks.append(chunk(**args, id=tc.get("id"), index=tc.get("index")))
+                if choice.get("finish_reason"):
+                    meta["finish_reason"] = choice["finish_reason"]
                 content = delta.get("content") or ""
-            else:
-                content = ""
-                if p["type"] == "content_block_start" and p["content_block"]["type"] == "tool_use":
-                    block = p["content_block"]
-                    chunks.append(
-                        tool_call_chunk(
-                            name=block["name"], args="", id=block["id"], index=p["index"]
-                        )
-                    )
-                elif (
-                    p["type"] == "content_block_delta" and p["delta"]["type"] == "input_json_delta"
-                ):
-                    chunks.append(
-                        tool_call_chunk(
-                            name=None, args=p["delta"]["partial_json"], id=None, index=p["index"]
-                        )
-                    )
-                elif p["type"] == "message_delta":
-                    meta["stop_reason"] = p["delta"]["stop_reason"]
-            out.append(
-                AIMessageChunk(content=content, tool_call_chunks=chunks, response_metadata=meta)
-            )
+            elif p["type"] == "content_block_start" and p["content_block"]["type"] == "tool_use":
+                block = p["content_block"]
+                chunks.append(chunk(name=block["name"], args="", id=block["id"], index=p["index"]))
+            elif p["type"] == "content_block_delta" and p["delta"]["type"] == "input_json_delta":
+                text = p["delta"]["partial_json"]
+                chunks.append(chunk(name=None, args=text, id=None, index=p["index"]))
+            elif p["type"] == "message_delta":
+                meta["stop_reason"] = p["delta"]["stop_reason"]
+            message = {"content": content, "tool_call_chunks": chunks, "response_metadata": meta}
+            out.append(AIMessageChunk(**message))
         return out
 
     def consumer(self, fmt: str, inputs: Sequence[Any]) -> Consumer:
@@ -459,15 +287,16 @@ class PydanticAIParts(SDKLibrary):
         return make
 
 
-LIBRARIES: tuple[Library, ...] = (
-    CallstreamDriver(),
-    CallstreamCollect(),
-    CallstreamPipeline(),
-    CallstreamDriverSDK(),
-    OpenAIStreamState(),
-    AnthropicAccumulate(),
-    LangChainAdd(),
-    PydanticAIParts(),
+PEER_MODULES = (
+    "callstream",
+    "callstream._sync",
+    "callstream._async",
+    "openai",
+    "openai.lib.streaming.chat",
+    "anthropic",
+    "anthropic.lib.streaming._messages",
+    "langchain_core.messages",
+    "pydantic_ai._parts_manager",
+    "pydantic_ai.models",
+    "anyio",
 )
-REFERENCE = CallstreamDriver.label
-"""The row the others are compared with in the report."""

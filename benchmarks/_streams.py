@@ -11,8 +11,8 @@ every library must produce (for the agreement checks).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 FRAGMENT = 4
@@ -86,38 +86,19 @@ def fragments(text: str, size: int = FRAGMENT) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def weather_args() -> str:
-    """A typical ~200-byte tool call argument object (compact JSON, as models emit)."""
-    return json.dumps(
-        {
-            "location": "San Francisco, CA",
-            "unit": "celsius",
-            "days": 3,
-            "include": ["hourly", "alerts", "air_quality"],
-            "lat": 37.7749,
-            "lon": -122.4194,
-            "lang": "en-US",
-            "detailed": True,
-            "note": "Büro — next week",
-        },
-        ensure_ascii=False,
-    )
-
-
-def write_file_args(target: int) -> str:
-    """A ``write_file``-style argument object: a path and ``target`` bytes of content."""
-    body = long_text(max(1, target - 60))
-    return json.dumps({"path": "src/app/generated.py", "content": body}, ensure_ascii=False)
+WEATHER = {"location": "San Francisco, CA", "unit": "celsius", "days": 3}
+WEATHER |= {"include": ["hourly", "alerts", "air_quality"], "lat": 37.7749, "lon": -122.4194}
+WEATHER |= {"lang": "en-US", "detailed": True, "note": "Büro — next week"}
+"""A typical ~200-byte tool call argument object (compact JSON, as models emit)."""
 
 
 def sized_args(target: int, index: int = 0) -> str:
-    """Argument text of about ``target`` bytes: a weather call when small, else write_file."""
+    """Argument text of about ``target`` bytes: a weather call (``days`` from ``index``)
+    when small, else ``write_file``'s: a path and ``target`` bytes of content."""
     if target <= 400:
-        base = json.loads(weather_args())
-        base["days"] = 1 + index % 7
-        text = json.dumps(base, ensure_ascii=False)
-        return text
-    return write_file_args(target)
+        return json.dumps(dict(WEATHER, days=1 + index % 7), ensure_ascii=False)
+    body = long_text(max(1, target - 60))
+    return json.dumps({"path": "src/app/generated.py", "content": body}, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -148,116 +129,174 @@ def tool_call_chunks(calls: Sequence[Call], *, interleave: bool) -> list[dict[st
     per_call: list[list[dict[str, Any]]] = []
     cut: dict[str, list[str]] = {}  # calls with equal arguments share fragment strings
     for i, c in enumerate(calls):
+        first = {"name": c.name, "args": "", "id": c.id, "index": i, "type": "tool_call_chunk"}
         frags = cut.setdefault(c.args, fragments(c.args))
-        chunks = [{"name": c.name, "args": "", "id": c.id, "index": i, "type": "tool_call_chunk"}]
-        chunks += [
-            {"name": None, "args": f, "id": None, "index": i, "type": "tool_call_chunk"}
-            for f in frags
-        ]
-        per_call.append(chunks)
+        rest = [{**first, "name": None, "args": f, "id": None} for f in frags]
+        per_call.append([first, *rest])
     if not interleave:
         return [ch for chunks in per_call for ch in chunks]
-    out: list[dict[str, Any]] = []
     longest = max(len(c) for c in per_call)
-    for j in range(longest):
-        for chunks in per_call:
-            if j < len(chunks):
-                out.append(chunks[j])
-    return out
+    return [chunks[j] for j in range(longest) for chunks in per_call if j < len(chunks)]
 
 
-def openai_chat_stream(calls: Sequence[Call]) -> list[dict[str, Any]]:
-    """A whole OpenAI Chat Completions stream (decoded ``data:`` payloads) for ``calls``.
+# --- whole streams: the four wire formats ----------------------------------------------
 
-    Calls stream one after the other (as OpenAI sends parallel calls): a chunk with the
-    role, id, name and empty arguments, then 4-character argument fragments, and a
-    last chunk with ``finish_reason: "tool_calls"``.
+Cut = Callable[[str], list[str]]
+"""Cuts a text (arguments, a preamble) into the pieces the payloads carry."""
+
+
+@dataclass
+class WireTurn:
+    """A turn as one provider's payloads, with what each payload means for the calls.
+
+    ``owner``: per payload, the call whose start or text it carries (None for others);
+    ``end_at``: per call, the payload that ends it in the provider's terms (OpenAI Chat
+    has none: the finish chunk); ``next_call_at``: per call, where ``seal="next-call"``
+    seals it (the next call's start; the last call: ``end_at``); ``finish_at``: the
+    payload with the stream's end marker.
     """
-    head = {
-        "id": "chatcmpl-bench0000000000000000000001",
-        "object": "chat.completion.chunk",
-        "created": 1_730_000_000,
-        "model": "gpt-4o-2024-08-06",
-        "system_fingerprint": "fp_bench00001",
-    }
+
+    fmt: str
+    payloads: list[dict[str, Any]] = field(default_factory=list)
+    owner: list[int | None] = field(default_factory=list)
+    end_at: list[int] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    finish_at: int = -1
+
+    def add(self, payload: dict[str, Any], owner: int | None = None) -> int:
+        """Append one payload; return its position."""
+        self.payloads.append(payload)
+        self.owner.append(owner)
+        return len(self.payloads) - 1
+
+    @property
+    def next_call_at(self) -> list[int]:
+        return [*self.starts[1:], self.end_at[-1]]
+
+    def seal_at(self, seal: str) -> list[int]:
+        """Per call, the payload at which a runner with ``seal`` seals it."""
+        return list(self.next_call_at if seal == "next-call" else self.end_at)
+
+
+def _anthropic(turn: WireTurn, calls: Sequence[Call], preamble: str, cut: Cut) -> None:
+    message = {"id": "msg_01RunnerBench0000000000001", "type": "message", "role": "assistant"}
+    message |= {"model": "claude-sonnet-4-5", "content": [], "stop_reason": None}
+    message |= {"stop_sequence": None, "usage": {"input_tokens": 1834, "output_tokens": 2}}
+    turn.add({"type": "message_start", "message": message})
+    if preamble:
+        block = {"type": "text", "text": ""}
+        turn.add({"type": "content_block_start", "index": 0, "content_block": block})
+        turn.add({"type": "ping"})
+        for piece in cut(preamble):
+            delta = {"type": "text_delta", "text": piece}
+            turn.add({"type": "content_block_delta", "index": 0, "delta": delta})
+        turn.add({"type": "content_block_stop", "index": 0})
+    for i, call in enumerate(calls):
+        index = i + bool(preamble)
+        block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
+        start = {"type": "content_block_start", "index": index, "content_block": block}
+        turn.starts.append(turn.add(start, i))
+        for piece in cut(call.args):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            turn.add({"type": "content_block_delta", "index": index, "delta": delta}, i)
+        turn.end_at.append(turn.add({"type": "content_block_stop", "index": index}, i))
+    tokens = 20 + (len(preamble) + sum(len(c.args) for c in calls)) // 4
+    delta = {"stop_reason": "tool_use", "stop_sequence": None}
+    end = {"type": "message_delta", "delta": delta, "usage": {"output_tokens": tokens}}
+    turn.finish_at = turn.add(end)
+    turn.add({"type": "message_stop"})
+
+
+def _responses(turn: WireTurn, calls: Sequence[Call], preamble: str, cut: Cut) -> None:
+    seq = iter(range(1_000_000))
+
+    def add(kind: str, owner: int | None = None, **fields: Any) -> int:
+        return turn.add({"type": f"response.{kind}", "sequence_number": next(seq), **fields}, owner)
+
+    response = {"id": "resp_0RunnerBench00000000000000000000000001", "object": "response"}
+    response |= {"created_at": 1_764_000_000, "status": "in_progress", "output": []}
+    response |= {"model": "gpt-4.1-2025-04-14", "parallel_tool_calls": True, "usage": None}
+    response |= {"tool_choice": "auto"}
+    add("created", response=response)
+    add("in_progress", response=response)
+    if preamble:
+        msg = {"id": "msg_0bench", "type": "message", "status": "in_progress", "role": "assistant"}
+        add("output_item.added", output_index=0, item={**msg, "content": []})
+        for piece in cut(preamble):
+            ids = {"item_id": "msg_0bench", "output_index": 0, "content_index": 0}
+            add("output_text.delta", **ids, delta=piece)
+        msg |= {"status": "completed", "content": [{"type": "output_text", "text": preamble}]}
+        add("output_item.done", output_index=0, item=msg)
+    for i, call in enumerate(calls):
+        index = i + bool(preamble)
+        ids = {"item_id": f"fc_0RunnerBench{index:04d}", "output_index": index}
+        item = {"id": ids["item_id"], "type": "function_call", "status": "in_progress"}
+        item |= {"arguments": "", "call_id": call.id, "name": call.name}
+        turn.starts.append(add("output_item.added", i, output_index=index, item=item))
+        for piece in cut(call.args):
+            add("function_call_arguments.delta", i, **ids, delta=piece)
+        turn.end_at.append(add("function_call_arguments.done", i, **ids, arguments=call.args))
+        done = {**item, "status": "completed", "arguments": call.args}
+        add("output_item.done", i, output_index=index, item=done)
+    usage = {"input_tokens": 1834, "output_tokens": sum(len(c.args) for c in calls) // 4}
+    turn.finish_at = add("completed", response={**response, "status": "completed", "usage": usage})
+
+
+def _bedrock(turn: WireTurn, calls: Sequence[Call], preamble: str, cut: Cut) -> None:
+    turn.add({"messageStart": {"role": "assistant"}})
+    if preamble:  # text blocks have no start event on Bedrock
+        for piece in cut(preamble):
+            turn.add({"contentBlockDelta": {"delta": {"text": piece}, "contentBlockIndex": 0}})
+        turn.add({"contentBlockStop": {"contentBlockIndex": 0}})
+    for i, call in enumerate(calls):
+        index = i + bool(preamble)
+        start = {"start": {"toolUse": {"toolUseId": call.id, "name": call.name}}}
+        start["contentBlockIndex"] = index
+        turn.starts.append(turn.add({"contentBlockStart": start}, i))
+        for piece in cut(call.args):
+            delta = {"delta": {"toolUse": {"input": piece}}, "contentBlockIndex": index}
+            turn.add({"contentBlockDelta": delta}, i)
+        turn.end_at.append(turn.add({"contentBlockStop": {"contentBlockIndex": index}}, i))
+    turn.finish_at = turn.add({"messageStop": {"stopReason": "tool_use"}})
+    tokens = sum(len(c.args) for c in calls) // 4
+    usage = {"inputTokens": 1834, "outputTokens": tokens, "totalTokens": 1834 + tokens}
+    turn.add({"metadata": {"usage": usage, "metrics": {"latencyMs": 412}}})
+
+
+def _chat(turn: WireTurn, calls: Sequence[Call], preamble: str, cut: Cut) -> None:
+    head = {"id": "chatcmpl-RunnerBench0000000000000000001", "object": "chat.completion.chunk"}
+    head |= {"created": 1_764_000_000, "model": "gpt-4.1-2025-04-14"}
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {
-            **head,
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-        }
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return {**head, "system_fingerprint": "fp_runnerbench", "choices": [choice]}
 
-    out: list[dict[str, Any]] = []
-    for i, c in enumerate(calls):
-        start: dict[str, Any] = {
-            "tool_calls": [
-                {
-                    "index": i,
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": ""},
-                }
-            ]
-        }
-        if i == 0:
-            start = {"role": "assistant", "content": None, "refusal": None, **start}
-        out.append(chunk(start))
-        out.extend(
-            chunk({"tool_calls": [{"index": i, "function": {"arguments": f}}]})
-            for f in fragments(c.args)
-        )
-    out.append(chunk({}, "tool_calls"))
-    return out
+    role = {"role": "assistant", "content": "" if preamble else None, "refusal": None}
+    if preamble:
+        turn.add(chunk(role))
+        for piece in cut(preamble):
+            turn.add(chunk({"content": piece}))
+    for i, call in enumerate(calls):
+        function = {"name": call.name, "arguments": ""}
+        start = {"index": i, "id": call.id, "type": "function", "function": function}
+        first = role if i == 0 and not preamble else {}  # the role with the first call
+        turn.starts.append(turn.add(chunk({**first, "tool_calls": [start]}), i))
+        for piece in cut(call.args):
+            turn.add(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}), i)
+    turn.finish_at = turn.add(chunk({}, "tool_calls"))
+    turn.end_at = [turn.finish_at] * len(calls)  # no per-call end: the finish seals them
 
 
-def anthropic_stream(calls: Sequence[Call]) -> list[dict[str, Any]]:
-    """A whole Anthropic Messages stream (decoded SSE ``data:`` payloads) for ``calls``.
+WRITERS = {"anthropic": _anthropic, "openai-responses": _responses, "bedrock": _bedrock}
+WRITERS["openai-chat"] = _chat
 
-    ``message_start``, then per call ``content_block_start`` (tool_use, empty input),
-    4-character ``input_json_delta`` fragments and ``content_block_stop``, then
-    ``message_delta`` (``stop_reason: "tool_use"``) and ``message_stop``.
-    """
-    out: list[dict[str, Any]] = [
-        {
-            "type": "message_start",
-            "message": {
-                "id": "msg_01Bench000000000000000001",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [],
-                "stop_reason": None,
-                "stop_sequence": None,
-                "usage": {"input_tokens": 412, "output_tokens": 1},
-            },
-        }
-    ]
-    for i, c in enumerate(calls):
-        out.append(
-            {
-                "type": "content_block_start",
-                "index": i,
-                "content_block": {"type": "tool_use", "id": c.id, "name": c.name, "input": {}},
-            }
-        )
-        out.extend(
-            {
-                "type": "content_block_delta",
-                "index": i,
-                "delta": {"type": "input_json_delta", "partial_json": f},
-            }
-            for f in fragments(c.args)
-        )
-        out.append({"type": "content_block_stop", "index": i})
-    out.append(
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-            "usage": {"output_tokens": 20 + sum(len(c.args) for c in calls) // 4},
-        }
-    )
-    out.append({"type": "message_stop"})
-    return out
+
+def write_turn(fmt: str, calls: Sequence[Call], cut: Cut, preamble: str = "") -> WireTurn:
+    """The whole stream of ``calls`` in wire format ``fmt`` (a key of :data:`WRITERS`),
+    after an optional text ``preamble``, every text cut by ``cut``."""
+    turn = WireTurn(fmt)
+    WRITERS[fmt](turn, calls, preamble, cut)
+    return turn
 
 
 def normalize_calls(calls: Iterable[tuple[str | None, str | None, Any]]) -> list[tuple[Any, ...]]:
@@ -275,10 +314,8 @@ def dict_calls(calls: Iterable[Any]) -> list[tuple[Any, ...]]:
     return normalize_calls((t["name"], t["id"], t["args"]) for t in calls)
 
 
-# --- whole streams by format --------------------------------------------------------------
-
 FORMATS = ("openai-chat", "anthropic")
-"""The wire formats of the whole-stream benchmarks (callstream's provider names)."""
+"""The wire formats of the whole-stream speed benchmarks (callstream's provider names)."""
 
 
 def format_calls(fmt: str, n: int, size: int) -> list[Call]:
@@ -287,8 +324,8 @@ def format_calls(fmt: str, n: int, size: int) -> list[Call]:
 
 
 def wire_stream(fmt: str, calls: Sequence[Call]) -> list[dict[str, Any]]:
-    """The whole stream of ``calls`` in wire format ``fmt`` (one of :data:`FORMATS`)."""
-    return openai_chat_stream(calls) if fmt == "openai-chat" else anthropic_stream(calls)
+    """The whole stream of ``calls`` in wire format ``fmt``, in :data:`FRAGMENT` s."""
+    return write_turn(fmt, calls, fragments).payloads
 
 
 def sdk_objects(fmt: str, payloads: Sequence[dict[str, Any]]) -> list[Any]:

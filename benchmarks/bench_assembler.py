@@ -19,7 +19,8 @@ to take longer than the budget (60 s) at a size is skipped and its total extrapo
 
 from __future__ import annotations
 
-import math
+import functools
+import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,17 +32,14 @@ from _measure import GC_NOTE, Consumer, Finish, Measurement, Series, Step, settl
 from _peers import langchain_gather
 from _report import (
     arguments,
+    command,
     fmt_bytes,
-    fmt_ns,
-    fmt_ratio,
     load_average,
     log,
-    machine,
-    machine_markdown,
-    markdown_table,
-    timing_cells,
-    write_json,
-    write_text,
+    measurement_table,
+    stamp,
+    stamp_markdown,
+    write_results,
 )
 from _streams import dict_calls, expected_calls, make_calls, tool_call_chunks
 
@@ -137,7 +135,7 @@ def run(
     libs = libraries()
     rows: list[Measurement] = []
     for n in calls:
-        series = {lb: Series(lb, budget_s=budget_s, repeats=repeats) for lb in libs}
+        series = {lb: Series(lb, budget_s=budget_s, max_passes=repeats) for lb in libs}
         for size in sizes:
             spec = make_calls(n, size)
             expected = expected_calls(spec)
@@ -159,136 +157,55 @@ def run(
     return rows
 
 
-def report(rows: Sequence[Measurement], info: dict[str, Any], *, budget_s: float, cmd: str) -> str:
-    """The markdown report: one table, ratios to LangChain."""
+def _langchain_row(rows: Sequence[Measurement], m: Measurement) -> Measurement | None:
+    same = (r for r in rows if r.label == LANGCHAIN and r.size == m.size)
+    return next((r for r in same if r.extra["calls"] == m.extra["calls"]), None)
+
+
+def report(rows: Sequence[Measurement], info: dict[str, Any], budget_s: float) -> str:
+    """The markdown report: one table, ratios to LangChain, the targets."""
     out = [
         "# Tool-call assembly: callstream ToolCallAssembler vs LangChain chunk addition\n\n",
         "N parallel calls with the given argument size *per call*, cut into 4-character "
         "fragments and interleaved round-robin across the calls (each call's first chunk "
-        "carries its name and id). *Per chunk* is the median of individually timed chunks "
-        "(every k-th, about 2,000 per pass); *total* the median time to consume the whole "
-        "stream. callstream rows read `.tool_calls` (parsed arguments of every call) after "
-        "every chunk, except *events only*, which consumes the events returned by `feed` "
-        "and reads no view. LangChain: `gathered = gathered + chunk; gathered.tool_calls` "
-        "with prebuilt `AIMessageChunk`s (construction not timed). Final calls are checked "
+        "carries its name and id). A pass over the chunks is timed whole: *total* is the "
+        "median pass, *per chunk* the median pass over the chunks, *best pass* the fastest. "
+        "callstream rows read `.tool_calls` (parsed arguments of every call) after every "
+        "chunk, except *events only*, which consumes the events returned by `feed` and "
+        "reads no view. LangChain: `gathered = gathered + chunk; gathered.tool_calls` with "
+        "prebuilt `AIMessageChunk`s (construction not timed). Final calls are checked "
         "against the originals for every library (asserted). A library predicted to need "
         f"more than {budget_s:g} s is skipped, its total extrapolated (quadratic fit over "
-        "the smaller sizes) and marked `~… (skipped)`. *Best pass* is the fastest pass; the "
-        "per-chunk ratio compares medians of individually timed chunks. ",
+        "the smaller sizes) and marked `~… (skipped)`. ",
         GC_NOTE,
-        machine_markdown(info, cmd),
+        stamp_markdown(info),
         "\n",
     ]
-    table = []
-    for m in rows:
-        lc = next(
-            (
-                r
-                for r in rows
-                if r.label == LANGCHAIN
-                and r.size == m.size
-                and r.extra["calls"] == m.extra["calls"]
-            ),
-            None,
-        )
-        if m.label == LANGCHAIN or lc is None or m.status == "n/a":
-            ratio = chunk_ratio = "—"
-        else:
-            ratio = fmt_ratio(m.total_s, lc.total_s, estimated=m.estimated or lc.estimated)
-            chunk_ratio = fmt_ratio(m.median_ns, lc.median_ns)
-        table.append(
-            [
-                m.extra["calls"],
-                fmt_bytes(m.size),
-                m.inputs,
-                m.label,
-                *timing_cells(m),
-                ratio,
-                chunk_ratio,
-                m.note,
-            ]
-        )
-    out.append(
-        markdown_table(
-            [
-                "calls",
-                "args per call",
-                "chunks",
-                "library",
-                "per chunk (median)",
-                "total",
-                "best pass",
-                "vs LangChain (totals)",
-                "vs LangChain (per chunk)",
-                "note",
-            ],
-            table,
-        )
-    )
-    out.append("\nIssue targets (measured here, not asserted):\n\n")
-    out.append(markdown_table(["target", "measured"], _targets(rows)))
+    lead = [("calls", lambda m: m.extra["calls"]), ("args per call", lambda m: fmt_bytes(m.size))]
+    lead.append(("chunks", lambda m: m.inputs))
+    reference = functools.partial(_langchain_row, rows)
+    out.append(measurement_table(rows, lead, reference, "LangChain"))
     return "".join(out)
-
-
-def _targets(rows: Sequence[Measurement]) -> list[list[str]]:
-    def get(label: str, n: int, size: int) -> Measurement | None:
-        for m in rows:
-            if m.label == label and m.extra["calls"] == n and m.size == size:
-                return None if math.isnan(m.total_s) else m
-        return None
-
-    out: list[list[str]] = []
-    m = get(OURS_VIEW, 1, 200)
-    out.append(
-        [
-            "feed + .tool_calls <= 5 µs per chunk (median), one 200 B call",
-            "—" if m is None else fmt_ns(m.median_ns),
-        ]
-    )
-    meds = [
-        f"{fmt_bytes(r.size)}: {fmt_ns(r.median_ns)}"
-        for r in rows
-        if r.label == OURS_EVENTS and r.extra["calls"] == 1 and r.status == "measured"
-    ]
-    out.append(["events only: flat per chunk up to 1 MB (one call)", "; ".join(meds) or "—"])
-    for size in sorted({r.size for r in rows}):
-        mine, lc = get(OURS_VIEW, 1, size), get(LANGCHAIN, 1, size)
-        got = (
-            "—"
-            if mine is None or lc is None
-            else fmt_ratio(mine.total_s, lc.total_s, estimated=lc.estimated)
-            + " (totals)"
-            + ("" if lc.estimated else f", {fmt_ratio(mine.median_ns, lc.median_ns)} (per chunk)")
-        )
-        out.append(
-            [
-                f"vs LangChain, one call, {fmt_bytes(size)} (target >= 50x at 2 KB)",
-                got,
-            ]
-        )
-    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; write ``assembler.md`` (+ ``.json``) to ``--out``."""
     ns = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
-    info = machine()
-    if ns.tiny:
-        calls, sizes = TINY_CALLS, TINY_SIZES
+    if ns.render:
+        data = json.loads((ns.out / "assembler.json").read_text(encoding="utf-8"))
     else:
-        calls, sizes = (QUICK_CALLS, QUICK_SIZES) if ns.quick else (CALLS, SIZES)
-    with settled(("callstream._assembly", "langchain_core.messages")):
-        rows = run(calls, sizes, budget_s=ns.budget, repeats=ns.repeats)
-    info["load_average_1m_end"] = load_average()
-    cmd = "python benchmarks/bench_assembler.py" + (" --quick" if ns.quick else "")
-    text = report(rows, info, budget_s=ns.budget, cmd=cmd)
-    write_text(ns.out / "assembler.md", text)
-    write_json(
-        ns.out / "assembler.json",
-        {"machine": info, "budget_s": ns.budget, "results": [m.as_json() for m in rows]},
-    )
-    print(text)
-    return 0
+        info = stamp(command("bench_assembler", ns))
+        if ns.tiny:
+            calls, sizes = TINY_CALLS, TINY_SIZES
+        else:
+            calls, sizes = (QUICK_CALLS, QUICK_SIZES) if ns.quick else (CALLS, SIZES)
+        with settled(("callstream._assembly", "langchain_core.messages")):
+            rows = run(calls, sizes, budget_s=ns.budget, repeats=ns.repeats)
+        info["load_average_1m_end"] = load_average()
+        data = {"machine": info, "budget_s": ns.budget, "results": [m.as_json() for m in rows]}
+    measured = [Measurement.from_json(r) for r in data["results"]]
+    text = report(measured, data["machine"], data["budget_s"])
+    return write_results(ns.out, "assembler", text, data)
 
 
 if __name__ == "__main__":

@@ -3,37 +3,21 @@
     python benchmarks/bench_builds.py            # full run -> results/builds.{md,json}
     python benchmarks/bench_builds.py --quick    # smoke run (small sizes, ~1 minute at most)
     python benchmarks/bench_builds.py --tiny     # the test suite's (smallest sizes, 1 round)
+    python benchmarks/bench_builds.py --render   # rewrite builds.md from builds.json
 
-Needs the mypyc-compiled build installed (``pip install -e .`` with a C compiler); refuses
-with a message otherwise (exit status ``_report.SKIP_STATUS``). Each build is measured in
-its own subprocess of the same Python: the compiled one with ``CALLSTREAM_PURE`` unset,
-the pure one with ``CALLSTREAM_PURE=1`` (each worker checks ``callstream.COMPILED`` is
-what was asked). The two alternate, compiled then pure, for several rounds (3; 2 with
-``--quick``) so that a change in the machine's load falls on both; the peers
-(openai-python, anthropic, pydantic-ai, LangChain) run once, in a third subprocess after
-the first round. The streams come from ``_streams.py`` (one call, argument text in
-4-character fragments), the peers from ``_peers.py``, the timing from
-``_measure.whole_pass`` and compare_trees' ``_passes`` (a pass is one whole stream, timed
-whole; passes repeat until 0.5 s of work, at least 2), the report helpers from
-``_report.py``.
+Needs the compiled build installed (``pip install -e .`` with a C compiler); else exits
+``_report.SKIP_STATUS`` with a message. Each build runs in its own subprocess of this
+Python (``CALLSTREAM_PURE`` unset / ``=1``; each worker checks ``callstream.COMPILED``),
+alternated compiled then pure for 3 rounds (2 with ``--quick``) so that a change in the
+machine's load falls on both; the peers run once, in a third subprocess.
 
-What each worker measures (every pass's final calls / value checked against the original):
-
-- ``stream()``: ``for update in stream(payloads, provider=fmt)`` reading
-  ``update.tool_calls`` after every chunk (compare_trees' loop), OpenAI Chat and
-  Anthropic streams of one call with 200 B, 10 KB, 100 KB and 1 MB of arguments;
-- the parser alone: ``callstream.PartialJSONParser().feed`` over a structured JSON
-  document of 10 KB, 100 KB and 1 MB in 4-character fragments (bench_partial_json's
-  consumer), and one ``json.loads`` of the 100 KB text;
-- the peers (their own worker): openai ``ChatCompletionStreamState`` (strict tools,
-  ``parsed_arguments`` read every chunk) and LangChain ``AIMessageChunk +`` at 200 B,
-  anthropic ``accumulate_event`` at 200 B, 10 KB and 100 KB, pydantic-ai's parts manager
-  at every size; each reads what ``_peers.py`` says after every chunk, through a step
-  function per chunk (callstream's loop has none: that call, ~0.05 µs, is the peers').
-
-Figures are CPU time of the worker process (what other processes take is left out) per
-chunk (the pass total over the chunks), best and median over every pass of every round;
-ratios are of the medians. Wall-clock times are in the JSON.
+The streams, libraries and loop are ``bench_pipeline.py``'s (``measure_stream``: one
+call, 4-character argument fragments, the preview read after every chunk, final calls
+checked): its ``callstream stream()`` row at 200 B, 10 KB, 100 KB and 1 MB of arguments;
+the peers where the issues compare them (the quadratic ones stop early). Each build also
+times ``PartialJSONParser().feed`` over a structured document and one ``json.loads``.
+Figures: the worker's CPU time per chunk, best and median over every pass of every round
+(``_measure.Series``: passes timed whole, until 0.5 s of work, at least 2).
 """
 
 from __future__ import annotations
@@ -42,12 +26,11 @@ import argparse
 import json
 import math
 import os
-import re
 import statistics
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +38,15 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from _measure import Consumer, Finish, settled, whole_pass  # noqa: E402
+from _measure import Series, one_shot, settled, worker_json  # noqa: E402
+from _ours import CallstreamDriver, parser_consumer  # noqa: E402
 from _peers import (  # noqa: E402
+    PEER_MODULES,
     AnthropicAccumulate,
     LangChainAdd,
     Library,
     OpenAIStreamState,
     PydanticAIParts,
-    forget_sdk_objects,
 )
 from _report import (  # noqa: E402
     RESULTS,
@@ -71,309 +55,89 @@ from _report import (  # noqa: E402
     fmt_bytes,
     load_average,
     log,
-    machine,
-    machine_markdown,
     markdown_table,
     shown_path,
-    write_text,
+    stamp,
+    stamp_markdown,
+    write_results,
 )
-from _streams import (  # noqa: E402
-    FORMATS,
-    FRAGMENT,
-    expected_calls,
-    format_calls,
-    fragments,
-    structured_document,
-    wire_stream,
-)
-from bench_partial_json import _ours  # noqa: E402
-from bench_pipeline import PEER_MODULES  # noqa: E402
-from compare_trees import _passes, _stream_loop  # noqa: E402
-
-BUILDS = ("compiled", "pure")
-"""The two callstream builds, each measured in its own subprocess."""
-PEERS_WORKER = "peers"
-
-OPENAI = "openai-chat"
-ANTHROPIC = "anthropic"
-STREAM = "stream()"
-PARSER = "PartialJSONParser.feed"
-JSON_LOADS = "json.loads"
+from _streams import FORMATS, FRAGMENT, fragments, structured_document  # noqa: E402
+from bench_pipeline import measure_stream  # noqa: E402
 
 
 @dataclass(frozen=True)
 class Plan:
-    """Sizes (bytes of arguments / of the parsed document) and rounds of one run.
-
-    ``sizes`` are the roles 200 B, 10 KB, 100 KB and 1 MB of the issue (smaller in the
-    quick run, where the roles keep their places).
-    """
+    """The sizes in the roles 200 B, 10 KB, 100 KB, 1 MB (smaller when quick), and rounds."""
 
     sizes: tuple[int, int, int, int]
     rounds: int
-
-    @property
-    def small(self) -> int:
-        return self.sizes[0]
-
-    @property
-    def medium(self) -> int:
-        return self.sizes[1]
-
-    @property
-    def large(self) -> int:
-        return self.sizes[2]
-
-    @property
-    def huge(self) -> int:
-        return self.sizes[3]
-
-    @property
-    def parser_sizes(self) -> tuple[int, ...]:
-        return self.sizes[1:]
 
 
 FULL = Plan((200, 10 << 10, 100 << 10, 1 << 20), rounds=3)
 QUICK = Plan((200, 2 << 10, 8 << 10, 32 << 10), rounds=2)
 TINY = Plan((200, 512, 1 << 10, 2 << 10), rounds=1)
+BUILDS = ("compiled", "pure")
+PEERS_WORKER = "peers"
+OPENAI, ANTHROPIC = FORMATS
+STREAM = CallstreamDriver.label
+PARSER = "PartialJSONParser.feed"
+JSON_LOADS = "json.loads"
+DOC = "structured"
 
-
-@dataclass(frozen=True)
-class PeerPlan:
-    """A peer and the size roles (indices into :attr:`Plan.sizes`) it is measured at."""
-
-    library: Library
-    roles: tuple[int, ...]
-
-
-PEERS: tuple[PeerPlan, ...] = (
-    PeerPlan(OpenAIStreamState(), (0,)),
-    PeerPlan(AnthropicAccumulate(), (0, 1, 2)),
-    PeerPlan(PydanticAIParts(), (0, 1, 2, 3)),
-    PeerPlan(LangChainAdd(), (0,)),
+PEERS: tuple[tuple[Library, tuple[int, ...]], ...] = (  # each peer and the size roles it runs at
+    (OpenAIStreamState(), (0,)),
+    (AnthropicAccumulate(), (0, 1, 2)),
+    (PydanticAIParts(), (0, 1, 2, 3)),
+    (LangChainAdd(), (0,)),
 )
-"""Peers and where they run: accumulate_event and LangChain re-parse the whole text on
-every chunk (quadratic), so they stop where the issue's comparisons stop."""
 
 
 # --- the workers: one build (or the peers) per process ----------------------------------------
 
 
-def _cell(
-    kind: str,
-    label: str,
-    fmt: str,
-    size: int,
-    consumer: Consumer,
-    inputs: Sequence[Any],
-    expected: Any,
-    *,
-    quick: bool,
-    warm: bool,
-) -> dict[str, Any]:
-    """Time ``consumer`` over ``inputs`` (an untimed warm-up pass first if ``warm``)."""
-    log(f"[builds]   {label} {fmt} {fmt_bytes(size)} ...")
-    if warm:
-        whole_pass(consumer, inputs)
-    walls, cpus = _passes(consumer, inputs, expected, quick)
-    walls, cpus = [_digits(t) for t in walls], [_digits(t) for t in cpus]
-    return {
-        "kind": kind,
-        "label": label,
-        "format": fmt,
-        "size": size,
-        "inputs": len(inputs),
-        "cpu_s": cpus,
-        "wall_s": walls,
-    }
-
-
-def _digits(seconds: float) -> float:
-    """``seconds`` to 4 significant digits (0.05% at most: below the noise; keeps the JSON
-    small, and the report is made from the same rounded figures when re-rendered)."""
-    return float(f"{seconds:.4g}")
-
-
-def _loads_once(text: str) -> Consumer:
-    """One ``json.loads`` of the whole text per pass (a one-shot consumer)."""
-
-    def make() -> tuple[None, Finish]:
-        return None, lambda: json.loads(text)
-
-    return make
-
-
-def work_build(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
-    """Measure callstream's cells with the build ``mode`` asks for (checked first)."""
+def work(mode: str, plan: Plan, quick: bool) -> dict[str, Any]:
+    """The cells of one worker: the peers, or callstream in the build ``mode`` (checked)."""
     import callstream
     from callstream import _build
 
-    want = mode == "compiled"
-    if want != callstream.COMPILED:
+    if mode != PEERS_WORKER and (mode == "compiled") != callstream.COMPILED:
         raise SystemExit(
             f"asked for the {mode} build, but callstream.COMPILED is {callstream.COMPILED} "
             f"({_build.REASON}; callstream from {callstream.__file__})"
         )
+    passes: dict[str, Any] = {"budget_s": None, "max_passes": 200, "min_passes": 2 - quick}
+    passes["min_time_s"] = 0.1 if quick else 0.5
     cells: list[dict[str, Any]] = []
-    with settled(("callstream", "callstream._sync", "callstream._json")):
-        for fmt in FORMATS:
-            for i, size in enumerate(plan.sizes):
-                calls = format_calls(fmt, 1, size)
-                payloads = wire_stream(fmt, calls)
-                consumer = _stream_loop(fmt, payloads)
-                cells.append(
-                    _cell(
-                        STREAM,
-                        STREAM,
-                        fmt,
-                        size,
-                        consumer,
-                        payloads,
-                        expected_calls(calls),
-                        quick=quick,
-                        warm=i == 0,
-                    )
-                )
-                del payloads
-        parser = _ours(read_value=False)
-        assert parser is not None, "callstream has no PartialJSONParser"
-        for i, size in enumerate(plan.parser_sizes):
-            text = structured_document(size)
-            expected = json.loads(text)
-            frags = fragments(text)
-            cells.append(
-                _cell(
-                    PARSER,
-                    PARSER,
-                    "structured",
-                    size,
-                    parser,
-                    frags,
-                    expected,
-                    quick=quick,
-                    warm=i == 0,
-                )
-            )
-            if size == plan.large:
-                cells.append(
-                    _cell(
-                        JSON_LOADS,
-                        JSON_LOADS,
-                        "structured",
-                        size,
-                        _loads_once(text),
-                        [text],
-                        expected,
-                        quick=quick,
-                        warm=True,
-                    )
-                )
-    return {
-        "build": mode,
-        "compiled": callstream.COMPILED,
-        "reason": _build.REASON,
-        "callstream_file": shown_path(callstream.__file__),
-        "cells": cells,
-    }
-
-
-def work_peers(plan: Plan, quick: bool) -> dict[str, Any]:
-    """Measure every peer at its sizes (inputs built per stream, shared by the peers)."""
-    cells: list[dict[str, Any]] = []
-    warmed: set[tuple[str, str]] = set()
     with settled(PEER_MODULES):
         for fmt in FORMATS:
+            series: dict[str, Series] = {}  # one per library: its first size is warmed up
+
+            def series_of(lib: Library) -> Series:
+                return series.setdefault(lib.label, Series(lib.label, **passes))
+
             for role, size in enumerate(plan.sizes):
-                here = [p.library for p in PEERS if role in p.roles and fmt in p.library.formats]
-                if not here:
-                    continue
-                calls = format_calls(fmt, 1, size)
-                payloads = wire_stream(fmt, calls)
-                expected = expected_calls(calls)
-                for lib in here:
-                    why = lib.missing()
-                    if why is not None:
-                        cells.append(
-                            {
-                                "kind": "peer",
-                                "label": lib.label,
-                                "format": fmt,
-                                "size": size,
-                                "inputs": len(payloads),
-                                "cpu_s": [],
-                                "wall_s": [],
-                                "note": why,
-                            }
-                        )
-                        continue
-                    inputs = lib.prepare(fmt, payloads)
-                    key = (lib.label, fmt)
-                    cells.append(
-                        _cell(
-                            "peer",
-                            lib.label,
-                            fmt,
-                            size,
-                            lib.consumer(fmt, inputs),
-                            inputs,
-                            expected,
-                            quick=quick,
-                            warm=key not in warmed,
-                        )
-                    )
-                    warmed.add(key)
-                    del inputs
-                forget_sdk_objects()
-                del payloads
-    return {"build": PEERS_WORKER, "cells": cells}
+                peers = [p for p, roles in PEERS if role in roles and fmt in p.formats]
+                libs = peers if mode == PEERS_WORKER else [CallstreamDriver()]
+                rows = measure_stream(fmt, 1, size, libs, series_of, fmt_bytes(size))
+                cells += [{"format": fmt, **m.as_json()} for m in rows]
+        if mode != PEERS_WORKER:
+            parser, loads = Series(PARSER, **passes), Series(JSON_LOADS, **passes)
+            for size in plan.sizes[1:]:
+                text = structured_document(size)
+                expected = json.loads(text)
+                consumer = parser_consumer(read_value=False)
+                assert consumer is not None, "callstream has no PartialJSONParser"
+                rows = [parser.run(size, consumer, fragments(text))]
+                if size == plan.sizes[2]:
+                    rows.append(loads.run(size, one_shot(lambda t=text: json.loads(t)), [text]))
+                for m in rows:
+                    assert m.result == expected, f"{m.label} disagrees with json.loads"
+                    m.result = None
+                    cells.append({"format": DOC, **m.as_json()})
+    return {"build": mode, "cells": cells}
 
 
-# --- the parent: probe, alternate the builds, report ------------------------------------------
-
-_PROBE = (
-    "import json, callstream\n"
-    "from callstream import _build\n"
-    "print(json.dumps({'compiled': callstream.COMPILED, 'reason': _build.REASON,"
-    " 'file': callstream.__file__}))\n"
-)
-
-
-def _env(mode: str) -> dict[str, str]:
-    """This process's environment with ``CALLSTREAM_PURE`` set for ``pure`` only."""
-    env = {k: v for k, v in os.environ.items() if k != "CALLSTREAM_PURE"}
-    if mode == "pure":
-        env["CALLSTREAM_PURE"] = "1"
-    return env
-
-
-def build_info(mode: str) -> dict[str, Any]:
-    """What ``import callstream`` gives in a fresh process of this Python for ``mode``
-    (``compiled``: ``CALLSTREAM_PURE`` unset; ``pure``: set): ``compiled``, ``reason``,
-    ``file``; or ``compiled`` False and an ``error`` when the import fails."""
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
-        env=_env(mode),
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    if done.returncode != 0:
-        return {"compiled": False, "reason": "import failed", "error": done.stderr[-2000:]}
-    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    out["file"] = shown_path(out["file"])
-    return out
-
-
-def _run_worker(mode: str, size: Sequence[str]) -> dict[str, Any]:
-    """One worker's results (its progress lines go to this process's stderr); ``size``:
-    ``--quick`` or ``--tiny`` or nothing, as the parent was given."""
-    argv = [sys.executable, str(Path(__file__).resolve()), "--worker", mode, *size]
-    done = subprocess.run(argv, env=_env(mode), stdout=subprocess.PIPE, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"the {mode} worker failed (exit {done.returncode}): see above")
-    out: dict[str, Any] = json.loads(done.stdout)
-    return out
+# --- the report: the passes pooled, three tables, the targets ----------------------------------
 
 
 @dataclass
@@ -382,418 +146,197 @@ class Stat:
 
     inputs: int
     cpu_s: list[float]
-    wall_s: list[float]
     note: str = ""
 
-    @property
-    def ok(self) -> bool:
-        return bool(self.cpu_s)
-
-    @property
-    def best_s(self) -> float:
-        return min(self.cpu_s) if self.cpu_s else math.nan
-
-    @property
-    def median_s(self) -> float:
-        return statistics.median(self.cpu_s) if self.cpu_s else math.nan
-
-    @property
-    def best_us(self) -> float:
-        """Best pass, µs per input."""
-        return self.best_s * 1e6 / self.inputs
-
-    @property
-    def median_us(self) -> float:
-        """Median pass, µs per input."""
-        return self.median_s * 1e6 / self.inputs
-
-    def as_json(self) -> dict[str, Any]:
-        def num(x: float) -> float | None:
-            return None if math.isnan(x) else x
-
-        return {
-            "inputs": self.inputs,
-            "passes": len(self.cpu_s),
-            "cpu_best_us_per_input": num(self.best_us),
-            "cpu_median_us_per_input": num(self.median_us),
-            "cpu_best_s": num(self.best_s),
-            "cpu_median_s": num(self.median_s),
-            "wall_median_s": num(statistics.median(self.wall_s)) if self.wall_s else None,
-            "note": self.note,
-        }
+    def __post_init__(self) -> None:
+        passes = self.cpu_s or [math.nan]
+        self.median_s, self.best_s = statistics.median(passes), min(passes)
+        self.median_us, self.best_us = (x * 1e6 / self.inputs for x in (self.median_s, self.best_s))
 
 
-Key = tuple[str, str, str, int]
-"""(worker, label, format, size) of a cell."""
+class Results(dict[tuple[str, str, str, int], Stat]):
+    """The pooled cells by (worker, label, format, size)."""
 
-
-def pool(runs: Sequence[dict[str, Any]]) -> dict[Key, Stat]:
-    """Every worker's cells by key, the passes of all rounds together."""
-    out: dict[Key, Stat] = {}
-    for run in runs:
-        for cell in run["cells"]:
-            key = (run["build"], cell["label"], cell["format"], cell["size"])
-            stat = out.setdefault(key, Stat(cell["inputs"], [], [], cell.get("note", "")))
-            stat.cpu_s.extend(cell["cpu_s"])
-            stat.wall_s.extend(cell["wall_s"])
-    return out
+    def of(self, worker: str, label: str, fmt: str, size: int) -> Stat:
+        return self.get((worker, label, fmt, size), Stat(1, []))
 
 
 def _ratio(a: float, b: float) -> float:
-    """``a / b`` (NaN when either is missing)."""
-    if math.isnan(a) or math.isnan(b) or b <= 0:
-        return math.nan
-    return a / b
+    return math.nan if math.isnan(a) or math.isnan(b) or b <= 0 else a / b
 
 
-def _x(r: float) -> str:
-    return "—" if math.isnan(r) else (f"{r:,.0f}" if r >= 100 else f"{r:.3g}")
+def _g(x: float) -> str:
+    return "—" if math.isnan(x) else (f"{x:,.0f}" if x >= 100 else f"{x:.3g}")
 
 
-def _us(us: float) -> str:
-    return "—" if math.isnan(us) else f"{us:.3g}"
+def targets(res: Results, sizes: Sequence[int]) -> list[dict[str, Any]]:
+    """The issues' targets with the values measured (CPU medians)."""
+    s, m, lg, h = sizes
 
+    def us(build: str, fmt: str, size: int, label: str = STREAM) -> float:
+        return res.of(build, label, fmt, size).median_us
 
-def _secs(s: float) -> str:
-    return "—" if math.isnan(s) else f"{s:.3g}"
+    def vs(peer: Library, fmt: str, size: int, build: str = "compiled") -> float:
+        return _ratio(us(PEERS_WORKER, fmt, size, peer.label), us(build, fmt, size))
 
+    def secs(build: str, fmt: str, size: int, label: str = STREAM) -> float:
+        return res.of(build, label, fmt, size).median_s
 
-_MISSING = Stat(1, [], [])
+    def lowest(values: list[float]) -> float:
+        return min(values, key=lambda r: -math.inf if math.isnan(r) else r)
 
-
-class Results:
-    """The pooled cells, with the lookups the report makes."""
-
-    def __init__(self, stats: dict[Key, Stat]) -> None:
-        self.stats = stats
-
-    def get(self, worker: str, label: str, fmt: str, size: int) -> Stat:
-        return self.stats.get((worker, label, fmt, size), _MISSING)
-
-    def stream(self, build: str, fmt: str, size: int) -> Stat:
-        return self.get(build, STREAM, fmt, size)
-
-    def parser(self, build: str, size: int) -> Stat:
-        return self.get(build, PARSER, "structured", size)
-
-    def peer(self, label: str, fmt: str, size: int) -> Stat:
-        return self.get(PEERS_WORKER, label, fmt, size)
-
-
-PEER_HEADERS = [
-    "stream",
-    "chunks",
-    "compiled best",
-    "compiled median",
-    "pure best",
-    "pure median",
-    "pure / compiled",
-    "peer",
-    "peer best",
-    "peer median",
-    "peer / compiled",
-    "peer / pure",
-]
-
-
-def peer_rows(res: Results, comparisons: Sequence[tuple[str, int, str]]) -> list[list[str]]:
-    """Table rows (µs per chunk, CPU) of callstream's two builds vs a peer, per
-    ``(format, size, peer label)``."""
-    rows = []
-    for fmt, size, label in comparisons:
-        comp, pure = res.stream("compiled", fmt, size), res.stream("pure", fmt, size)
-        peer = res.peer(label, fmt, size)
-        peer_cells = (
-            [_us(peer.best_us), _us(peer.median_us)] if peer.ok else [peer.note or "n/a", "—"]
-        )
-        rows.append(
-            [
-                f"{fmt}, 1 call, {fmt_bytes(size)}",
-                str(comp.inputs),
-                _us(comp.best_us),
-                _us(comp.median_us),
-                _us(pure.best_us),
-                _us(pure.median_us),
-                _x(_ratio(pure.median_us, comp.median_us)),
-                label,
-                *peer_cells,
-                _x(_ratio(peer.median_us, comp.median_us)),
-                _x(_ratio(peer.median_us, pure.median_us)),
-            ]
-        )
-    return rows
-
-
-@dataclass(frozen=True)
-class Target:
-    """One target of the issue, measured: ``value`` compared with ``bound``."""
-
-    name: str
-    value: float
-    bound: float
-    at_most: bool
-    """True: met when value <= bound (a cost); False: met when value >= bound (a speed-up)."""
-    unit: str
-    detail: str = ""
-    best: float = math.nan
-    """The same figure from the best passes (not judged: shows how much noise moves it)."""
-
-    @property
-    def met(self) -> bool | None:
-        if math.isnan(self.value):
-            return None
-        return self.value <= self.bound if self.at_most else self.value >= self.bound
-
-    def cells(self) -> list[str]:
-        verdict = {True: "met", False: "NOT met", None: "not measured"}[self.met]
-        sign = "≤" if self.at_most else "≥"
-        value, best = (
-            "—" if math.isnan(v) else f"{v:.3g}{self.unit}" for v in (self.value, self.best)
-        )
-        return [self.name, f"{sign} {self.bound:g}{self.unit}", value, verdict, best, self.detail]
-
-
-FLAT_BOUND = 1.5
-"""Per-fragment cost of the parser at the largest size over that at the smallest: "flat"."""
-
-
-def targets(res: Results, plan: Plan) -> list[Target]:
-    """The issue's targets with the values measured (CPU medians; the best passes' value
-    beside each)."""
-    best = _targets(res, plan, best=True)
-    return [replace(t, best=b.value) for t, b in zip(_targets(res, plan), best, strict=True)]
-
-
-def _targets(res: Results, plan: Plan, *, best: bool = False) -> list[Target]:
-    s, m, lg, h = plan.sizes
-
-    def us(stat: Stat) -> float:
-        return stat.best_us if best else stat.median_us
-
-    def secs(stat: Stat) -> float:
-        return stat.best_s if best else stat.median_s
-
-    def cost(name: str, value: float, bound: float, unit: str) -> Target:
-        return Target(name, value, bound, True, unit)
-
-    def speedup(label: str, fmt: str, size: int, build: str = "compiled") -> float:
-        """Peer / callstream ``build``, µs per chunk."""
-        return _ratio(us(res.peer(label, fmt, size)), us(res.stream(build, fmt, size)))
-
-    per_chunk = " µs/chunk"
-    out = [
-        cost(
-            f"stream() {OPENAI} {fmt_bytes(s)}, {build}",
-            us(res.stream(build, OPENAI, s)),
-            bound,
-            per_chunk,
-        )
-        for build, bound in (("compiled", 2.0), ("pure", 5.5))
+    small = f"{OPENAI} {fmt_bytes(s)}"
+    comp, pure = us("compiled", OPENAI, s), us("pure", OPENAI, s)
+    rows: list[tuple[str, float, float, bool]] = [
+        (f"stream() {small}, compiled (µs/chunk)", comp, 2.0, True),
+        (f"stream() {small}, pure (µs/chunk)", pure, 5.5, True),
+        (f"pure / compiled, stream() {small}", _ratio(pure, comp), 3.3, True),
+        (f"vs openai ChatCompletionStreamState, {small}", vs(PEERS[0][0], OPENAI, s), 40.0, False),
     ]
-    out.append(
-        Target(
-            f"vs openai ChatCompletionStreamState at {fmt_bytes(s)} (compiled)",
-            speedup(OpenAIStreamState.label, OPENAI, s),
-            40.0,
-            False,
-            "x",
-        )
-    )
-    out += [
-        Target(
-            f"vs anthropic accumulate_event at {fmt_bytes(size)} (compiled)",
-            speedup(AnthropicAccumulate.label, ANTHROPIC, size),
-            bound,
-            False,
-            "x",
-        )
-        for size, bound in ((s, 2.0), (m, 6.0), (lg, 20.0))
+    rows += [
+        (f"vs anthropic accumulate_event, {fmt_bytes(z)}", vs(PEERS[1][0], ANTHROPIC, z), b, False)
+        for z, b in ((s, 2.0), (m, 6.0), (lg, 20.0))
     ]
-    for fmt in FORMATS:
-        ratios = {size: speedup(PydanticAIParts.label, fmt, size) for size in plan.sizes}
-        pure = {size: speedup(PydanticAIParts.label, fmt, size, "pure") for size in plan.sizes}
-        worst = min(ratios.values(), key=lambda r: -math.inf if math.isnan(r) else r)
-        detail = "compiled: " + ", ".join(f"{fmt_bytes(k)} {_x(v)}x" for k, v in ratios.items())
-        detail += "; pure: " + ", ".join(f"{fmt_bytes(k)} {_x(v)}x" for k, v in pure.items())
-        out.append(
-            Target(
-                f"ahead of pydantic-ai at every size, {fmt} (compiled; lowest ratio)",
-                worst,
-                1.0,
-                False,
-                "x",
-                detail,
-            )
-        )
-    out += [
-        cost(
-            f"{fmt_bytes(h)} argument, preview every chunk, {fmt}, {build}",
-            secs(res.stream(build, fmt, h)),
-            bound,
-            " s",
-        )
+    rows += [
+        (f"ahead of pydantic-ai at every size, {fmt} (lowest ratio)",
+         lowest([vs(PEERS[2][0], fmt, z) for z in sizes]), 1.0, False)
         for fmt in FORMATS
-        for build, bound in (("compiled", 0.5), ("pure", 1.2))
+    ]  # fmt: skip
+    rows += [
+        (f"{fmt_bytes(h)} argument, {fmt}, {build} (s per stream)", secs(build, fmt, h), b, True)
+        for fmt in FORMATS
+        for build, b in (("compiled", 0.5), ("pure", 1.2))
     ]
-    loads = secs(res.get("compiled", JSON_LOADS, "structured", lg))
-    out.append(
-        cost(
-            f"parser {fmt_bytes(lg)} vs one json.loads (compiled)",
-            _ratio(secs(res.parser("compiled", lg)), loads),
-            25.0,
-            "x",
-        )
-    )
-    lo, hi = plan.parser_sizes[0], plan.parser_sizes[-1]
-    out += [
-        cost(
-            f"parser per fragment flat {fmt_bytes(lo)} → {fmt_bytes(hi)}, {build} "
-            f"(µs/fragment at {fmt_bytes(hi)} / at {fmt_bytes(lo)})",
-            _ratio(us(res.parser(build, hi)), us(res.parser(build, lo))),
-            FLAT_BOUND,
-            "x",
-        )
+    loads = secs("compiled", DOC, lg, JSON_LOADS)
+    parser = secs("compiled", DOC, lg, PARSER)
+    name = f"parser {fmt_bytes(lg)} / one json.loads, compiled"
+    rows.append((name, _ratio(parser, loads), 25.0, True))
+    rows += [
+        (f"parser per fragment flat {fmt_bytes(m)} → {fmt_bytes(h)}, {build}",
+         _ratio(us(build, DOC, h, PARSER), us(build, DOC, m, PARSER)), 1.5, True)
         for build in BUILDS
-    ]
+    ]  # fmt: skip
+    out = []
+    for name, value, bound, at_most in rows:
+        met = None if math.isnan(value) else (value <= bound if at_most else value >= bound)
+        shown = None if math.isnan(value) else value
+        out.append({"name": name, "bound": bound, "at_most": at_most, "value": shown, "met": met})
     return out
 
 
-def report(
-    res: Results,
-    plan: Plan,
-    info: dict[str, Any],
-    builds: dict[str, Any],
-    command: str,
-    quick: bool,
-) -> str:
-    """The markdown report: method, the five tables, the targets, the machine."""
-    s, m, lg, h = plan.sizes
+def report(data: dict[str, Any], res: Results) -> str:
+    """The markdown report: method, builds, peers, parser, targets, machine."""
+    sizes = data["sizes"]
+    builds = data["builds"]
     lines = [
         "# callstream compiled vs pure Python vs the peers, one run\n",
-        "Each callstream build runs in its own subprocess of the same Python (compiled: "
-        "`CALLSTREAM_PURE` unset; pure: `CALLSTREAM_PURE=1`; each checks "
-        "`callstream.COMPILED`), alternated compiled then pure for "
-        f"{plan.rounds} rounds; the peers run once, in a third subprocess after the first "
-        "round. A pass is one whole stream (or document) timed whole; figures are the "
-        "worker's **CPU time** (other processes' time left out) in **µs per chunk** (the "
-        "pass over its chunks / fragments), *best* and *median* over every pass of every "
-        "round; ratios are of the medians (peer / callstream above 1: callstream is "
-        "faster). Argument text is cut into "
-        f"{FRAGMENT}-character fragments. `stream()` is "
-        "`for update in stream(payloads, provider=fmt)` reading `update.tool_calls` after "
-        "every chunk; each peer reads its parsed preview after every chunk (column *peer*, "
-        "what it reads: `_peers.py`). Every pass's final calls equal the originals "
-        "(asserted). Method: the docstring of `benchmarks/bench_builds.py`.\n",
+        "Each callstream build runs in its own subprocess (compiled: `CALLSTREAM_PURE` "
+        "unset; pure: `CALLSTREAM_PURE=1`; each checks `callstream.COMPILED`), alternated "
+        f"compiled then pure for {data['rounds']} rounds; the peers run once, in a third "
+        "subprocess after the first round. A pass is one whole stream (or document) timed "
+        "whole; figures are the worker's **CPU time** in **µs per chunk**, *best* and "
+        "*median* over every pass of every round; ratios are of the medians (peer / "
+        "callstream above 1: callstream is faster). Argument text is cut into "
+        f"{FRAGMENT}-character fragments; `stream()` reads `update.tool_calls` after every "
+        "chunk, each peer its parsed preview (`_peers.py`). Every pass's final calls equal "
+        "the originals (asserted). Method: the docstring of `benchmarks/bench_builds.py`.\n",
     ]
-    if quick:
-        lines.append(
-            "**Quick run**: sizes reduced (the 10 KB / 100 KB / 1 MB roles are "
-            f"{fmt_bytes(m)} / {fmt_bytes(lg)} / {fmt_bytes(h)}) and few passes: the "
-            "verdicts below are not the issue's.\n"
-        )
-    lines.append(
-        "".join(
-            f"- {b}: callstream `{builds[b].get('file')}`, COMPILED={builds[b]['compiled']} "
-            f"({builds[b]['reason']})\n"
-            for b in BUILDS
-        )
-    )
-    lines.append(f"## 1. stream() on one {fmt_bytes(s)} OpenAI Chat call (µs per chunk)\n")
-    lines.append(
-        markdown_table(
-            PEER_HEADERS,
-            peer_rows(
-                res,
-                [(OPENAI, s, OpenAIStreamState.label), (OPENAI, s, LangChainAdd.label)],
-            ),
-        )
-    )
-    lines.append("## 2. Anthropic format: stream() vs anthropic accumulate_event (µs per event)\n")
-    comparisons = [(ANTHROPIC, size, AnthropicAccumulate.label) for size in (s, m, lg)]
-    comparisons.append((ANTHROPIC, s, LangChainAdd.label))
-    lines.append(markdown_table(PEER_HEADERS, peer_rows(res, comparisons)))
-    lines.append(
-        "## 3. pydantic-ai parts manager at every size (µs per chunk; it parses nothing "
-        "while streaming)\n"
-    )
-    comparisons = [(fmt, size, PydanticAIParts.label) for fmt in FORMATS for size in plan.sizes]
-    lines.append(markdown_table(PEER_HEADERS, peer_rows(res, comparisons)))
-    lines.append(
-        f"## 4. One {fmt_bytes(h)} argument, `update.tool_calls` read every chunk "
-        "(seconds per stream, CPU)\n"
-    )
+    if data["quick"]:
+        lines.append("**Quick run**: small sizes, few passes: the verdicts are not the issue's.\n")
+    lines.append("".join(
+        f"- {b}: callstream `{builds[b].get('file')}`, COMPILED={builds[b]['compiled']} "
+        f"({builds[b]['reason']})\n" for b in BUILDS
+    ))  # fmt: skip
+    lines.append("## 1. stream(): compiled and pure Python (µs per chunk; s per stream)\n")
     rows = []
     for fmt in FORMATS:
-        comp, pure = res.stream("compiled", fmt, h), res.stream("pure", fmt, h)
-        rows.append(
-            [
-                fmt,
-                str(comp.inputs),
-                _secs(comp.best_s),
-                _secs(comp.median_s),
-                _secs(pure.best_s),
-                _secs(pure.median_s),
-                _x(_ratio(pure.median_s, comp.median_s)),
-                f"{len(comp.cpu_s)} / {len(pure.cpu_s)}",
-            ]
-        )
+        for size in sizes:
+            comp, pure = (res.of(b, STREAM, fmt, size) for b in BUILDS)
+            cells = [_g(x) for x in (comp.best_us, comp.median_us, pure.best_us, pure.median_us)]
+            ratio = _g(_ratio(pure.median_us, comp.median_us))
+            per_stream = f"{_g(comp.median_s)} / {_g(pure.median_s)}"
+            rows.append([fmt, fmt_bytes(size), comp.inputs, *cells, ratio, per_stream])
+    headers = ["format", "arguments", "chunks", "compiled best", "compiled median", "pure best"]
+    headers += ["pure median", "pure / compiled", "s per stream (compiled / pure)"]
+    lines.append(markdown_table(headers, rows))
+    lines.append("## 2. The peers, on the same streams (µs per chunk)\n")
+    rows = []
+    for fmt in FORMATS:
+        for size in sizes:
+            for peer, _roles in PEERS:
+                cell = res.get((PEERS_WORKER, peer.label, fmt, size))
+                if cell is None:
+                    continue
+                comp, pure = (res.of(b, STREAM, fmt, size) for b in BUILDS)
+                shown = [_g(cell.best_us), _g(cell.median_us)]
+                if not cell.cpu_s:
+                    shown = [cell.note or "n/a", "—"]
+                ratios = [_g(_ratio(cell.median_us, x.median_us)) for x in (comp, pure)]
+                rows.append([fmt, fmt_bytes(size), peer.label, *shown, *ratios])
+    headers = ["format", "arguments", "peer", "peer best", "peer median"]
+    lines.append(markdown_table([*headers, "peer / compiled", "peer / pure"], rows))
     lines.append(
-        markdown_table(
-            [
-                "format",
-                "chunks",
-                "compiled best",
-                "compiled median",
-                "pure best",
-                "pure median",
-                "pure / compiled",
-                "passes",
-            ],
-            rows,
-        )
-    )
-    lines.append(
-        f"## 5. Parser alone: PartialJSONParser().feed over a structured document in "
-        f"{FRAGMENT}-character fragments\n"
+        f"## 3. Parser alone: PartialJSONParser().feed over a structured document in "
+        f"{FRAGMENT}-character fragments (µs per fragment; ms)\n"
     )
     rows = []
     for build in BUILDS:
-        big = res.parser(build, lg)
-        loads = res.get(build, JSON_LOADS, "structured", lg)
-        per = [res.parser(build, size) for size in plan.parser_sizes]
-        rows.append(
-            [
-                build,
-                _secs(big.median_s * 1e3),
-                _secs(loads.median_s * 1e3),
-                _x(_ratio(big.median_s, loads.median_s)),
-                *[f"{_us(p.best_us)} / {_us(p.median_us)}" for p in per],
-                _x(_ratio(per[-1].median_us, per[0].median_us)),
-            ]
-        )
-    headers = [
-        "build",
-        f"feed {fmt_bytes(lg)} (ms)",
-        f"json.loads {fmt_bytes(lg)} (ms)",
-        "feed / json.loads",
-    ]
-    headers += [f"µs/fragment {fmt_bytes(size)} (best / median)" for size in plan.parser_sizes]
-    headers.append(f"{fmt_bytes(plan.parser_sizes[-1])} / {fmt_bytes(plan.parser_sizes[0])}")
+        per = [res.of(build, PARSER, DOC, size) for size in sizes[1:]]
+        big, loads = per[1], res.of(build, JSON_LOADS, DOC, sizes[2])
+        ms = [_g(big.median_s * 1e3), _g(loads.median_s * 1e3)]
+        ms.append(_g(_ratio(big.median_s, loads.median_s)))
+        cells = [f"{_g(p.best_us)} / {_g(p.median_us)}" for p in per]
+        rows.append([build, *ms, *cells, _g(_ratio(per[-1].median_us, per[0].median_us))])
+    lg = fmt_bytes(sizes[2])
+    headers = ["build", f"feed {lg} (ms)", f"json.loads {lg} (ms)", "feed / json.loads"]
+    headers += [f"{fmt_bytes(size)} (best / median)" for size in sizes[1:]]
+    headers.append(f"{fmt_bytes(sizes[-1])} / {fmt_bytes(sizes[1])}")
     lines.append(markdown_table(headers, rows))
-    comp, pure = res.parser("compiled", lg), res.parser("pure", lg)
-    lines.append(
-        f"pure / compiled at {fmt_bytes(lg)}: {_x(_ratio(pure.median_s, comp.median_s))}; "
-        "medians of the passes; json.loads is timed in the same worker.\n"
-    )
-    lines.append("## Targets (the issue's; CPU medians)\n")
-    lines.append(
-        markdown_table(
-            ["target", "bound", "measured (median)", "verdict", "best passes", "detail"],
-            [t.cells() for t in targets(res, plan)],
-        )
-    )
-    lines.append(machine_markdown(info, command))
+    lines.append("## Targets (the issues'; CPU medians)\n")
+    verdicts = {True: "met", False: "NOT met", None: "not measured"}
+    rows = []
+    for t in data["targets"]:
+        value = "—" if t["value"] is None else _g(t["value"])
+        bound = ("≤ " if t["at_most"] else "≥ ") + f"{t['bound']:g}"
+        rows.append([t["name"], bound, value, verdicts[t["met"]]])
+    lines.append(markdown_table(["target", "bound", "measured", "verdict"], rows))
+    lines.append(stamp_markdown(data["machine"]))
     return "\n".join(lines)
+
+
+def write(out: Path, data: dict[str, Any]) -> int:
+    """Pool the cells, add the targets, write builds.md and builds.json."""
+    res = Results()
+    for c in data["cells"]:
+        st = Stat(c["inputs"], c["cpu_s"], c.get("note", ""))
+        res[(c["worker"], c["label"], c["format"], c["size"])] = st
+        c["cpu_best_us_per_input"] = None if math.isnan(st.best_us) else st.best_us
+        c["cpu_median_us_per_input"] = None if math.isnan(st.median_us) else st.median_us
+    data["targets"] = targets(res, data["sizes"])
+    return write_results(out, "builds", report(data, res), data)
+
+
+# --- the parent: probe, alternate the builds, pool ---------------------------------------------
+
+_PROBE = "import json, callstream\nfrom callstream import _build as b\nprint(json.dumps({"
+_PROBE += "'compiled': callstream.COMPILED, 'reason': b.REASON, 'file': callstream.__file__}))"
+
+
+def _env(mode: str) -> dict[str, str]:
+    """This process's environment with ``CALLSTREAM_PURE`` set for ``pure`` only."""
+    env = {k: v for k, v in os.environ.items() if k != "CALLSTREAM_PURE"}
+    return env | {"CALLSTREAM_PURE": "1"} if mode == "pure" else env
+
+
+def build_info(mode: str) -> dict[str, Any]:
+    """What ``import callstream`` gives in a fresh process of this Python for ``mode``:
+    ``compiled``, ``reason``, ``file``; or ``compiled`` False and an ``error``."""
+    argv, env = [sys.executable, "-c", _PROBE], _env(mode)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=120)
+    if done.returncode != 0:
+        return {"compiled": False, "reason": "import failed", "error": done.stderr[-2000:]}
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return {**out, "file": shown_path(out["file"])}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -803,24 +346,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tiny", action="store_true", help=TINY_HELP)
     parser.add_argument("--rounds", type=int, default=None, help="rounds per build")
     parser.add_argument("--out", type=Path, default=RESULTS, help="results folder")
-    parser.add_argument(
-        "--render",
-        action="store_true",
-        help="measure nothing: rewrite builds.md from the builds.json already in --out",
-    )
+    parser.add_argument("--render", action="store_true", help="rewrite builds.md from builds.json")
     parser.add_argument("--worker", choices=(*BUILDS, PEERS_WORKER), help=argparse.SUPPRESS)
     ns = parser.parse_args(argv)
     plan = TINY if ns.tiny else QUICK if ns.quick else FULL
     size = ["--tiny"] if ns.tiny else ["--quick"] if ns.quick else []
-    ns.quick = ns.quick or ns.tiny
-    if ns.worker == PEERS_WORKER:
-        print(json.dumps(work_peers(plan, ns.quick)))
-        return 0
     if ns.worker is not None:
-        print(json.dumps(work_build(ns.worker, plan, ns.quick)))
+        print(json.dumps(work(ns.worker, plan, bool(size))))
         return 0
     if ns.render:
-        return _write(ns.out, json.loads((ns.out / "builds.json").read_text(encoding="utf-8")))
+        return write(ns.out, json.loads((ns.out / "builds.json").read_text(encoding="utf-8")))
     builds = {b: build_info(b) for b in BUILDS}
     compiled = builds["compiled"]
     if not compiled["compiled"]:
@@ -837,64 +372,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("bench_builds.py: CALLSTREAM_PURE=1 did not select pure Python", file=sys.stderr)
         return 2
     rounds = ns.rounds or plan.rounds
-    info = machine()
-    info["callstream_build"] = "compiled and pure Python, each in its own subprocess"
-    runs: list[dict[str, Any]] = []
+    command = "python benchmarks/bench_builds.py" + "".join(f" {a}" for a in size)
+    info = stamp(command, build="compiled and pure")
+    pooled: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+    script = str(Path(__file__).resolve())
     for r in range(rounds):
-        for build in BUILDS:
-            log(f"[builds] round {r + 1}/{rounds}: {build} ...")
-            runs.append(_run_worker(build, size))
-        if r == 0:
-            log("[builds] peers (once) ...")
-            runs.append(_run_worker(PEERS_WORKER, size))
+        for worker in (*BUILDS, PEERS_WORKER) if r == 0 else BUILDS:
+            log(f"[builds] round {r + 1}/{rounds}: {worker} ...")
+            run = worker_json([script, "--worker", worker, *size], _env(worker), worker)
+            for c in run["cells"]:
+                key = (worker, c["label"], c["format"], c["size"])
+                first = {"worker": worker, **{k: c[k] for k in ("label", "format", "size")}}
+                first |= {"inputs": c["inputs"], "cpu_s": [], "wall_s": [], "note": c["note"]}
+                cell = pooled.setdefault(key, first)
+                cell["cpu_s"] += c["cpu_s"]
+                cell["wall_s"] += c["wall_s"]
     info["load_average_1m_end"] = load_average()
-    info["command"] = "python benchmarks/bench_builds.py" + "".join(f" {a}" for a in size)
-    data = {
-        "machine": info,
-        "quick": ns.quick,
-        "rounds": rounds,
-        "sizes": list(plan.sizes),
-        "fragment_chars": FRAGMENT,
-        "builds": builds,
-        "runs": runs,
-    }
-    return _write(ns.out, data)
-
-
-def _write(out: Path, data: dict[str, Any]) -> int:
-    """Pool the runs in ``data``, write builds.md and builds.json (``data`` plus the pooled
-    cells and the targets), print the report."""
-    sizes = data["sizes"]
-    plan = Plan((sizes[0], sizes[1], sizes[2], sizes[3]), data["rounds"])
-    res = Results(pool(data["runs"]))
-    info = data["machine"]
-    text = report(res, plan, info, data["builds"], info["command"], data["quick"])
-    write_text(out / "builds.md", text)
-    data["cells"] = [
-        {"worker": k[0], "label": k[1], "format": k[2], "size": k[3], **st.as_json()}
-        for k, st in res.stats.items()
-    ]
-    data["targets"] = [
-        {
-            "name": t.name,
-            "bound": t.bound,
-            "at_most": t.at_most,
-            "value": None if math.isnan(t.value) else t.value,
-            "best": None if math.isnan(t.best) else t.best,
-            "unit": t.unit.strip(),
-            "met": t.met,
-            "detail": t.detail,
-        }
-        for t in targets(res, plan)
-    ]
-    text_json = json.dumps(data, indent=2, ensure_ascii=False, default=str)
-    # each pass's time is a number in a list: one line per list, not per number
-    text_json = re.sub(
-        r"\[\s+([-+.0-9e,\s]+?)\s+\]", lambda m: "[" + " ".join(m[1].split()) + "]", text_json
-    )
-    write_text(out / "builds.json", text_json + "\n")
-    print(text)
-    return 0
+    data = {"machine": info, "quick": bool(size), "rounds": rounds, "sizes": list(plan.sizes)}
+    data |= {"fragment_chars": FRAGMENT, "builds": builds, "cells": list(pooled.values())}
+    return write(ns.out, data)
 
 
 if __name__ == "__main__":

@@ -101,42 +101,26 @@ _UPDATE_KW = (
 
 # class -> [(variant, statement)]
 CASES: dict[str, list[tuple[str, str]]] = {
-    "ValueStarted": [
-        ("position", "ValueStarted(PATH, 'string')"),
-        ("keyword", "ValueStarted(path=PATH, kind='string')"),
-    ],
-    "ValueStarted (PathNode)": [
-        ("position", "ValueStarted(NODE, 'string')"),
-        ("keyword", "ValueStarted(path=NODE, kind='string')"),
-    ],
-    "StringExtended": [
-        ("position", "StringExtended(PATH, 'abcd')"),
-        ("keyword", "StringExtended(path=PATH, text='abcd')"),
-    ],
-    "ScalarSet": [
-        ("position", "ScalarSet(PATH, 12)"),
-        ("keyword", "ScalarSet(path=PATH, value=12)"),
-    ],
+    "ValueStarted": [("position", "ValueStarted(PATH, 'string')"),
+                     ("keyword", "ValueStarted(path=PATH, kind='string')")],
+    "ValueStarted (PathNode)": [("position", "ValueStarted(NODE, 'string')"),
+                                ("keyword", "ValueStarted(path=NODE, kind='string')")],
+    "StringExtended": [("position", "StringExtended(PATH, 'abcd')"),
+                       ("keyword", "StringExtended(path=PATH, text='abcd')")],
+    "ScalarSet": [("position", "ScalarSet(PATH, 12)"),
+                  ("keyword", "ScalarSet(path=PATH, value=12)")],
     "ValueClosed": [("position", "ValueClosed(PATH)"), ("keyword", "ValueClosed(path=PATH)")],
-    "CallChunk": [
-        ("position", "CallChunk(0, None, None, 'ab')"),
-        ("keyword", "CallChunk(index=0, id=None, name=None, args='ab')"),
-        ("frozen", "FrozenChunk(0, None, None, 'ab')"),
-    ],
-    "TextDelta": [
-        ("position", "TextDelta('ab', False)"),
-        ("keyword", "TextDelta(text='ab', reasoning=False)"),
-    ],
-    "ArgumentsDelta": [
-        ("position", "ArgumentsDelta(2, 'ab', CHANGES)"),
-        ("keyword", "ArgumentsDelta(index=2, text='ab', changes=CHANGES)"),
-    ],
-    "StreamUpdate": [
-        ("position", f"StreamUpdate({_UPDATE})"),
-        ("keyword", f"StreamUpdate({_UPDATE_KW})"),
-        ("frozen", f"FrozenUpdate({_UPDATE})"),
-    ],
-}
+    "CallChunk": [("position", "CallChunk(0, None, None, 'ab')"),
+                  ("keyword", "CallChunk(index=0, id=None, name=None, args='ab')"),
+                  ("frozen", "FrozenChunk(0, None, None, 'ab')")],
+    "TextDelta": [("position", "TextDelta('ab', False)"),
+                  ("keyword", "TextDelta(text='ab', reasoning=False)")],
+    "ArgumentsDelta": [("position", "ArgumentsDelta(2, 'ab', CHANGES)"),
+                       ("keyword", "ArgumentsDelta(index=2, text='ab', changes=CHANGES)")],
+    "StreamUpdate": [("position", f"StreamUpdate({_UPDATE})"),
+                     ("keyword", f"StreamUpdate({_UPDATE_KW})"),
+                     ("frozen", f"FrozenUpdate({_UPDATE})")],
+}  # fmt: skip
 COLUMNS = ("position", "keyword", "frozen")
 
 

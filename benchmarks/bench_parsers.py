@@ -27,11 +27,8 @@ is stopped and its total extrapolated from its own cumulative-time curve (least 
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,19 +36,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pydantic import BaseModel
 
-from _measure import fit_quadratic, have, settled
+from _measure import Consumer, Finish, Measurement, Series, Step, have, settled
 from _report import (
     arguments,
+    command,
     fmt_bytes,
-    fmt_ns,
-    fmt_ratio,
-    fmt_s,
     load_average,
     log,
-    machine,
-    machine_markdown,
-    markdown_table,
-    write_text,
+    measurement_table,
+    stamp,
+    stamp_markdown,
+    write_results,
 )
 from _streams import fragments, long_string_document, structured_document
 
@@ -100,46 +95,6 @@ OURS_LC = "callstream ToolCallsOutputParser (LangChain chunks)"
 LANGCHAIN = "LangChain PydanticToolsParser (streaming)"
 
 
-@dataclass
-class Run:
-    """One timed run of a library over one document."""
-
-    label: str
-    total_s: float
-    inputs: int
-    done: int
-    yielded: int
-    final: Any
-    validations: int | None = None
-
-    @property
-    def stopped(self) -> bool:
-        return self.done < self.inputs
-
-
-class Feeder:
-    """Hands out the inputs, records (inputs handed out, seconds), stops at the deadline."""
-
-    def __init__(self, inputs: Sequence[Any], deadline_s: float | None) -> None:
-        self.inputs = inputs
-        self.deadline_s = deadline_s
-        self.done = 0
-        self.curve: list[tuple[float, float]] = []
-        self.start = time.perf_counter()
-        self.every = max(1, len(inputs) // 200)
-
-    def __iter__(self) -> Iterator[Any]:
-        self.start = time.perf_counter()
-        for i, item in enumerate(self.inputs):
-            if i % self.every == 0:
-                elapsed = time.perf_counter() - self.start
-                self.curve.append((float(i), elapsed))
-                if self.deadline_s is not None and elapsed > self.deadline_s:
-                    return
-            self.done = i + 1
-            yield item
-
-
 def counted(parser: Any) -> list[int]:
     """Count the validations a callstream pydantic parser runs (through its hook)."""
     count = [0]
@@ -153,73 +108,71 @@ def counted(parser: Any) -> list[int]:
     return count
 
 
-def timed(
-    label: str,
-    make: Callable[[Iterator[Any]], Iterator[Any]],
-    inputs: Sequence[Any],
-    budget: float,
-    count: list[int] | None,
-) -> Run:
-    """Consume ``make(feeder)`` to the end; extrapolate the total if the feeder stopped."""
-    before = count[0] if count is not None else 0
-    feeder = Feeder(inputs, budget)
-    yielded = 0
-    last: Any = None
-    t0 = time.perf_counter()
-    for result in make(iter(feeder)):
-        yielded += 1
-        last = result
-    total = time.perf_counter() - t0
-    if feeder.done < len(inputs):
-        fit = fit_quadratic(feeder.curve)
-        total = fit(float(len(inputs)))
-    validations = count[0] - before if count is not None else None
-    return Run(label, total, len(inputs), feeder.done, yielded, last, validations)
+def consumer(
+    label: str, model: type[BaseModel], inputs: Sequence[Any]
+) -> tuple[Consumer, list[int], list[int]]:
+    """A fresh-per-pass consumer for ``label`` over ``inputs``, its validation counter
+    (callstream only) and its counter of results yielded (both of the last pass)."""
+    yielded, count = [0], [0]
+    if label == OURS_LC:
+        from callstream.parsers.langchain import ToolCallsOutputParser
 
+        lc_ours = ToolCallsOutputParser(tools=[model], output="calls")
+        count = counted(lc_ours.core())
 
-def final_value(label: str, result: Any) -> Any:
-    """The validated object in a library's last result."""
-    if label == LANGCHAIN:
-        return result[0] if result else None
-    return result[0].value if result else None
+        def transform() -> Any:  # linear: one call per pass, never stopped
+            last, count[0], yielded[0] = None, 0, 0
+            for last in lc_ours.transform(iter(inputs)):
+                yielded[0] += 1
+            return last[0].value if last else None
 
-
-def measure(
-    label: str,
-    model: type[BaseModel],
-    chunks: list[dict[str, Any]],
-    messages: list[Any],
-    budget: float,
-    repeats: int,
-) -> Run:
+        return lambda: (None, transform), count, yielded
     if label in (OURS, OURS_EAGER):
         from callstream.parsers import PydanticToolsParser
 
         growth = 0.0 if label == OURS_EAGER else 0.05
         parser = PydanticToolsParser([model], min_preview_growth=growth)
-        count: list[int] | None = counted(parser)
-        make: Callable[[Iterator[Any]], Iterator[Any]] = parser.stream
-        inputs: Sequence[Any] = chunks
-    elif label == OURS_LC:
-        from callstream.parsers.langchain import ToolCallsOutputParser
+        count = counted(parser)
 
-        lc_ours = ToolCallsOutputParser(tools=[model], output="calls")
-        count = counted(lc_ours.core())
-        make, inputs = lc_ours.transform, messages
-    else:
-        from langchain_core.output_parsers.openai_tools import PydanticToolsParser as LCParser
+        def ours() -> tuple[Step, Finish]:
+            session, last = parser.session(), [None]
+            yielded[0] = count[0] = 0
 
-        lc = LCParser(tools=[model])
-        count = None
-        make, inputs = lc.transform, messages
-    runs = [timed(label, make, inputs, budget, count)]
-    while len(runs) < repeats and not runs[-1].stopped and sum(r.total_s for r in runs) < budget:
-        runs.append(timed(label, make, inputs, budget, count))
-    best = sorted(runs, key=lambda r: r.total_s)[len(runs) // 2]
-    best.total_s = statistics.median(r.total_s for r in runs)
-    return best
+            def step(chunk: Any) -> object:
+                result = session.feed(chunk)
+                if result is not None:
+                    last[0], yielded[0] = result, yielded[0] + 1
+                return result
 
+            def finish() -> Any:
+                final = session.close()
+                yielded[0] += final is not None
+                result = final if final is not None else last[0]
+                return result[0].value if result else None
 
+            return step, finish
+
+        return ours, count, yielded
+    from langchain_core.output_parsers.openai_tools import PydanticToolsParser as LCParser
+    from langchain_core.outputs import ChatGenerationChunk
+
+    lc = LCParser(tools=[model])
+
+    def theirs() -> tuple[Step, Finish]:  # what its transform does on every chunk
+        state: dict[str, Any] = {"acc": None, "parsed": None}
+        yielded[0] = 0
+
+        def step(message: Any) -> object:
+            gen = ChatGenerationChunk(message=message)
+            acc = state["acc"] = gen if state["acc"] is None else state["acc"] + gen
+            parsed = lc.parse_result([acc], partial=True)
+            if parsed is not None and parsed != state["parsed"]:
+                state["parsed"], yielded[0] = parsed, yielded[0] + 1
+            return parsed
+
+        return step, lambda: state["parsed"][0] if state["parsed"] else None
+
+    return theirs, count, yielded
 def build_inputs(text: str, name: str) -> tuple[list[dict[str, Any]], list[Any]]:
     chunks = [{"name": name, "args": "", "id": "call_1", "index": 0, "type": "tool_call_chunk"}]
     chunks += [
@@ -238,118 +191,64 @@ def build_inputs(text: str, name: str) -> tuple[list[dict[str, Any]], list[Any]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with settled(
-        (
-            "callstream.parsers",
-            "callstream.parsers.langchain",
-            "langchain_core.messages",
-            "langchain_core.output_parsers.openai_tools",
-        )
-    ):
-        return _main(argv)
-
-
-def _main(argv: Sequence[str] | None) -> int:
     args = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
-    budget = args.budget if args.budget is not None else (2.0 if args.quick else 60.0)
-    repeats = min(args.repeats, REPEATS) if args.repeats is not None else REPEATS
-    sizes = TINY_SIZES if args.tiny else QUICK_SIZES if args.quick else SIZES
-    labels = [OURS, OURS_EAGER]
-    missing = have("langchain_core")
-    if not missing:
-        labels += [OURS_LC, LANGCHAIN]
-    rows: list[list[object]] = []
-    info = machine()
-    for doc, (model, make_text) in DOCS.items():
-        for size in sizes:
-            text = make_text(size)
-            expected = model.model_validate_json(text)
-            chunks, messages = build_inputs(text, model.__name__)
-            runs: dict[str, Run] = {}
-            for label in labels:
-                log(f"{doc} {fmt_bytes(len(text.encode()))}: {label} ...")
-                run = measure(label, model, chunks, messages, budget, repeats)
-                if not run.stopped:
-                    got = final_value(label, run.final)
-                    assert got == expected, f"{label}: final object differs"
-                runs[label] = run
-            theirs = runs.get(LANGCHAIN)
-            for label, run in runs.items():
-                total = f"~{fmt_s(run.total_s)} (stopped)" if run.stopped else fmt_s(run.total_s)
-                ratio = "—"
-                if theirs is not None and label != LANGCHAIN:
-                    ratio = fmt_ratio(run.total_s, theirs.total_s, estimated=theirs.stopped)
-                yielded = (
-                    f"{run.yielded} (of {run.done} chunks fed)" if run.stopped else str(run.yielded)
-                )
-                checks = (
-                    str(run.validations)
-                    if run.validations is not None
-                    else "one per chunk, after re-parsing all text"
-                )
-                rows.append(
-                    [
-                        doc,
-                        fmt_bytes(len(text.encode())),
-                        len(chunks),
-                        label,
-                        total,
-                        fmt_ns(run.total_s / run.inputs * 1e9),
-                        yielded,
-                        checks,
-                        ratio,
-                    ]
-                )
-    command = "python benchmarks/bench_parsers.py" + (" --quick" if args.quick else "")
-    if args.tiny:
-        command = "python benchmarks/bench_parsers.py --tiny"
-    table = markdown_table(
-        [
-            "arguments",
-            "size",
-            "chunks",
-            "library",
-            "total",
-            "per chunk",
-            "results yielded",
-            "validations",
-            "vs LangChain",
-        ],
-        rows,
-    )
+    labels = [OURS, OURS_EAGER] + ([] if have("langchain_core") else [OURS_LC, LANGCHAIN])
+    info = stamp(command("bench_parsers", args))
+    rows: list[Measurement] = []
+    modules = ("callstream.parsers", "callstream.parsers.langchain", "langchain_core.messages")
+    with settled((*modules, "langchain_core.output_parsers.openai_tools")):
+        for doc, (model, make_text) in DOCS.items():
+            passes = {"budget_s": args.budget, "max_passes": min(args.repeats, REPEATS)}
+            series = {label: Series(label, **passes) for label in labels}
+            for size in TINY_SIZES if args.tiny else QUICK_SIZES if args.quick else SIZES:
+                text = make_text(size)
+                expected = model.model_validate_json(text)
+                chunks, messages = build_inputs(text, model.__name__)
+                for label in labels:
+                    log(f"{doc} {fmt_bytes(len(text.encode()))}: {label} ...")
+                    inputs = chunks if label in (OURS, OURS_EAGER) else messages
+                    make, count, yielded = consumer(label, model, inputs)
+                    m = series[label].run(size, make, inputs)
+                    if m.status == "measured":
+                        assert m.result == expected, f"{label}: final object differs"
+                    m.result = None
+                    checks = str(count[0]) if label != LANGCHAIN else "one per chunk"
+                    m.extra.update(doc=doc, nbytes=len(text.encode()))
+                    m.extra["reads"] = f"{yielded[0]} results yielded, validations: {checks}"
+                    rows.append(m)
+    info["load_average_1m_end"] = load_average()
+
+    def langchain(m: Measurement) -> Measurement | None:
+        same = [r for r in rows if r.label == LANGCHAIN and r.extra["doc"] == m.extra["doc"]]
+        return next((r for r in same if r.size == m.size), None)
+
+    lead = [("arguments", lambda m: m.extra["doc"]), ("chunks", lambda m: m.inputs)]
+    lead.insert(1, ("size", lambda m: fmt_bytes(m.extra["nbytes"])))
+    table = measurement_table(rows, lead, langchain, "LangChain")
     notes = f"""
 Notes:
 
 - Same chunks for everyone: 4-character argument fragments of one call. callstream's
-  ``PydanticToolsParser`` is fed the chunk dicts; the LangChain integration and LangChain
-  are fed the same prebuilt ``AIMessageChunk`` objects (building them is not timed).
-- "results yielded": how many results each parser produced. callstream yields when a
-  preview changed (validation runs when values close, never per fragment) and once at
-  the end; LangChain re-parses the accumulated message and validates on every chunk and
-  yields when the parsed objects changed.
-- "~ (stopped)": the run passed the {budget:g} s budget; its total is extrapolated from
-  its own cumulative-time curve (fit ``t = a n + b n^2``). Ratios against a stopped run
-  are estimates (marked ``~``).
+  ``PydanticToolsParser`` is fed the chunk dicts (its session's ``feed``); the LangChain
+  integration (``transform``, one call per pass) and LangChain are fed the same prebuilt
+  ``AIMessageChunk`` objects (building them is not timed). LangChain's row does on every
+  chunk what its ``transform`` does: add the chunk to the message so far, then parse and
+  validate all of it (``parse_result(partial=True)``), yielding when the result changed.
+- A pass is timed whole: *total* is the median pass, *per chunk* the median pass over
+  the chunks. "results yielded" (the last pass): callstream yields when a preview
+  changed (validation runs when values close, never per fragment) and once at the end.
+- "~ (stopped)": the pass ran past the {args.budget:g} s budget; its total is
+  extrapolated from its own cumulative-time curve (fit ``t = a n + b n^2``), and a
+  larger size predicted over the budget is skipped (``~ (skipped)``).
 - "validations": pydantic validations run (previews and the final one), counted through
   callstream's validation hook; a stopped run counts those before it stopped.
 - ``min_preview_growth=0`` validates a preview after every chunk in which a value closed:
   each validation is O(size), so with many small values the total grows quadratically;
   the default (5% growth between preview validations) keeps it linear.
 - Every completed run's final object equals ``Model.model_validate_json(text)``.
-{"- LangChain not installed: its rows are missing." if missing else ""}
 """
-    info["load_average_1m_end"] = load_average()
-    out = write_text(
-        args.out / "parsers.md",
-        "# Pydantic tools parsers: one large streamed argument\n\n"
-        + machine_markdown(info, command)
-        + "\n"
-        + table
-        + notes,
-    )
-    print(table)
-    log(f"wrote {out}")
-    return 0
+    text = "# Pydantic tools parsers: one large streamed argument\n\n" + stamp_markdown(info)
+    return write_results(args.out, "parsers", text + "\n" + table + notes)
 
 
 if __name__ == "__main__":

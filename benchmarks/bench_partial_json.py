@@ -20,7 +20,6 @@ longer than the budget (60 s) at a size is skipped and its total extrapolated (m
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import sys
@@ -38,25 +37,22 @@ from _measure import (
     Series,
     Step,
     growth_exponent,
+    one_shot,
     settled,
-    time_once,
 )
+from _ours import parser_consumer
 from _report import (
-    Points,
     arguments,
+    command,
     fmt_bytes,
-    fmt_ns,
-    fmt_ratio,
-    fmt_s,
-    fmt_total,
     load_average,
     log,
     loglog_plot,
-    machine,
-    machine_markdown,
     markdown_table,
-    write_json,
-    write_text,
+    measurement_table,
+    stamp,
+    stamp_markdown,
+    write_results,
 )
 from _streams import fragments, long_string_document, structured_document
 
@@ -75,32 +71,6 @@ PJP = "partial-json-parser"
 LANGCHAIN = "LangChain parse_partial_json"
 FLOOR = "json.loads once (floor)"
 PEERS = (JITER, PJP, LANGCHAIN)
-
-
-def _ours(read_value: bool) -> Consumer | None:
-    try:
-        from callstream._json import PartialJSONParser
-    except ImportError:
-        return None
-
-    def consumer() -> tuple[Step, Finish]:
-        p = PartialJSONParser()
-        feed = p.feed
-        if read_value:
-
-            def step(fragment: str) -> object:
-                feed(fragment)
-                return p.value
-
-            def finish() -> Any:
-                value = p.value
-                assert p.close() == value
-                return value
-
-            return step, finish
-        return feed, p.close
-
-    return consumer
 
 
 def _jiter() -> tuple[Step, Finish]:
@@ -163,8 +133,8 @@ def libraries() -> dict[str, Consumer | None]:
     except ImportError:
         jit = None
     return {
-        OURS_A: _ours(read_value=False),
-        OURS_B: _ours(read_value=True),
+        OURS_A: parser_consumer(read_value=False),
+        OURS_B: parser_consumer(read_value=True),
         JITER: jit,
         PJP: _pjp(),
         LANGCHAIN: _langchain(),
@@ -176,87 +146,49 @@ def run(sizes: Sequence[int], *, budget_s: float, repeats: int) -> dict[str, lis
     libs = libraries()
     results: dict[str, list[Measurement]] = {}
     for doc, make in DOCS.items():
-        series = {label: Series(label, budget_s=budget_s, repeats=repeats) for label in libs}
+        series = {lb: Series(lb, budget_s=budget_s, max_passes=repeats) for lb in [*libs, FLOOR]}
         rows: list[Measurement] = []
         for size in sizes:
             text = make(size)
             expected = json.loads(text)
             frags = fragments(text)
             nbytes = len(text.encode())
-            for label, consumer in libs.items():
+            for label, consumer in [*libs.items(), (FLOOR, one_shot(lambda t=text: json.loads(t)))]:
                 log(f"[partial_json] {doc} {fmt_bytes(nbytes)} {label} ...")
+                inputs = [text] if label == FLOOR else frags
                 if consumer is None:
                     m = series[label].unavailable(size, len(frags), "not installed")
                 else:
-                    m = series[label].run(size, consumer, frags)
+                    m = series[label].run(size, consumer, inputs)
                 m.extra["bytes"] = nbytes
+                if label == FLOOR:
+                    m.note = m.note or "one call on the whole text (per fragment: that call)"
                 if m.status == "measured":
                     assert m.result == expected, f"{label} disagrees with json.loads on {doc}"
                 m.result = None
                 rows.append(m)
-            floor = time_once(functools.partial(json.loads, text))
-            rows.append(
-                Measurement(
-                    label=FLOOR,
-                    size=size,
-                    inputs=1,
-                    total_s=floor,
-                    passes=1,
-                    extra={"bytes": nbytes},
-                )
-            )
         results[doc] = rows
     return results
 
 
-def _fastest_peer(rows: Sequence[Measurement], size: int) -> Measurement | None:
-    peers = [m for m in rows if m.size == size and m.label in PEERS and not math.isnan(m.total_s)]
-    return min(peers, key=lambda m: m.total_s) if peers else None
+def _fastest_peer(rows: Sequence[Measurement], m: Measurement) -> Measurement | None:
+    peers = [r for r in rows if r.size == m.size and r.label in PEERS and not math.isnan(r.total_s)]
+    return min(peers, key=lambda r: r.total_s) if peers else None
 
 
-def _row(m: Measurement, fastest: Measurement | None) -> list[str]:
-    if fastest is None or m.status == "n/a":
-        ratio = "—"
-    elif m is fastest:
-        ratio = "fastest peer"
-    else:
-        ratio = fmt_ratio(m.total_s, fastest.total_s, estimated=m.estimated or fastest.estimated)
-    per_frag = fmt_ns(m.median_ns) if m.status == "measured" else "—"
-    if m.label == FLOOR:
-        per_frag = "(one call)"
-    return [
-        fmt_bytes(m.size),
-        str(m.extra.get("bytes", "")),
-        str(m.inputs),
-        m.label,
-        fmt_total(m),
-        fmt_s(m.best_s) if m.status == "measured" and m.label != FLOOR else "",
-        per_frag,
-        ratio,
-        m.note,
-    ]
-
-
-def exponents(rows: Sequence[Measurement], label: str) -> tuple[float, float, float]:
-    """Growth exponents of ``label`` from the 10 KB to the 1 MB document.
-
-    Returns ``(p_total, p_best, p_fragment)``: from the median totals, from the best
-    passes, and ``1 + log(median2 / median1) / log(n2 / n1)`` from the per-fragment
-    medians (1.0 when the cost per fragment is flat; robust to other processes).
-    """
+def exponents(rows: Sequence[Measurement], label: str) -> tuple[float, float]:
+    """Growth exponents of ``label`` from the 10 KB document to the largest measured, from
+    the median totals and from the best passes (1 = linear, 2 = quadratic)."""
     pts = {m.size: m for m in rows if m.label == label and m.status == "measured"}
     small = [s for s in pts if s >= 10 << 10]
     if len(small) < 2:
         small = sorted(pts)
     if len(small) < 2:
-        return math.nan, math.nan, math.nan
+        return math.nan, math.nan
     lo, hi = pts[min(small)], pts[max(small)]
     n1, n2 = lo.extra.get("bytes", lo.size), hi.extra.get("bytes", hi.size)
-    per_fragment = growth_exponent(n1, lo.median_ns, n2, hi.median_ns) + 1
-    return (
-        growth_exponent(n1, lo.total_s, n2, hi.total_s),
-        growth_exponent(n1, lo.best_s, n2, hi.best_s),
-        per_fragment,
+    return growth_exponent(n1, lo.total_s, n2, hi.total_s), growth_exponent(
+        n1, lo.best_s, n2, hi.best_s
     )
 
 
@@ -264,153 +196,71 @@ def _p(x: float) -> str:
     return "—" if math.isnan(x) else f"{x:.2f}"
 
 
-def report(
-    results: dict[str, list[Measurement]], info: dict[str, Any], *, budget_s: float, cmd: str
-) -> str:
+def report(results: dict[str, list[Measurement]], info: dict[str, Any], budget_s: float) -> str:
     """The markdown report: machine, one table per document kind, growth, targets."""
     out = [
         "# Partial JSON: incremental parsing vs re-parsing the accumulated text\n",
-        "Each document is streamed in 4-character fragments. *Total* is the median over "
-        "passes of the time to consume every fragment (reading what the row says after "
-        "each one); *per fragment* is the median of individually timed fragments (every "
-        "k-th, about 2,000 per pass). *vs fastest peer* compares the total with the fastest "
-        "re-parsing peer at that size (jiter, partial-json-parser, LangChain); *best pass* "
-        "is the fastest pass. Peers "
-        "re-parse the whole accumulated text on every fragment (jiter gets the "
-        "accumulated UTF-8 bytes, as the SDKs keep them). Every library's final value "
-        f"equals `json.loads` of the whole text (asserted). A peer predicted to need more "
-        f"than {budget_s:g} s at a size is skipped and its total extrapolated with a "
-        "quadratic fit over the smaller sizes, marked `~… (skipped)`. ",
+        "Each document is streamed in 4-character fragments; every library reads what its "
+        "row says after each one. A pass over the fragments is timed whole: *total* is the "
+        "median pass, *per fragment* the median pass over the fragments, *best pass* the "
+        "fastest. *vs fastest peer* compares the total with the fastest re-parsing peer at "
+        "that size (jiter, partial-json-parser, LangChain), which re-parse the whole "
+        "accumulated text on every fragment (jiter gets the accumulated UTF-8 bytes, as the "
+        "SDKs keep them). Every library's final value equals `json.loads` of the whole text "
+        f"(asserted). A peer predicted to need more than {budget_s:g} s at a size is skipped "
+        "and its total extrapolated with a quadratic fit over the smaller sizes, marked "
+        "`~… (skipped)`. ",
         GC_NOTE,
-        machine_markdown(info, cmd),
+        stamp_markdown(info),
     ]
+    lead = [("size", lambda m: fmt_bytes(m.size)), ("bytes", lambda m: m.extra.get("bytes", ""))]
+    lead.append(("fragments", lambda m: m.inputs))
     for doc, rows in results.items():
         out.append(f"\n## {doc}\n\n")
-        table = []
-        for size in sorted({m.size for m in rows}):
-            fastest = _fastest_peer(rows, size)
-            table += [_row(m, fastest) for m in rows if m.size == size]
+        ordered = sorted(rows, key=lambda m: m.size)  # stable: the libraries' order kept
         out.append(
-            markdown_table(
-                [
-                    "size",
-                    "bytes",
-                    "fragments",
-                    "library",
-                    "total",
-                    "best pass",
-                    "per fragment",
-                    "vs fastest peer",
-                    "note",
-                ],
-                table,
+            measurement_table(
+                ordered, lead, lambda m, r=rows: _fastest_peer(r, m), "fastest peer", "fragment"
             )
         )
-    out.append("\n## Growth and targets\n\n")
     out.append(
-        "Growth exponent *p* (t ∝ nᵖ; 1 = linear, 2 = quadratic) from the 10 KB to the "
-        "1 MB document, computed three ways: from the median totals, from the best passes, "
-        "and from the per-fragment medians (1 + the growth of the median cost of one "
-        "fragment; insensitive to other processes pausing this one):\n\n"
+        "\n## Growth\n\nGrowth exponent *p* (t ∝ nᵖ; 1 = linear, 2 = quadratic) "
+        "from the 10 KB document to the largest one measured for that library, from the "
+        "median totals and from the best passes:\n\n"
     )
     grows = []
     for doc, rows in results.items():
         for label in (OURS_A, OURS_B, JITER):
-            p_total, p_best, p_frag = exponents(rows, label)
-            grows.append([doc, label, _p(p_total), _p(p_best), _p(p_frag)])
-    out.append(
-        markdown_table(
-            ["document", "library", "from totals", "from best passes", "from per-fragment medians"],
-            grows,
-        )
-    )
-    out.append(
-        "\nEach exponent spans the 10 KB document to the largest one measured for that "
-        "library (a peer skipped at 1 MB ends earlier).\n"
-    )
-    out.append("\nIssue targets (measured here, not asserted):\n\n")
-    out.append(markdown_table(["target", "document", "measured"], _targets(results)))
+            grows.append([doc, label, *map(_p, exponents(rows, label))])
+    out.append(markdown_table(["document", "library", "from totals", "from best passes"], grows))
     return "".join(out)
-
-
-def _targets(results: dict[str, list[Measurement]]) -> list[list[str]]:
-    rows: list[list[str]] = []
-    for doc, ms in results.items():
-        by = {(m.label, m.size): m for m in ms}
-
-        def get(label: str, size: int) -> Measurement | None:
-            m = by.get((label, size))
-            return None if m is None or math.isnan(m.total_s) else m
-
-        for label, limit in ((OURS_A, 1.1), (OURS_B, 1.3)):
-            p_total, p_best, p_frag = exponents(ms, label)
-            got = f"{_p(p_total)} (totals), {_p(p_best)} (best), {_p(p_frag)} (per fragment)"
-            rows.append([f"{label}: growth 10 KB→1 MB ≤ {limit}", doc, got])
-        for label, want in ((OURS_B, 30), (OURS_A, 100)):
-            mine, jit = get(label, 100 << 10), get(JITER, 100 << 10)
-            got = "—" if mine is None or jit is None else _both(jit, mine)
-            rows.append([f"{label}: ≥ {want}x faster than jiter at 100 KB", doc, got])
-        mine, jit = get(OURS_B, 1 << 10), get(JITER, 1 << 10)
-        got = "—" if mine is None or jit is None else _both(mine, jit) + " of jiter's time"
-        rows.append([f"{OURS_B}: ≤ 1.5x jiter at 1 KB", doc, got])
-        meds = [m.median_ns for m in ms if m.label == OURS_A and m.status == "measured"]
-        got = "—" if not meds else f"{max(meds) / 1e3:.3g} µs (worst size)"
-        rows.append([f"{OURS_A}: ≤ 3 µs per fragment (median)", doc, got])
-    return rows
-
-
-def _both(a: Measurement, b: Measurement) -> str:
-    """``a / b`` from median totals, best passes and per-fragment medians."""
-    return (
-        f"{a.total_s / b.total_s:.3g}x (totals), {a.best_s / b.best_s:.3g}x (best), "
-        f"{a.median_ns / b.median_ns:.3g}x (per fragment)"
-    )
 
 
 def plot(results: dict[str, list[Measurement]], path: Path, budget_s: float) -> Path | None:
     """Log-log plot of total time vs document size, one panel per document kind."""
-    panels: dict[str, dict[str, Points]] = {}
-    for doc, rows in results.items():
-        series: dict[str, Points] = {}
-        for m in rows:
-            if m.status == "n/a" or math.isnan(m.total_s):
-                continue
-            x = float(m.extra.get("bytes", m.size))
-            series.setdefault(m.label, []).append((x, m.total_s, m.estimated))
-        panels[doc] = series
-    return loglog_plot(
-        path,
-        title="Streaming a JSON document in 4-character fragments (total time)",
-        xlabel="document size (bytes)",
-        ylabel="total time (s)",
-        panels=panels,
-        budget_s=budget_s,
-    )
+    title = "Streaming a JSON document in 4-character fragments (total time)"
+    labels = (title, "document size (bytes)", "total time (s)")
+    return loglog_plot(path, results, lambda m: m.extra.get("bytes", m.size), labels, budget_s)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; write ``partial_json.md`` (+ ``.json``, ``.png``) to ``--out``."""
     ns = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
-    info = machine()
-    sizes = TINY_SIZES if ns.tiny else QUICK_SIZES if ns.quick else SIZES
-    with settled(("callstream._json", "jiter", "partial_json_parser", "langchain_core")):
-        results = run(sizes, budget_s=ns.budget, repeats=ns.repeats)
-    info["load_average_1m_end"] = load_average()
-    cmd = "python benchmarks/bench_partial_json.py" + (" --quick" if ns.quick else "")
-    text = report(results, info, budget_s=ns.budget, cmd=cmd)
-    write_text(ns.out / "partial_json.md", text)
-    write_json(
-        ns.out / "partial_json.json",
-        {
-            "machine": info,
-            "budget_s": ns.budget,
-            "results": {d: [m.as_json() for m in rows] for d, rows in results.items()},
-        },
-    )
+    if ns.render:
+        data = json.loads((ns.out / "partial_json.json").read_text(encoding="utf-8"))
+    else:
+        info = stamp(command("bench_partial_json", ns))
+        sizes = TINY_SIZES if ns.tiny else QUICK_SIZES if ns.quick else SIZES
+        with settled(("callstream._json", "jiter", "partial_json_parser", "langchain_core")):
+            measured = run(sizes, budget_s=ns.budget, repeats=ns.repeats)
+        info["load_average_1m_end"] = load_average()
+        results = {d: [m.as_json() for m in rows] for d, rows in measured.items()}
+        data = {"machine": info, "budget_s": ns.budget, "results": results}
+    results = {d: [Measurement.from_json(r) for r in rows] for d, rows in data["results"].items()}
     if not ns.no_plot:
-        plot(results, ns.out / "partial_json.png", ns.budget)
-    print(text)
-    return 0
+        plot(results, ns.out / "partial_json.png", data["budget_s"])
+    text = report(results, data["machine"], data["budget_s"])
+    return write_results(ns.out, "partial_json", text, data)
 
 
 if __name__ == "__main__":

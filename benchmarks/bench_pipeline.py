@@ -38,7 +38,7 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,17 +46,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _measure import Measurement, Series, quiet_gc, settled
-from _peers import LIBRARIES, Library, forget_sdk_objects
+from _ours import LIBRARIES
+from _peers import PEER_MODULES, Library, forget_sdk_objects
 from _pipeline_report import plot, report
-from _report import (
-    arguments,
-    fmt_bytes,
-    load_average,
-    log,
-    machine,
-    write_json,
-    write_text,
-)
+from _report import arguments, command, fmt_bytes, load_average, log, stamp, write_results
 from _streams import FORMATS, FRAGMENT, expected_calls, format_calls, wire_stream
 
 
@@ -102,40 +95,52 @@ def run_speed(
         libs = [lib for lib in LIBRARIES if fmt in lib.formats]
         # One size series per (library, number of calls): sizes grow within it.
         series: dict[tuple[str, int], Series] = {}
-        rows: list[Measurement] = []
+        results[fmt] = []
         for s in scenarios:
-            calls = format_calls(fmt, s.calls, s.size)
-            payloads = wire_stream(fmt, calls)
-            expected = expected_calls(calls)
-            arg_bytes = sum(len(k.args.encode()) for k in calls)
-            for lib in libs:
-                log(f"[pipeline] {fmt} {s.name} {lib.label} ...")
-                ser = series.setdefault(
-                    (lib.label, s.calls), Series(lib.label, budget_s=budget_s, repeats=repeats)
-                )
-                why = lib.missing()
-                skipped = None if why is not None else ser.precheck(s.size, len(payloads))
-                if why is not None:
-                    m = ser.unavailable(s.size, len(payloads), why)
-                elif skipped is not None:
-                    m = skipped
-                else:
-                    inputs = lib.prepare(fmt, payloads)
-                    m = ser.run(s.size, lib.consumer(fmt, inputs), inputs)
-                    del inputs
-                if m.status == "measured":
-                    assert m.result == expected, (
-                        f"{lib.label} disagrees with the original calls on {fmt} {s.name}:\n"
-                        f"{str(m.result)[:500]}\n!=\n{str(expected)[:500]}"
-                    )
-                    m.extra["agrees"] = True
-                m.result = None
-                m.extra.update(scenario=s.name, calls=s.calls, arg_bytes=arg_bytes, reads=lib.reads)
-                rows.append(m)
-            forget_sdk_objects()
-            gc.collect()
-        results[fmt] = rows
+
+            def series_of(lib: Library, n: int = s.calls) -> Series:
+                new = Series(lib.label, budget_s=budget_s, max_passes=repeats)
+                return series.setdefault((lib.label, n), new)
+
+            results[fmt] += measure_stream(fmt, s.calls, s.size, libs, series_of, s.name)
     return results
+
+
+def measure_stream(
+    fmt: str,
+    n: int,
+    size: int,
+    libs: Sequence[Library],
+    series_of: Callable[[Library], Series],
+    name: str,
+) -> list[Measurement]:
+    """Every library in ``libs`` on one stream of ``n`` calls of ``size`` bytes of arguments
+    in format ``fmt``, each in its :class:`Series`; its final calls checked."""
+    calls = format_calls(fmt, n, size)
+    payloads = wire_stream(fmt, calls)
+    expected = expected_calls(calls)
+    arg_bytes = sum(len(k.args.encode()) for k in calls)
+    rows: list[Measurement] = []
+    for lib in libs:
+        log(f"[{fmt}] {name} {lib.label} ...")
+        ser, why = series_of(lib), lib.missing()
+        m = ser.unavailable(size, len(payloads), why) if why else ser.precheck(size, len(payloads))
+        if m is None:
+            inputs = lib.prepare(fmt, payloads)
+            m = ser.run(size, lib.consumer(fmt, inputs), inputs)
+            del inputs
+        if m.status == "measured":
+            assert m.result == expected, (
+                f"{lib.label} disagrees with the original calls on {fmt} {name}:\n"
+                f"{str(m.result)[:500]}\n!=\n{str(expected)[:500]}"
+            )
+            m.extra["agrees"] = True
+        m.result = None
+        m.extra.update(scenario=name, calls=n, arg_bytes=arg_bytes, reads=lib.reads)
+        rows.append(m)
+    forget_sdk_objects()
+    gc.collect()
+    return rows
 
 
 def _peak_one_stream(
@@ -145,22 +150,19 @@ def _peak_one_stream(
 
     Returns the peak while streaming, the peak including the final result, the fraction
     of chunks consumed, and -- when stopped at the deadline -- a linear extrapolation of
-    the streaming peak from the growth over the second half of what was consumed. A
-    one-shot library (no step, ``collect()``) has no streaming peak, only the whole one.
+    the streaming peak from the growth over the second half of what was consumed.
     """
     step, finish = lib.consumer(fmt, inputs)()
     quiet_gc()
     tracemalloc.start()
     tracemalloc.reset_peak()
     base = tracemalloc.get_traced_memory()[0]
-    if step is None:
+    if step is None:  # one call for the whole stream: its peak is the streaming peak
         finish()
         peak = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
-        return {"streaming_bytes": None, "peak_bytes": peak, "done_fraction": 1.0}
-    start = time.perf_counter()
-    done = 0
-    curve: list[tuple[int, int]] = []
+        return {"streaming_bytes": peak, "peak_bytes": peak, "done_fraction": 1.0}
+    start, done, curve = time.perf_counter(), 0, []
     for item in inputs:
         step(item)
         done += 1
@@ -188,21 +190,16 @@ def run_memory(size: int, *, budget_s: float) -> dict[str, list[dict[str, Any]]]
     for fmt in FORMATS:
         payloads = wire_stream(fmt, format_calls(fmt, 1, size))
         rows = []
-        for lib in LIBRARIES:
-            if fmt not in lib.formats:
-                continue
-            why = lib.missing()
-            if why is not None:
-                rows.append({"label": lib.label, "note": why})
+        for lib in (lib for lib in LIBRARIES if fmt in lib.formats):
+            if lib.missing():
+                rows.append({"label": lib.label, "note": lib.missing()})
                 continue
             log(f"[memory] {fmt} {fmt_bytes(size)} {lib.label} ...")
             inputs = lib.prepare(fmt, payloads)
             r = _peak_one_stream(lib, fmt, inputs, budget_s / 2)
             del inputs
             r["label"] = lib.label
-            if r["streaming_bytes"] is None:
-                r["note"] = "one call for the whole stream: no peak while streaming"
-            elif r["done_fraction"] < 1:
+            if r["done_fraction"] < 1:
                 r["note"] = (
                     f"stopped at {budget_s / 2:g} s (traced) after "
                     f"{100 * r['done_fraction']:.0f}% of the chunks: peak so far, and its "
@@ -227,12 +224,9 @@ def run_concurrent(n: int, *, budget_s: float) -> list[dict[str, Any]]:
     payloads = wire_stream(fmt, calls)
     expected = expected_calls(calls)
     rows: list[dict[str, Any]] = []
-    for lib in LIBRARIES:
-        if fmt not in lib.formats or not lib.concurrent:
-            continue
-        why = lib.missing()
-        if why is not None:
-            rows.append({"label": lib.label, "note": why})
+    for lib in (lib for lib in LIBRARIES if fmt in lib.formats and lib.concurrent):
+        if lib.missing():
+            rows.append({"label": lib.label, "note": lib.missing()})
             continue
         log(f"[concurrent] {n} streams {lib.label} ...")
         inputs = lib.prepare(fmt, payloads)
@@ -259,56 +253,30 @@ def run_concurrent(n: int, *, budget_s: float) -> list[dict[str, Any]]:
         anyio.run(main)
         peak = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
-        rows.append(
-            {
-                "label": lib.label,
-                "streams": n,
-                "chunks_per_stream": len(payloads),
-                "wall_s": statistics.median(times),
-                "peak_bytes": peak,
-                "reads": lib.reads,
-            }
-        )
+        row = {"label": lib.label, "streams": n, "chunks_per_stream": len(payloads)}
+        row |= {"wall_s": statistics.median(times), "peak_bytes": peak, "reads": lib.reads}
+        rows.append(row)
     return rows
-
-
-PEER_MODULES = (
-    "callstream",
-    "callstream._sync",
-    "callstream._async",
-    "openai",
-    "openai.lib.streaming.chat",
-    "anthropic",
-    "anthropic.lib.streaming._messages",
-    "langchain_core.messages",
-    "pydantic_ai._parts_manager",
-    "pydantic_ai.models",
-    "anyio",
-)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run everything; write ``pipeline.md``, ``pipeline.json`` and ``pipeline.png``."""
     ns = arguments(__doc__.splitlines()[0] if __doc__ else "", argv)
     if ns.render:
-        return _render(ns)
-    info = machine()
-    with settled(PEER_MODULES):
-        return _main(ns, info)
-
-
-def _main(ns: Any, info: dict[str, Any]) -> int:
+        data = json.loads((ns.out / "pipeline.json").read_text(encoding="utf-8"))
+        return _write(ns, data)
+    info = stamp(command("bench_pipeline", ns))
     if ns.tiny:
         scenarios, memory_size, streams = TINY_SCENARIOS, 200, TINY_CONCURRENT
     elif ns.quick:
         scenarios, memory_size, streams = QUICK_SCENARIOS, 2 << 10, QUICK_CONCURRENT
     else:
         scenarios, memory_size, streams = SCENARIOS, 1 << 20, CONCURRENT
-    speed = run_speed(scenarios, budget_s=ns.budget, repeats=ns.repeats)
-    memory = run_memory(memory_size, budget_s=ns.budget)
-    concurrent = run_concurrent(streams, budget_s=ns.budget)
+    with settled(PEER_MODULES):
+        speed = run_speed(scenarios, budget_s=ns.budget, repeats=ns.repeats)
+        memory = run_memory(memory_size, budget_s=ns.budget)
+        concurrent = run_concurrent(streams, budget_s=ns.budget)
     info["load_average_1m_end"] = load_average()
-    info["command"] = "python benchmarks/bench_pipeline.py" + (" --quick" if ns.quick else "")
     data = {
         "machine": info,
         "budget_s": ns.budget,
@@ -317,33 +285,15 @@ def _main(ns: Any, info: dict[str, Any]) -> int:
         "memory": {"argument_bytes": memory_size, "results": memory},
         "concurrent": concurrent,
     }
-    write_json(ns.out / "pipeline.json", data)
-    return _write(ns, data, speed)
+    return _write(ns, data)
 
 
-def _render(ns: Any) -> int:
-    """Rewrite pipeline.md and pipeline.png from pipeline.json (no measuring)."""
-    data = json.loads((ns.out / "pipeline.json").read_text(encoding="utf-8"))
+def _write(ns: Any, data: dict[str, Any]) -> int:
     speed = {f: [Measurement.from_json(r) for r in rows] for f, rows in data["speed"].items()}
-    return _write(ns, data, speed)
-
-
-def _write(ns: Any, data: dict[str, Any], speed: dict[str, list[Measurement]]) -> int:
-    info = data["machine"]
-    text = report(
-        speed,
-        data["memory"]["results"],
-        data["concurrent"],
-        info,
-        budget_s=data["budget_s"],
-        cmd=info.get("command", "python benchmarks/bench_pipeline.py"),
-        memory_size=data["memory"]["argument_bytes"],
-    )
-    write_text(ns.out / "pipeline.md", text)
+    text = report(speed, data["memory"], data["concurrent"], data["machine"], data["budget_s"])
     if not ns.no_plot:
         plot(speed, ns.out / "pipeline.png", data["budget_s"])
-    print(text)
-    return 0
+    return write_results(ns.out, "pipeline", text, data)
 
 
 if __name__ == "__main__":

@@ -11,24 +11,15 @@ directory's for both, so an old tree's own ``benchmarks/`` never runs. The subpr
 alternate, baseline then candidate, for several rounds (3; 2 with ``--quick``), so that
 a change in the machine's load falls on both.
 
-Measured in each subprocess, for the OpenAI Chat and Anthropic streams (``_streams.py``,
-argument text in 4-character fragments) of one call with 200 B and with 1 MB of
-arguments (64 KB with ``--quick``):
-
-- ``stream()``: ``for update in stream(payloads, provider=fmt)``, reading
-  ``update.tool_calls`` after every chunk;
-- ``collect()``: ``collect(payloads, provider=fmt)``, one call (the pipeline benchmark's
-  ``callstream collect()`` row, ``_peers.py``).
-
-A pass is one whole stream, timed whole (no per-chunk clock reads; ``_measure.whole_pass``:
-the garbage collector is quieted first, the final calls normalized inside the pass and
-checked against the originals after it). Its per-chunk figures are the pass's CPU time
-(of the process: the time other processes hold the CPU is left out) and its wall-clock
-time, each over the chunks. Passes repeat until 0.5 s of work (at least 2; 0.1 s and 1
-with ``--quick``); the first size gets one untimed warm-up pass. Per tree and clock the
-tables give the best pass and the median pass over all rounds, and the ratios candidate
-/ baseline (below 1: the candidate is faster). Writes ``benchmarks/results/compare.md``
-(``--out`` to change the folder).
+Measured in each subprocess: ``bench_pipeline.py``'s ``callstream stream()`` row (a
+``for`` loop over ``stream(payloads, provider=fmt)`` reading ``update.tool_calls`` after
+every chunk) and its ``callstream collect()`` row (one call), on OpenAI Chat and
+Anthropic streams of one call with 200 B and 1 MB of arguments (64 KB with ``--quick``)
+in 4-character fragments. A pass is one whole stream timed whole (``_measure.one_pass``),
+its figures the pass's CPU time and wall-clock time over the chunks; passes repeat until
+0.5 s of work (at least 2; 0.1 s and 1 with ``--quick``) after one untimed warm-up. Per
+tree and clock the tables give the best and the median pass over all rounds, and the
+ratios candidate / baseline (below 1: the candidate is faster). Writes ``compare.md``.
 """
 
 from __future__ import annotations
@@ -37,7 +28,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,7 +37,9 @@ BENCH = Path(__file__).resolve().parent
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-from _measure import Consumer, Finish, settled, whole_pass  # noqa: E402
+from _measure import Series, settled, worker_json  # noqa: E402
+from _ours import CallstreamCollect, CallstreamDriver  # noqa: E402
+from _peers import Library  # noqa: E402
 from _report import (  # noqa: E402
     RESULTS,
     TINY_HELP,
@@ -55,66 +47,24 @@ from _report import (  # noqa: E402
     git_line,
     load_average,
     log,
-    machine,
-    machine_markdown,
     markdown_table,
     shown_path,
+    stamp,
+    stamp_markdown,
     write_text,
 )
-from _streams import FORMATS, dict_calls, expected_calls, format_calls, wire_stream  # noqa: E402
+from _streams import FORMATS  # noqa: E402
+from bench_pipeline import measure_stream  # noqa: E402
 
 SIZES = (200, 1 << 20)
 QUICK_SIZES = (200, 64 << 10)
 TINY_SIZES = (200, 4 << 10)
-DRIVERS = ("stream()", "collect()")
+DRIVERS: tuple[Library, ...] = (CallstreamDriver(), CallstreamCollect())
 ROUNDS = 3
 QUICK_ROUNDS = 2
 
 
 # --- the worker: one tree, in its own process ------------------------------------------------
-
-
-def _stream_loop(fmt: str, payloads: Sequence[Any]) -> Consumer:
-    """``stream()`` over the payloads, reading ``update.tool_calls`` after every chunk; one
-    call per pass (a one-shot consumer, see :data:`_measure.Consumer`)."""
-    from callstream import stream
-
-    def make() -> tuple[None, Finish]:
-        def finish() -> Any:
-            last = None
-            for update in stream(payloads, provider=fmt):
-                _ = update.tool_calls
-                last = update
-            assert last is not None and not last.invalid_tool_calls, last
-            return dict_calls(last.tool_calls)
-
-        return None, finish
-
-    return make
-
-
-def _consumer(driver: str, fmt: str, payloads: Sequence[Any]) -> Consumer:
-    if driver == "stream()":
-        return _stream_loop(fmt, payloads)
-    from _peers import CallstreamCollect
-
-    return CallstreamCollect().consumer(fmt, payloads)
-
-
-def _passes(
-    consumer: Consumer, payloads: Sequence[Any], expected: Any, quick: bool
-) -> tuple[list[float], list[float]]:
-    """Wall-clock and CPU seconds of each timed pass (each one's final calls checked,
-    outside its time)."""
-    min_passes, min_time_s = (1, 0.1) if quick else (2, 0.5)
-    walls: list[float] = []
-    cpus: list[float] = []
-    while len(walls) < min_passes or (sum(walls) < min_time_s and len(walls) < 200):
-        wall, cpu, result = whole_pass(consumer, payloads)
-        assert result == expected, f"final calls differ: {str(result)[:300]}"
-        walls.append(wall)
-        cpus.append(cpu)
-    return walls, cpus
 
 
 def work(tree: Path, sizes: Sequence[int], quick: bool) -> dict[str, Any]:
@@ -125,38 +75,26 @@ def work(tree: Path, sizes: Sequence[int], quick: bool) -> dict[str, Any]:
     where = Path(callstream.__file__).resolve()
     if not where.is_relative_to(tree.resolve()):
         raise SystemExit(f"callstream imported from {where}, not from the tree {tree}")
+    passes: dict[str, Any] = {"budget_s": None, "max_passes": 200, "min_passes": 2 - quick}
+    passes["min_time_s"] = 0.1 if quick else 0.5
     cells = []
     with settled(("callstream", "callstream._sync")):
         for fmt in FORMATS:
-            for i, size in enumerate(sizes):
-                calls = format_calls(fmt, 1, size)
-                payloads = wire_stream(fmt, calls)
-                expected = expected_calls(calls)
-                for driver in DRIVERS:
-                    consumer = _consumer(driver, fmt, payloads)
-                    if i == 0:
-                        whole_pass(consumer, payloads)  # warm-up: imports, caches
-                    walls, cpus = _passes(consumer, payloads, expected, quick)
-                    n = len(payloads)
-                    cell = {"format": fmt, "size": size, "driver": driver, "chunks": n}
-                    cell["wall"] = [t * 1e6 / n for t in walls]
-                    cell["cpu"] = [t * 1e6 / n for t in cpus]
+            series: dict[str, Series] = {}
+
+            def series_of(lib: Library) -> Series:
+                return series.setdefault(lib.label, Series(lib.label, **passes))
+
+            for size in sizes:
+                for m in measure_stream(fmt, 1, size, DRIVERS, series_of, fmt_bytes(size)):
+                    cell = {"format": fmt, "size": size, "driver": m.label, "chunks": m.inputs}
+                    cell["wall"] = [t * 1e6 / m.inputs for t in m.wall_s]
+                    cell["cpu"] = [t * 1e6 / m.inputs for t in m.cpu_s]
                     cells.append(cell)
     return {"callstream_file": where.relative_to(tree.resolve()).as_posix(), "cells": cells}
 
 
 # --- the parent: alternate the trees, then compare -----------------------------------------
-
-
-def _run_tree(tree: Path, size: Sequence[str]) -> dict[str, Any]:
-    """One tree's worker (``size``: ``--quick`` or ``--tiny`` or nothing, as given)."""
-    argv = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree), *size]
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"the worker for {tree} failed:\n{done.stderr[-3000:]}")
-    out: dict[str, Any] = json.loads(done.stdout)
-    return out
 
 
 def _commit(tree: Path) -> str:
@@ -219,17 +157,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (tree / "callstream" / "__init__.py").is_file():
             parser.error(f"--{name} {tree} holds no callstream/ package")
     rounds = ns.rounds or (1 if ns.tiny else QUICK_ROUNDS if ns.quick else ROUNDS)
-    info = machine()
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     for r in range(rounds):
         for name, tree in trees.items():
             log(f"[compare] round {r + 1}/{rounds}: {name} ({tree}) ...")
-            runs[name].append(_run_tree(tree, size))
-    info["load_average_1m_end"] = load_average()
+            argv = [str(Path(__file__).resolve()), "--worker", str(tree), *size]
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            runs[name].append(worker_json(argv, env, f"{name} tree"))
     command = f"python benchmarks/compare_trees.py --baseline {shown_path(ns.baseline)}"
     if ns.candidate != parser.get_default("candidate"):
         command += f" --candidate {shown_path(ns.candidate)}"
     command += "".join(f" {a}" for a in size)
+    info = stamp(command) | {"load_average_1m_end": load_average()}
     trees_md = "".join(
         f"- {name}: `{shown_path(tree)}` ({_commit(tree)}); callstream imported from "
         f"`{shown_path(tree)}/{runs[name][0]['callstream_file']}`\n"
@@ -250,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ratio = candidate / baseline (below 1: the candidate is faster). `stream()` reads "
         "`update.tool_calls` after every chunk; `collect()` is one call. Method: the "
         "docstring of `benchmarks/compare_trees.py`.\n\n"
-        f"{tables}\n{machine_markdown(info, command)}",
+        f"{tables}\n{stamp_markdown(info)}",
     )
     print(trees_md + "\n" + tables)
     return 0

@@ -13,11 +13,9 @@ Peers that are not installed (the ``bench`` extra) are rows marked n/a, not fail
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import importlib.util
 import json
-import math
 import os
 import subprocess
 import sys
@@ -36,7 +34,7 @@ def _load(name: str) -> ModuleType:
     if str(BENCH) not in sys.path:
         sys.path.insert(0, str(BENCH))
     if name.startswith("_"):  # the shared helper modules, as the scripts import them
-        return importlib.import_module(name.removesuffix("_harness"))
+        return importlib.import_module(name)
     module_name = f"_bench_{name}"
     spec = importlib.util.spec_from_file_location(module_name, BENCH / f"{name}.py")
     assert spec is not None and spec.loader is not None
@@ -55,8 +53,9 @@ def _results() -> dict[str, int]:
 
 
 def test_every_script_is_found() -> None:
-    assert {"bench_parser_trees", "bench_pipeline", "growth", "profile_pipeline"} <= set(SCRIPTS)
-    assert len(SCRIPTS) >= 20
+    quoted = {"bench_pipeline", "bench_partial_json", "bench_assembler", "bench_parsers"}
+    quoted |= {"bench_runner", "bench_builds", "compare_trees"}  # the README's commands
+    assert quoted <= set(SCRIPTS)
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -82,8 +81,6 @@ def test_script_imports_and_runs_its_tiny_mode(tmp_path: Path, name: str) -> Non
     check = REPORT_CHECKS.get(name)
     if check is not None:
         check(module, out, done.stdout)
-    if name.startswith("bench_growth_"):
-        _check_growth_script(module)
 
 
 # --- the reports of some --tiny runs ---------------------------------------------------------
@@ -131,7 +128,7 @@ def _runner(bench: ModuleType, out: Path, stdout: str) -> None:
     assert turn["agree"] and turn["time_scale"] == bench.TINY_SCALE
     assert "not judged" in stdout
     text = (out / "runner.md").read_text(encoding="utf-8")
-    assert "callstream imported from `src/callstream`" in text
+    assert "callstream build: " in text and data["machine"]["callstream_build"] in text
 
 
 def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
@@ -140,38 +137,25 @@ def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
     text = (out / "compare.md").read_text(encoding="utf-8")
     assert text.count("callstream imported from `src/callstream/__init__.py`") == 2
     for fmt in ("openai-chat", "anthropic"):
-        for driver in ("stream()", "collect()"):
+        for driver in ("callstream stream()", "callstream collect()"):
             assert text.count(f"| {fmt} | 1 call, 200 B | {driver} |") == 2  # CPU and wall
     assert "ratio (median)" in text and "Machine:" in text
     assert "Regenerate: `python benchmarks/compare_trees.py --baseline src --tiny`" in text
 
 
-def _growth_runner(bench: ModuleType, out: Path, stdout: str) -> None:
-    text = (out / "growth.md").read_text(encoding="utf-8")
-    assert "| bench_growth_server_tools | bad index blocks | time | 3 | 6 |" in text
-    assert "load average" in stdout and "Regenerate: `python benchmarks/growth.py --tiny`" in text
-
-
 def _builds(bench: ModuleType, out: Path, stdout: str) -> None:
     text = (out / "builds.md").read_text(encoding="utf-8")
-    for heading in (
-        "## 1. stream()",
-        "## 2. Anthropic",
-        "## 3. pydantic-ai",
-        "## 4. One ",
-        "## 5. Parser alone",
-        "## Targets",
-    ):
+    for heading in ("## 1. stream()", "## 2. The peers", "## 3. Parser alone", "## Targets"):
         assert text.count(heading) == 1, heading
     assert "COMPILED=True" in text and "COMPILED=False (CALLSTREAM_PURE=1)" in text
     assert "callstream `src/callstream/__init__.py`" in text
     assert "pure / compiled" in text and "peer / compiled" in text and "peer / pure" in text
     s = bench.fmt_bytes(bench.TINY.sizes[0])
-    assert f"| openai-chat, 1 call, {s} | 54 |" in text
-    assert f"| anthropic, 1 call, {s} | 57 |" in text
+    assert f"| openai-chat | {s} | 54 |" in text
+    assert f"| anthropic | {s} | 57 |" in text
     data = json.loads((out / "builds.json").read_text(encoding="utf-8"))
     names = [t["name"] for t in data["targets"]]
-    assert len(names) == len(set(names)) == 15
+    assert len(names) == len(set(names)) == 16
     peers = _installed("jiter", "openai", "anthropic", "langchain_core", "pydantic_ai")
     for t in data["targets"]:  # a target against a peer that is not installed: unmeasured
         assert f"| {t['name']} |" in text
@@ -193,19 +177,8 @@ REPORT_CHECKS: dict[str, Callable[[ModuleType, Path, str], None]] = {
     "bench_runner": _runner,
     "bench_builds": _builds,
     "compare_trees": _compare_trees,
-    "growth": _growth_runner,
 }
 """Per script, what its --tiny report must hold (given the module, --out, its stdout)."""
-
-
-def _check_growth_script(bench: ModuleType) -> None:
-    """A growth script on the shared harness: its checks are well formed (its --tiny run
-    measured each at n = 3 and 6)."""
-    growth = _load("_growth_harness")
-    checks = bench.checks(True)
-    assert checks and all(isinstance(c, growth.Check) for c in checks)
-    assert len({c.label for c in checks}) == len(checks), "check labels must be distinct"
-    assert all(c.n >= 1 and c.measure in ("time", "memory") for c in checks)
 
 
 # --- the helpers -----------------------------------------------------------------------------
@@ -230,7 +203,7 @@ def test_series_skips_and_extrapolates() -> None:
 
 def _check_series(measure: ModuleType, report: ModuleType) -> None:
     # A quadratic "library": cost grows with the square of the input count.
-    series = measure.Series("quadratic", budget_s=0.05, repeats=1)
+    series = measure.Series("quadratic", budget_s=0.05, max_passes=1)
 
     def consumer_for(n: int) -> object:
         def make() -> tuple[object, object]:
@@ -262,72 +235,18 @@ def test_fit_quadratic_recovers_coefficients() -> None:
 def test_streams_are_valid_wire_payloads() -> None:
     streams = _load("_streams")
     calls = streams.make_calls(3, 300)
-    chat = streams.openai_chat_stream(calls)
+    chat = streams.wire_stream("openai-chat", calls)
     args: dict[int, str] = {}
     for payload in chat:
         for tc in payload["choices"][0]["delta"].get("tool_calls", ()):
             args[tc["index"]] = args.get(tc["index"], "") + tc["function"]["arguments"]
     assert [json.loads(args[i]) for i in range(3)] == [json.loads(c.args) for c in calls]
     assert chat[-1]["choices"][0]["finish_reason"] == "tool_calls"
-    anth = streams.anthropic_stream(calls)
+    anth = streams.wire_stream("anthropic", calls)
     assert anth[0]["type"] == "message_start" and anth[-1]["type"] == "message_stop"
     text = streams.long_string_document(2000)
     assert "\\ud83d\\ude00" in text and json.loads(text)["content"].count("😀") > 0
     assert all(len(f) <= streams.FRAGMENT for f in streams.fragments(text))
-
-
-def test_growth_harness_retries_bounds_and_fresh_inputs() -> None:
-    growth = _load("_growth_harness")
-    with pytest.raises(ValueError, match="exactly one"):
-        growth.Check("both", "time", int, 1, run=str, probe=float)
-    with pytest.raises(ValueError, match="time"):
-        growth.Check("kind", "speed", int, 1, run=str)
-    assert growth.ratio(0.0, 0.0) == 1.0 and growth.ratio(0.0, 1.0) == math.inf
-
-    # A quadratic "cost" (reported by a probe) fails, after two retries.
-    square = growth.Check("square", "memory", lambda n: n, 10, probe=lambda n: float(n * n))
-    result = growth.measure_check(square, script="s", retries=2)
-    assert result.ratios == [4.0, 4.0, 4.0] and not result.ok
-    assert result.verdict.startswith("OVER") and "3 tries" in result.verdict
-
-    # A linear one passes at once; a bound can still fail it.
-    linear = growth.Check("linear", "memory", lambda n: n, 10, probe=float)
-    assert growth.measure_check(linear, retries=2).verdict == "ok"
-    capped = dataclasses.replace(linear, bound=lambda size, _, v: None if v < 15 else "big")
-    result = growth.measure_check(capped, retries=0)
-    assert not result.ok and "big" in result.verdict and result.ratio == 2.0
-
-    # A fresh check gets a new input for every timed run; a plain one reuses it.
-    built: list[int] = []
-
-    def build(n: int) -> list[int]:
-        built.append(n)
-        return list(range(n))
-
-    fresh = growth.Check("f", "time", build, 5, run=list.clear, repeats=3, min_time_s=0.0)
-    fresh = dataclasses.replace(fresh, fresh=True)
-    growth.measure_check(fresh)
-    assert built.count(5) == 1 + 1 + 3 and built.count(10) == 1 + 3  # input, warm-up, runs
-    built.clear()
-    plain = dataclasses.replace(fresh, fresh=False, run=sum)
-    growth.measure_check(plain)
-    assert built == [5, 10]
-    assert growth.call(lambda: 7) == 7 and growth.scaled(100, True) == 25
-
-
-def test_growth_runner_subprocess_script_and_report(tmp_path: Path) -> None:
-    runner = _load("growth")
-    script = tmp_path / "bench_growth_fake.py"
-    script.write_text("print('ratio 4.00 OVER')\nraise SystemExit(1)\n", encoding="utf-8")
-    run = runner.run_script(script, quick=True, retries=2)
-    assert run.returncodes == [1, 1, 1] and not run.ok and "ratio 4.00" in run.output
-    assert "3 tries" in run.cells()[-1]
-    growth = _load("_growth_harness")
-    rows = [growth.Result("s", "n things", "time", 3, 1e-3, 2e-3, [2.0]), run]
-    info = _load("_report").machine()
-    text = runner.report(rows, "python benchmarks/growth.py", info, 1.0)
-    assert "| s | n things | time | 3 | 6 | 1 ms | 2 ms | 2.00 | ok |" in text
-    assert "Output of `bench_growth_fake.py`" in text and "Machine:" in text
 
 
 def test_compare_trees_worker_refuses_callstream_from_elsewhere(tmp_path: Path) -> None:
@@ -336,3 +255,13 @@ def test_compare_trees_worker_refuses_callstream_from_elsewhere(tmp_path: Path) 
     env = {**os.environ, "PYTHONPATH": str(src)}
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode != 0 and "not from the tree" in done.stderr
+
+
+def test_every_results_file_is_stamped_alike() -> None:
+    """Each committed results file records the header ``_report.stamp`` writes (what the
+    docs' performance page shows: ``docs/hooks/performance.py``), and no path."""
+    fields = {"cpu", "logical_cpus", "python", "callstream_build", "git_commit", "date_utc"}
+    for path in sorted(RESULTS.glob("*.json")):
+        machine = json.loads(path.read_text(encoding="utf-8"))["machine"]
+        assert fields <= set(machine), (path.name, fields - set(machine))
+        assert not any("/" in str(machine[f]) for f in fields), path.name

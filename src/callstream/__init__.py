@@ -1,11 +1,13 @@
 """callstream: streamed LLM tool-call fragments in, honest tool calls out.
 
-The layers, from the bottom (see DESIGN.md): an incremental partial-JSON parser
-(:class:`PartialJSONParser`), a sans-I/O assembler that merges chunks into calls
+The layers, from the bottom (drawn in ``docs/design.md``): an incremental partial-JSON
+parser (:class:`PartialJSONParser`), a sans-I/O assembler that merges chunks into calls
 (:class:`ToolCallAssembler`), translators for each provider's wire format
-(:mod:`callstream.providers`), output parsers and tool schemas (:mod:`callstream.parsers`,
-:mod:`callstream.tools`), and thin sync / async drivers (:func:`stream`, :func:`astream`,
-:func:`collect`, :func:`acollect`).
+(:mod:`callstream.providers`), tool schemas and output parsers (:mod:`callstream.tools`,
+:mod:`callstream.parsers`), thin sync / async drivers (:func:`stream`, :func:`astream`,
+:func:`collect`, :func:`acollect`), and on top of them the tool runner
+(:class:`ToolRunner`), the UI protocol encoders (:mod:`callstream.ui`) and the
+``callstream`` command.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Parameter types of the public methods that check their own arguments.
 
-``ToolCallAssembler``, ``PartialJSONParser`` and ``Pipeline`` check what they are given
-and raise a precise :class:`~callstream.UsageError` subclass (``OptionTypeError``, ...)
-naming the option. Compiled with mypyc, a parameter annotated ``int`` would be checked by
+``ToolCallAssembler``, ``PartialJSONParser``, ``Pipeline`` and the signal records
+(:mod:`callstream._assembly.records`) check what they are given and raise a precise
+:class:`~callstream.UsageError` subclass (``OptionTypeError``, ``ChunkValidationError``)
+naming the option or field. Compiled with mypyc, a parameter annotated ``int`` would be checked by
 mypyc first, with a bare ``TypeError``. So these annotations mean two things:
 
 - for a type checker reading callstream (the user's mypy or pyright, and ours in CI), the

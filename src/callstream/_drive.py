@@ -12,8 +12,7 @@ read), when reading it or feeding the pipeline raises (the exception propagates;
 exception the pipeline can read as a provider error ends the stream instead, see
 :meth:`~callstream._pipeline.Pipeline.recover`), when the iteration is cancelled while
 waiting for the source, or on ``close()`` / ``aclose()``. After that the iterator is
-finished. Plain classes rather than generators: this module is compiled with mypyc in the
-compiled build, where a generator would not be a Python generator.
+finished. Plain classes rather than generators (``docs/design.md``, "Compiled build").
 
 Cost: the pipeline's, O(1) more per item.
 """

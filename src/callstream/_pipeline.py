@@ -40,8 +40,9 @@ assembler honestly (calls that had not completed become invalid) before the driv
 re-raises it unchanged.
 
 No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
-they cannot drift apart. The update and result types are in :mod:`callstream._result`;
-reading an SDK exception's provider error is :mod:`callstream.providers._provider_errors`.
+they cannot drift apart. The update type is in :mod:`callstream._update`, the result
+type in :mod:`callstream._result`; reading an SDK exception's provider error is
+:mod:`callstream.providers._provider_errors`.
 Cost per payload: the translator's O(payload) plus the assembler's O(fragment), plus
 building the update, which reads the assembler's views (O(1) when unchanged; a quiet
 pipeline does neither).
@@ -165,9 +166,8 @@ _ASSEMBLER_OPTIONS: Final = (
     "max_chars",
     "empty_args",
 )
-"""The keyword options of :class:`ToolCallAssembler`, in its signature's order. Written
-out, not read with ``inspect.signature``: a method compiled with mypyc has no signature
-to read (tests/build/test_mypyc_clean.py checks the two agree in the pure-Python build)."""
+"""The keyword options of :class:`ToolCallAssembler`, in its signature's order, written
+out (no signature to read when compiled: ``docs/design.md``, "Compiled build")."""
 
 
 def _describe(payload: Any) -> str:

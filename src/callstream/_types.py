@@ -59,7 +59,7 @@ class Record:
 
     Immutable for type checkers (the fields are ``Final``); the compiled build also
     refuses an assignment at run time (``AttributeError``), pure Python does not check it,
-    so that building one costs a plain call (``benchmarks/bench_construct.py``).
+    so that building one costs a plain call (why records: ``docs/design.md``, "Compiled build").
     Cost: O(number of fields) for ``==``, ``hash``, ``repr``, pickling.
     """
 

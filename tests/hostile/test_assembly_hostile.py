@@ -1,7 +1,7 @@
 """Hostile input to the assembler: deep objects, many calls, long invalid text, junk.
 
 Bounded memory and only our errors on every path; the cost side (linear time) is checked
-by ``benchmarks/bench_growth_assembly.py``. The limits themselves (``max_calls``,
+by ``tests/growth/test_growth_assembly.py``. The limits themselves (``max_calls``,
 ``max_chars``, the name cap, ...) are tested in ``tests/assembly/test_options.py``.
 """
 

@@ -2,7 +2,7 @@
 
 Each behaviour is checked with the text fed whole, one character at a time (or in small
 fragments where the text is long) and in random splits. Costs are checked as growth
-ratios in ``benchmarks/bench_growth_json.py``; here only the structure that makes them
+ratios in ``tests/growth/test_growth_json.py``; here only the structure that makes them
 linear is asserted (no long tuple held per change, a bounded carry, each character
 scanned once).
 """

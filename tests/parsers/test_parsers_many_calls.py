@@ -3,7 +3,7 @@ of calls (RESULT_COPY_FACTOR), held changes are shown later and never lost, and 
 LangChain parser adds up no messages when nobody listens to its run.
 
 Structural checks only (counts of work), no timings: timings are in
-``benchmarks/bench_growth_parsers.py``.
+``tests/growth/test_growth_parsers.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Committed results and docs name no local path of the machine they were made on.
 
 A benchmark result names the commit and the machine kind (``benchmarks/_report.py``:
-``machine``; paths relative to the checkout: ``shown_path``); the docs and examples speak
+``stamp``; paths relative to the checkout: ``shown_path``); the docs and examples speak
 of the project's own files. A folder of one machine (``/home/me/...``, a worktree under
 ``/work``, ``/tmp/...``, ``C:\\Users\\...``) means nothing to a reader, and says more
 about the machine than a result should.

@@ -1,23 +1,11 @@
-"""The dependency direction of DESIGN.md, enforced by walking every import with ``ast``.
+"""The layers of ``docs/design.md``, enforced by walking every import with ``ast``.
 
-Layers (a module may import callstream modules of its own layer's package or of lower
-layers only) and the third-party packages each layer may import at module level:
-
-    L5  callstream/__init__.py          re-exports; partial_json_parser (for Allow)
-    L4  _pipeline < drivers             drivers over the shared pipeline, then the tool
-        < runner < cli                  runner on top of them, then the shell; anyio only
-                                        in _sources (lazily) and the runner's modules
-        (_pipeline includes _result and _update, split out of _pipeline.py; the drivers
-        are _sources, _drive, _sync and _async)
-    L3  providers, tools, feed < parsers pydantic; SDKs / LangChain / rich only lazily
-        (tools includes _tool_docstrings and _tool_schema, split out of tools.py)
-    L2  _assembly                       standard library (+ typing_extensions)
-    L1  _json                           standard library only
-    L0  _errors, _types                 standard library only (_types: mypy_extensions'
-                                        mypyc_attr if installed, for the compiled build)
-
+A module may import callstream modules of its own layer's package or of lower layers only
+(the layers, whole numbers from 0 to 10, and what each holds are drawn in
+``docs/design.md``; :func:`layer_of` is the table this test reads), and third-party
+packages at module level only where :data:`THIRD_PARTY_AT_MODULE_LEVEL` allows them.
 Inside the core packages (``_json``, ``_assembly``, ``providers``) the modules have tiers
-too (``INNER_TIERS`` below): the rules sit below the machine that applies them.
+too (:data:`INNER_TIERS`): the rules sit below the machine that applies them.
 """
 
 from __future__ import annotations
@@ -34,12 +22,12 @@ SRC = PACKAGE
 STDLIB = set(sys.stdlib_module_names) | {"__future__"}
 
 
-def layer_of(module: str) -> tuple[float, str]:
+def layer_of(module: str) -> tuple[int, str]:
     """(layer, package) of a callstream module given as a dotted name."""
     parts = module.split(".")
     head = parts[1] if len(parts) > 1 else ""
     table = {
-        "": (5, "callstream"),
+        "": (10, "callstream"),
         "_errors": (0, "_errors"),
         "_types": (0, "_types"),
         "_build": (0, "_build"),
@@ -47,40 +35,40 @@ def layer_of(module: str) -> tuple[float, str]:
         "_json": (1, "_json"),
         "_assembly": (2, "_assembly"),
         "providers": (3, "providers"),
-        "parsers": (3.5, "parsers"),
+        "parsers": (4, "parsers"),
         "tools": (3, "tools"),
         "_tool_docstrings": (3, "tools"),
         "_tool_schema": (3, "tools"),
         "feed": (3, "feed"),
         "examples": (3, "examples"),
-        "_pipeline": (4, "_pipeline"),
-        "_result": (4, "_pipeline"),
-        "_update": (4, "_pipeline"),
-        "_sources": (4.5, "drivers"),
-        "_drive": (4.5, "drivers"),
-        "_sync": (4.5, "drivers"),
-        "_async": (4.5, "drivers"),
-        "runner": (4.6, "runner"),
-        "ui": (4.7, "ui"),
-        "cli": (4.8, "cli"),
+        "_pipeline": (5, "_pipeline"),
+        "_result": (5, "_pipeline"),
+        "_update": (5, "_pipeline"),
+        "_sources": (6, "drivers"),
+        "_drive": (6, "drivers"),
+        "_sync": (6, "drivers"),
+        "_async": (6, "drivers"),
+        "runner": (7, "runner"),
+        "ui": (8, "ui"),
+        "cli": (9, "cli"),
     }
     if head not in table:
         raise AssertionError(f"module {module} has no layer in tests/project/test_layering.py")
     return table[head]
 
 
-THIRD_PARTY_AT_MODULE_LEVEL: dict[float, set[str]] = {
+THIRD_PARTY_AT_MODULE_LEVEL: dict[int, set[str]] = {
     0: set(),
     1: set(),
     2: {"typing_extensions"},
     3: {"typing_extensions", "pydantic", "pydantic_core"},
-    3.5: {"typing_extensions", "pydantic", "pydantic_core"},
     4: {"typing_extensions", "pydantic", "pydantic_core"},
-    4.5: {"typing_extensions", "pydantic", "pydantic_core"},
-    4.6: {"typing_extensions", "pydantic", "pydantic_core", "anyio"},
-    4.7: {"typing_extensions", "pydantic", "pydantic_core"},
-    4.8: {"typing_extensions", "pydantic", "pydantic_core"},
-    5: {"partial_json_parser", "typing_extensions"},
+    5: {"typing_extensions", "pydantic", "pydantic_core"},
+    6: {"typing_extensions", "pydantic", "pydantic_core"},
+    7: {"typing_extensions", "pydantic", "pydantic_core", "anyio"},
+    8: {"typing_extensions", "pydantic", "pydantic_core"},
+    9: {"typing_extensions", "pydantic", "pydantic_core"},
+    10: {"partial_json_parser", "typing_extensions"},
 }
 ONLY_IN = {
     # mypyc's decorator, read at compile time; at run time optional (try / except
@@ -149,7 +137,7 @@ def test_imports_point_down(module: str, path: Path) -> None:
                     f"{module} imports {wrapper} at module level; it must be imported lazily"
                 )
             if name == "callstream":
-                assert layer == 5 or not at_module_level, f"{module} imports the package root"
+                assert layer == 10 or not at_module_level, f"{module} imports the package root"
                 continue
             other_layer, other_package = layer_of(name)
             assert other_layer < layer or other_package == package, (

@@ -55,6 +55,8 @@ from tests.support.real_clients import (
     anthropic_sse,
     chat_chunk,
     chat_sse,
+    dropped_connection_errors,
+    from_dropped_connection,
 )
 
 
@@ -629,6 +631,7 @@ def test_parser_chain_lets_other_exceptions_through_unchanged(kind: str) -> None
     model, _ = dropped_model(kind)
     with pytest.raises(DROPPED_ERRORS[kind]) as info:
         list((model | ToolCallsOutputParser()).stream(MSGS))
+    assert from_dropped_connection(info.value)
     model, _ = dropped_model(kind)
     with pytest.raises(DROPPED_ERRORS[kind]) as direct:
         list(model.stream(MSGS))
@@ -663,12 +666,11 @@ DROPPED = {
     "anthropic": anthropic_sse(ANTHROPIC_EVENTS[:ANTHROPIC_CUT]),
 }
 
-#: What reaches the caller: ChatOpenAI wraps the SDK's APIConnectionError in its
-#: OpenAIConnectionError (a subclass; the SDK error is its __cause__); ChatAnthropic lets
-#: the transport's own error through.
-DROPPED_ERRORS: dict[str, type[BaseException]] = {
-    "openai": openai.APIConnectionError,
-    "anthropic": httpx2.RemoteProtocolError,
+#: What reaches the caller: ChatOpenAI and ChatAnthropic wrap the SDK's error in their
+#: own connection errors (subclasses; the SDK error is the __cause__); before anthropic's
+#: 2.17 releases ChatAnthropic let the transport's own error through.
+DROPPED_ERRORS: dict[str, tuple[type[BaseException], ...]] = {
+    kind: dropped_connection_errors(kind) for kind in ("openai", "anthropic")
 }
 
 

@@ -25,6 +25,8 @@ from tests.support.real_clients import (
     async_sdk_stream,
     chat_chunk,
     chat_sse,
+    dropped_connection_errors,
+    from_dropped_connection,
     sdk_stream,
 )
 
@@ -142,9 +144,9 @@ def dropped(kind: str) -> Body:
     return Body(cut_body(kind), error=httpx2.RemoteProtocolError("peer closed connection"))
 
 
-def sdk_error(kind: str) -> type[BaseException]:
+def sdk_error(kind: str) -> tuple[type[BaseException], ...]:
     """What each SDK raises for a dropped connection mid-stream."""
-    return openai.APIConnectionError if kind == "openai" else httpx2.RemoteProtocolError
+    return dropped_connection_errors(kind)
 
 
 def names_args(calls: list[Any]) -> list[tuple[str, Any]]:
@@ -471,6 +473,7 @@ def test_other_exceptions_propagate_unchanged(error: Exception) -> None:
 def test_dropped_connection_through_the_sdk(kind: str) -> None:
     with pytest.raises(sdk_error(kind)) as info:
         callstream.collect(sdk_stream(kind, dropped(kind)))
+    assert from_dropped_connection(info.value)
     result = info.value.callstream_result  # type: ignore[attr-defined]
     check_interrupted(result)
     assert any("callstream_result" in note for note in info.value.__notes__)
@@ -497,6 +500,7 @@ async def test_async_dropped_connection_through_the_sdk(kind: str) -> None:
     source = await async_sdk_stream(kind, dropped(kind))
     with pytest.raises(sdk_error(kind)) as info:
         await callstream.acollect(source)
+    assert from_dropped_connection(info.value)
     check_interrupted(info.value.callstream_result)  # type: ignore[attr-defined]
     assert source.response.is_closed
     updates = callstream.astream(await async_sdk_stream(kind, dropped(kind)))

@@ -29,11 +29,13 @@ from typing import Any
 import pytest
 
 import callstream
-from tests.project.test_readme_blocks import _namespace
-from tests.support.paths import README
+from tests.docs.markdown_blocks import ROOT
+from tests.docs.markdown_blocks import namespace as _namespace
 
+README = ROOT / "docs" / "guides" / "tool-runner.md"
+"""The tool runner's guide: it holds the agent loops and the seal rules (the README did)."""
 MARKED = re.compile(
-    r"<!-- agent-loop: (?P<name>[\w-]+) -->\n(?:<!-- readme-test: skip \([^)]+\) -->\n)?"
+    r"<!-- agent-loop: (?P<name>[\w-]+) -->\n(?:<!-- (?:readme|docs)-test: skip \([^)]+\) -->\n)?"
     r"```python\n(?P<code>.*?)\n```",
     re.DOTALL,
 )
@@ -56,7 +58,7 @@ def test_the_loops_are_skipped_by_the_readme_block_test_with_a_pointer_here() ->
     for name in ("openai", "anthropic"):
         head = re.search(rf"<!-- agent-loop: {name} -->\n(?P<skip>[^\n]*)\n```python", text)
         assert head is not None
-        assert "readme-test: skip" in head.group("skip")
+        assert "docs-test: skip" in head.group("skip")
         assert "tests/real_clients/test_runner_agent_loop.py" in head.group("skip")
     tools = re.search(r"<!-- agent-loop: tools -->\n```python", text)
     assert tools is not None, "the tools block runs offline too (no skip marker)"
@@ -68,8 +70,8 @@ def test_the_readme_seal_rules_name_what_the_sealer_reads() -> None:
     from callstream.runner import VOID_REASONS, _seal
 
     text = README.read_text(encoding="utf-8")
-    start = text.index("### When a call is sealed")
-    section = text[start : text.index("\n### ", start + 1)]
+    start = text.index("## When a call is sealed")
+    section = text[start : text.index("\n## ", start + 1)]
     assert _seal.__doc__ is not None
     for name in re.findall(r"``([^`]+)``", _seal.__doc__):
         assert name in section, f"the README's seal rules do not name {name}"

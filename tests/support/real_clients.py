@@ -26,8 +26,31 @@ __all__ = (
     "async_sdk_stream",
     "chat_chunk",
     "chat_sse",
+    "dropped_connection_errors",
+    "from_dropped_connection",
     "sdk_stream",
 )
+
+
+def dropped_connection_errors(kind: str) -> tuple[type[BaseException], ...]:
+    """What the ``kind`` client ("openai" or "anthropic") raises when the connection drops
+    mid-stream. openai wraps the transport's error in its ``APIConnectionError``; anthropic
+    did the same from its 2.17 releases on and let the transport's error through before,
+    so either is the dropped connection there (:func:`from_dropped_connection` checks the
+    transport's error is the one raised or its cause)."""
+    if kind == "openai":
+        return (openai.APIConnectionError,)
+    return (anthropic.APIConnectionError, httpx2.RemoteProtocolError)
+
+
+def from_dropped_connection(error: BaseException) -> bool:
+    """Whether ``error`` is the transport's dropped connection or was raised from it."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, httpx2.RemoteProtocolError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def chat_chunk(

@@ -8,7 +8,7 @@ provider failure, the end of the stream) is merged into a list of per-call recor
 clocks, no logging. assembler.py holds the public class (checking what callers hand it,
 events, cached views); state.py applies the checked inputs to the calls. Inputs come as
 CallChunk signals from translators (their fields already checked where they were made,
-types.py) or as ToolCallChunk dicts from users, checked once (validation.py). The rules
+records.py) or as ToolCallChunk dicts from users, checked once (validation.py). The rules
 live beside it, each in its own module:
 
 Routing (routing.py). Two dictionaries and a pointer find the call a chunk continues:
@@ -26,8 +26,7 @@ but held, and released as one ArgumentsDelta right after CallStarted. When the p
 rejects a fragment the call turns invalid at once (CallInvalid); its raw text keeps
 accumulating for the view, and the other calls are unaffected.
 
-Verdicts (verdict.py) are late: a call is final only when its input closes (end_call
-/ fail_call) or at finish(), never because its text happens to parse. Then the
+Verdicts (verdict.py, where their rules are stated): when a call is final, the
 parser's close() gives the strict value (exactly json.loads of the text) or the reason
 it is not one.
 
@@ -40,11 +39,8 @@ ToolCall's "args" is the parser's live preview object (which the parser grows in
 place; a read only checks, for the calls that received text, whether that object was
 replaced), name and id pieces are written into every entry of the call.
 
-Limits (options.py, arguments.py) bound memory: at most max_calls calls are stored
-(later ones are counted on one overflow entry, not stored), max_argument_chars
-characters per call and max_chars in the whole stream; a decoded arguments object is
-serialized without recursion and refused beyond max_depth. Every limit makes a call
-invalid; none raises.
+Limits (stated in options.py, applied by arguments.py and state.py) bound memory;
+every limit makes a call invalid, none raises.
 """
 
 from __future__ import annotations

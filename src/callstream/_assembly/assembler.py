@@ -70,7 +70,7 @@ __all__ = (
 )
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # subclasses work in both builds
+@mypyc_attr(allow_interpreted_subclasses=True)  # subclassable: docs/design.md
 class ToolCallAssembler:
     """Merges streamed tool-call chunks into tool calls, with events and live views.
 
@@ -95,44 +95,16 @@ class ToolCallAssembler:
     ``index`` numbers calls in order of start (their first chunk);
     ``CallStarted.key`` is the provider's index.
 
-    Verdicts are late: a call is final at :meth:`end_call`, :meth:`fail_call` or
-    :meth:`finish`, never because its text happens to parse. Then: a JSON object ->
-    valid; no argument text -> ``{}`` (or invalid with ``empty_args="invalid"``, and
-    always invalid when the finish reason is a token limit); other JSON -> invalid
-    ("arguments must be a JSON object, got array"); malformed -> invalid with reason and
-    position, reported at the fragment where it became impossible; incomplete -> invalid
-    "cut off" (naming the finish reason when it was ``length`` / ``max_tokens``); no
-    name -> invalid "tool call has no name". A call whose JSON is complete is valid
-    even under a token-limit finish reason.
+    Verdicts (when a call is final, and why it is valid or invalid): stated once in
+    :mod:`callstream._assembly.verdict`.
 
-    Limits (every one makes a call invalid with a readable ``error``; none raises, and
-    the other calls carry on). The defaults are far above what a real stream produces
-    and bound the memory one stream can take:
-
-    - ``max_calls`` (default 1,000): past it, a chunk that would start a call is
-      refused: nothing of it is stored. The first refused call becomes one invalid entry
-      (``CallStarted`` if named, then ``CallInvalid``) whose ``error`` counts the refused
-      calls (a refused call is counted at the chunk that starts it, one bringing a name
-      or an id; the count in the view is kept current, the event carries the first).
-    - ``max_argument_chars`` (default 8,388,608 = 8 Mi): argument text per call; beyond
-      it the call becomes invalid at once, its raw text kept up to the limit.
-    - ``max_chars`` (default 33,554,432 = 32 Mi): argument text of all calls together;
-      the call whose text crosses it becomes invalid (raw text kept up to the limit), and
-      so does every call that receives text after it.
-    - ``max_depth`` (default 1000): nesting of arguments, as text or as a decoded object
-      (an object nested deeper, or cyclic, makes that call invalid: "arguments exceed a
-      limit: ...").
-
-    - names and ids longer than :data:`MAX_NAME_CHARS` (4,096) are not grown further:
-      the call becomes invalid ("tool name longer than 4096 characters").
-
-    Memory is thus O(max_calls + max_chars) whatever the input. ``None`` for a
-    ``max_*`` count means no limit.
+    Limits (what each ``max_*`` option bounds, its default, what happens past it):
+    stated once in :mod:`callstream._assembly.options`.
 
     Cost model: a chunk costs O(its size) plus O(1) bookkeeping (parser feed, one event);
     a call entering or leaving a view costs O(1) amortized in Python plus, when the list
-    had been read since its last change, one C-speed copy of it (``list.copy``: about a
-    nanosecond per listed call, at most one per view per read, bounded by ``max_calls``).
+    had been read since its last change, one C-speed copy of it (``list.copy``, at most
+    one per view per read, bounded by ``max_calls``).
     Reading a view costs O(1) plus one preview check per call that received text since
     the last read; ``invalid_tool_calls`` and ``tool_call_chunks`` re-join a call's raw
     text at every read while it is at most 4,096 characters, beyond that only when it has

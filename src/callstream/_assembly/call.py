@@ -1,8 +1,9 @@
 """One tool call's state inside the assembler: identity, verdict, argument text, view entries.
 
-A plain slotted record with the builders of its view entries; routing
-(:mod:`~callstream._assembly.routing`) reads it, and the assembler
-(:mod:`~callstream._assembly.assembler`) is the only module that changes it.
+A plain slotted record with the builders of its view entries. Routing
+(:mod:`~callstream._assembly.routing`) reads it (and gives it the index it adopts, rule
+1b); the assembly state (:mod:`~callstream._assembly.state`) changes its identity, text and
+verdict, and the views (:mod:`~callstream._assembly.views`) its view entries.
 """
 
 from __future__ import annotations

@@ -1,4 +1,29 @@
-"""The assembler's options: default limits, and the checks made once at construction."""
+"""The assembler's options: its limits (stated once, here), and the checks made once at
+construction.
+
+Every limit makes a call invalid with a readable ``error``; none raises, and the other
+calls carry on. The defaults are far above what a real stream produces and bound the
+memory one stream can take; ``None`` for a ``max_*`` count means no limit:
+
+- ``max_calls`` (:data:`DEFAULT_MAX_CALLS`): past it, a chunk that would start a call is
+  refused and nothing of it is stored. The first refused call becomes one invalid entry
+  (``CallStarted`` if named, then ``CallInvalid``) whose ``error`` counts the refused
+  calls (a refused call is counted at the chunk that starts it, one bringing a name or an
+  id; the count in the view is kept current, the event carries the first).
+- ``max_argument_chars`` (:data:`DEFAULT_MAX_ARGUMENT_CHARS`): argument text per call;
+  beyond it the call becomes invalid at once, its raw text kept up to the limit.
+- ``max_chars`` (:data:`DEFAULT_MAX_CHARS`): argument text of all calls together; the call
+  whose text crosses it becomes invalid (raw text kept up to the limit), and so does every
+  call that receives text after it.
+- ``max_depth`` (the parser's, default 1,000): nesting of arguments, as text or as a
+  decoded object; an object nested deeper, or cyclic, makes that call invalid
+  ("arguments exceed a limit: ...").
+- names and ids longer than :data:`MAX_NAME_CHARS` are not grown further: the call becomes
+  invalid ("tool name longer than 4096 characters").
+
+Memory is thus O(max_calls + max_chars) whatever the input. The text limits are applied
+by :class:`~callstream._assembly.arguments.TextBudget`, the others by the assembly state.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +42,8 @@ __all__ = (
 
 DEFAULT_MAX_CALLS: Final = 1_000
 """Default ``max_calls``: calls stored per stream. Real streams carry at most a few dozen
-calls; the limit bounds the bookkeeping (about a megabyte) and the cost of a view change
-after a read (one C-speed copy of at most 1,000 entries, a few microseconds)."""
+calls; the limit bounds the bookkeeping and the cost of a view change after a read (one
+C-speed copy of at most this many entries)."""
 
 DEFAULT_MAX_ARGUMENT_CHARS: Final = 8 << 20
 """Default ``max_argument_chars``: 8 Mi characters (8,388,608) of argument text per call,

@@ -16,7 +16,10 @@ decision, a predicate below named after its number and letter.
    e. a chunk with neither continues the call being streamed.
 
    Otherwise (an unknown index or id) the chunk starts a new call. A chunk reaching a
-   call only through d or e is *anonymous* (it has no key of its own there).
+   call only through d or e is *anonymous* (it has no key of its own there). Ids are kept
+   exactly as given and key a call only after the index, within one stream: two calls on
+   distinct indexes stay two calls whatever their ids (Kimi K2's ``functions.<name>:<n>``
+   ids restart each turn and may repeat within one).
 2. **Empty fields.** ``""`` and ``None`` for ``id``, ``name`` and ``args`` are ignored:
    they never reset or blank anything. A chunk carrying nothing else never starts a
    call (one with a known index makes that call the one being streamed).

@@ -10,10 +10,8 @@ of the stream — and answers each with the events it caused. It routes a chunk 
 (:mod:`~callstream._assembly.verdict`) and keeps the view entries current
 (:mod:`~callstream._assembly.views`). No I/O; O(1) bookkeeping per input plus the text.
 
-At about 550 lines this module is a little over the house's ~500: it is one class whose
-methods all change the same call records and event list; the rules they apply already
-live in the modules named above, and cutting the class in two (a mixin) would split one
-state machine across files without taking a concept out of it.
+Long, but one state machine: the rules it applies live in the modules named above
+(``docs/design.md``, "Style of the code").
 """
 
 from __future__ import annotations

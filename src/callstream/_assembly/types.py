@@ -20,8 +20,8 @@ from typing import Any, Literal, TypeAlias
 
 from typing_extensions import NotRequired, TypedDict
 
-# The records, compiled by mypyc (this module's TypedDicts stay interpreted: pydantic
-# reads them, and needs typing_extensions' TypedDict on 3.10-3.11).
+# The records, compiled; this module's TypedDicts stay interpreted (docs/design.md,
+# "Compiled build").
 from callstream._assembly.records import (
     ArgumentsDelta,
     CallChunk,

@@ -12,6 +12,10 @@ assembler asks for a verdict when a call ends (an end marker, :meth:`finish` or
 - incomplete -> "arguments were cut off ..." (naming the finish reason when it was a
   token limit, else whether the call or the stream ended);
 - malformed or over a limit -> :func:`rejected` (reason and position).
+
+Malformed text and a limit passed are known before the end: the call turns invalid at the
+fragment that made it so, with the same reason, and the other calls carry on. A provider
+failure (``fail_call``) makes its call invalid with the provider's reason.
 """
 
 from __future__ import annotations

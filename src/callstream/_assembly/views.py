@@ -6,7 +6,7 @@ The assembler's views (``tool_calls``, ``invalid_tool_calls``, ``server_tool_cal
 come and go (a new call is appended, O(1) amortized; a call leaving or entering out of
 order is a C-speed insert or delete) and hands that list out. A list handed out is never
 modified: the first change after a read copies it first (copy on write, a C-speed
-``list.copy``, about a nanosecond per listed call), so a stream pays at most one copy per
+``list.copy``), so a stream pays at most one copy per
 payload that changed a view, whatever number of changes the payload made.
 
 Entries themselves are the calls' own dicts, updated in place until the call is final

@@ -63,7 +63,7 @@ RECURSION_SAFE_DEPTH: Final = 200
 """Values at most this deep are written by ``json.dumps`` itself (its C encoder recurses
 once per level, well within Python's default recursion limit)."""
 
-# chr(): mypyc refuses surrogates in string literals
+# chr(): no surrogates in string literals (docs/design.md, "Compiled build")
 _SURROGATE: Final = re.compile(f"[{chr(0xD800)}-{chr(0xDFFF)}]")
 _REPLACEMENT: Final = "\ufffd"
 _END: Final[Any] = object()  # an exhausted iterator's marker

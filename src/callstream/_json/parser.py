@@ -103,7 +103,7 @@ __all__ = (
 )
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # subclasses work in both builds
+@mypyc_attr(allow_interpreted_subclasses=True)  # subclassable: docs/design.md
 class PartialJSONParser(Scanner):
     """Incremental, tolerant parser for one JSON text, with honest previews.
 

@@ -37,7 +37,7 @@ from callstream._types import mypyc_attr
 __all__ = ("Scanner",)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # PartialJSONParser subclasses
+@mypyc_attr(allow_interpreted_subclasses=True)  # for PartialJSONParser: docs/design.md
 class Scanner(ValueReader):
     """The scan loop of the parser (internal)."""
 

@@ -31,7 +31,7 @@ class Frame:
     """One open container of the stack (internal; mutable: ``slot`` moves on).
 
     A slotted class, not a list indexed by constants: a field read is one slot load, and
-    it names its fields (``benchmarks/bench_parser_trees.py`` measures whole documents).
+    it names its fields.
     """
 
     __slots__ = ("container", "is_obj", "parent", "parent_slot", "path", "placed", "slot")
@@ -58,7 +58,7 @@ class Frame:
 _ROOT: Final = None  # "parent" of the top-level value
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # PartialJSONParser subclasses
+@mypyc_attr(allow_interpreted_subclasses=True)  # for PartialJSONParser: docs/design.md
 class ParserState:
     """Every attribute of the parser, and the bookkeeping shared by all values (internal).
 

@@ -48,7 +48,7 @@ from callstream._types import mypyc_attr
 __all__ = ("ValueReader",)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # PartialJSONParser subclasses
+@mypyc_attr(allow_interpreted_subclasses=True)  # for PartialJSONParser: docs/design.md
 class ValueReader(ParserState):
     """Strings, escapes, containers, numbers and literals of the parser (internal)."""
 

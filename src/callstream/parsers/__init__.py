@@ -1,4 +1,4 @@
-"""L3: output parsers for tool calls (JSON and pydantic), streaming-aware.
+"""L4: output parsers for tool calls (JSON and pydantic), streaming-aware.
 
 - :class:`JsonToolsParser`: calls with their JSON arguments (all, the first, or one tool's);
 - :class:`PydanticToolsParser`: calls validated into pydantic models, with partial

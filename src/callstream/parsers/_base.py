@@ -1,4 +1,4 @@
-"""What the tools parsers share: input normalization, per-call state, sessions, streaming.
+"""ToolsParser: what the tools parsers share (configuration, hooks, streaming loops).
 
 Theory of operation. A parser object is configuration (which calls, which tools); its
 work happens in a :class:`ParseSession`, a sans-I/O state machine for one stream. A

@@ -216,7 +216,7 @@ class ParseSession(ShownCalls[T]):
         for event in events:
             if self._finished:
                 raise ParserStateError(f"{type(event).__name__} after the stream finished")
-            if isinstance(event, ArgumentsDelta):  # the hot path, inline
+            if isinstance(event, ArgumentsDelta):  # the most frequent event, applied here
                 call = self._calls.get(event.index)
                 if call is None or call.status != "partial":
                     continue

@@ -130,9 +130,9 @@ def resolve_format(name: str) -> str:
 
 
 _MODULES: dict[str, Any] = {}
-"""The translator modules imported so far, by format (``importlib.import_module`` costs
-about a microsecond even for a module already imported, and format detection asks for
-each format's module once per stream)."""
+"""The translator modules imported so far, by format (``importlib.import_module`` is not
+free even for a module already imported, and format detection asks for each format's
+module once per stream)."""
 
 
 def _module(name: str) -> Any:

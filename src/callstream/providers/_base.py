@@ -1,4 +1,4 @@
-"""The translator protocol and the chunk constructor every provider format shares.
+"""The translator protocol every provider format implements.
 
 The helpers translators use live in their own modules: the field accessors that never
 raise (:mod:`callstream.providers._fields`), values as plain JSON data

@@ -116,7 +116,7 @@ def get(obj: Any, key: str, default: Any = None) -> Any:
     Tries ``key`` and then its other naming style (see :func:`alternate_key`); an object
     (not a mapping) whose attribute ``key`` exists and is None is not read in the other
     style (one object has one naming style, and a pydantic model's ``__getattr__`` raising
-    for the other costs microseconds). A missing field, a method of that name, a field
+    for the other is costly). A missing field, a method of that name, a field
     whose reading raises, or a ``None`` value give ``default``. Never raises.
     """
     if type(obj) is dict:  # the common case, inline (one lookup when the field is there)

@@ -308,7 +308,7 @@ def to_json_data(
         raise
     except _NotPlain as refused:
         raise DataError(f"{what} not JSON data: {refused}") from None
-    except DataError as reason:  # from leaf: its own reason (one name per clause: mypyc)
+    except DataError as reason:  # from leaf: its own reason (own name: docs/design.md)
         raise DataError(f"{what} not JSON data: {reason}") from None
     except Exception as exc:  # a hostile object raised while being read
         raise DataError(

@@ -231,7 +231,7 @@ class OpenAIChatTranslator:
             )
 
     def _tool_call(self, entry: Any, bad_choice: BadIndex | None, signals: list[Signal]) -> None:
-        """Add the signals of one ``tool_calls`` entry (the hot path: text as sent)."""
+        """Add the signals of one ``tool_calls`` entry (argument text passed on as sent)."""
         if not is_record(entry):
             return
         function = get(entry, "function")

@@ -21,12 +21,10 @@ at the end of the stream for formats without one. Per format, that is:
   never sends more text for a call after starting the next one: if it does, the call
   becomes invalid at the finish and its seal is *broken* (see :class:`Broken`).
 
-A seal is never salvage: the arguments parsed strictly as one JSON object (the
-assembler's verdict), never a repaired or cut-off text. A call that ends with no
-argument text at all is ``{}`` (Anthropic and Gemini send a tool without parameters
-that way); the runner still validates it against the tool, so it runs only when the tool
-takes no required arguments (the assembler option ``empty_args="invalid"`` makes it
-invalid instead).
+A seal is never salvage: the arguments are the assembler's verdict (stated in
+:mod:`callstream._assembly.verdict`), never a repaired or cut-off text; the runner
+validates them against the tool like any other, ``{}`` for a call without argument text
+included (Anthropic and Gemini send a tool without parameters that way).
 
 The end of the stream either *ends* it (the sealed calls stand) or *voids* it: a finish
 reason in :data:`VOID_REASONS` (Bedrock ``malformed_tool_use``, a provider error

@@ -1,7 +1,7 @@
 """Gemini ``partialArgs`` leaves out of order: arrays are rebuilt sparse, so a leaf far
 past an array's end costs no memory (it used to allocate up to ``MAX_INDEX_GAP`` holes
 per leaf: ~70 KB of input took 1.6 GB). The cost figures (n vs 2n) are in
-``benchmarks/bench_growth_providers.py``; here: the same result whatever the grouping of
+``tests/growth/test_growth_providers.py``; here: the same result whatever the grouping of
 the leaves into payloads, and a memory bound far below the old hole cost."""
 
 from __future__ import annotations
