@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from tests.project.test_layering import layer_of, modules
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 DESIGN = ROOT / "docs" / "design.md"
 ROW = re.compile(r"^\| `(callstream(?:\.\w+)*)` \| (\d+) \| (.+) \|$")
 
