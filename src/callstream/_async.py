@@ -7,7 +7,8 @@ closed: :mod:`callstream._sources`. When a stream object that was iterated is dr
 with its source open (a ``break`` out of ``async for`` without ``async with``), closing
 cannot be awaited where it is dropped: it is scheduled on the event loop the stream was
 iterated in (a task on asyncio, a system task on trio) and runs at the loop's next step.
-``async with`` closes at once.
+``async with`` closes at once. The loop is in its own module because it is compiled and
+this face is not (see :mod:`callstream._drive`).
 """
 
 from __future__ import annotations

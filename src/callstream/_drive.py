@@ -14,6 +14,11 @@ exception the pipeline can read as a provider error ends the stream instead, see
 waiting for the source, or on ``close()`` / ``aclose()``. After that the iterator is
 finished. Plain classes rather than generators (``docs/design.md``, "Compiled build").
 
+Apart from the public faces (:mod:`callstream._sync`, :mod:`callstream._async`) for the
+compiled build only: the loops run per item and are compiled; the faces cost per stream,
+and the async one schedules its close on the running event loop from ``__del__``, so
+they stay interpreted.
+
 Cost: the pipeline's, O(1) more per item.
 """
 

@@ -5,6 +5,11 @@ payload (defined in ``_update``, compiled in the compiled build), :class:`Stream
 of a whole stream, and :func:`attach_result` how an interrupted stream's result rides
 on the source's exception. Pure data: no I/O, no translation, no assembly. The state
 views the drivers' stream objects offer are :class:`callstream._sync.StreamState`.
+
+Two modules for one concept because of the compiled build: ``StreamUpdate`` is built
+per payload, so it is compiled; ``StreamResult`` is a public frozen dataclass
+(``dataclasses.replace`` / ``fields`` / ``asdict``), which stays interpreted so it is
+the same dataclass in both builds.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ views both drivers' stream objects offer (:class:`StreamState`).
 The loop, and when the source is closed: :class:`~callstream._drive.UpdateRun`; what is
 read from the source and how it is closed: :mod:`callstream._sources`. A ``for`` loop left
 with ``break`` closes the source when the stream object is dropped (CPython frees it at
-once; other interpreters at their next collection).
+once; other interpreters at their next collection). The loop is in its own module because
+it is compiled and this face is not (see :mod:`callstream._drive`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """What :meth:`~callstream._pipeline.Pipeline.feed` returns per payload: :class:`StreamUpdate`,
 and the deep copy of JSON values its :meth:`~StreamUpdate.snapshot` uses. Compiled with
-mypyc in the compiled build.
+mypyc in the compiled build; apart from :mod:`callstream._result` (the stream's
+``StreamResult``, a dataclass that stays interpreted) for that reason only.
 """
 
 from __future__ import annotations

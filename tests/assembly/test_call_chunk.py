@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import callstream
+import callstream._assembly.assembler
+import callstream.providers.langchain
 from callstream import (
     AssemblerStateError,
     CallChunk,
@@ -16,9 +18,7 @@ from callstream import (
     ToolCallAssembler,
     collect,
 )
-from callstream._assembly import assembler as assembler_module
 from callstream._assembly.types import CallEnd, CallFailure, ServerToolUse, StreamEnd
-from callstream.providers import langchain as langchain_module
 
 
 class Text(str):
@@ -141,7 +141,7 @@ def test_user_chunk_dicts_are_checked_exactly_once(monkeypatch: pytest.MonkeyPat
     """LangChain-style chunk dicts are checked by the translator, once each; the assembler
     merges the CallChunks it is given without checking them again."""
     checked: list[Any] = []
-    original = langchain_module._checked
+    original = callstream.providers.langchain._checked
 
     def counting(chunk: Any) -> CallChunk:
         checked.append(chunk)
@@ -150,8 +150,8 @@ def test_user_chunk_dicts_are_checked_exactly_once(monkeypatch: pytest.MonkeyPat
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the assembler checked a chunk again")
 
-    monkeypatch.setattr(langchain_module, "_checked", counting)
-    monkeypatch.setattr(assembler_module, "read_chunk", refuse)
+    monkeypatch.setattr(callstream.providers.langchain, "_checked", counting)
+    monkeypatch.setattr(callstream._assembly.assembler, "read_chunk", refuse)
     payloads = [
         {"name": "f", "args": "", "id": "c1", "index": "0", "type": "tool_call_chunk"},
         {"args": '{"x": ', "index": "0"},

@@ -15,10 +15,10 @@ import pytest
 from rich.console import Console
 
 from callstream.cli import main, run
-from callstream.cli._input import InputError, load_text
 from callstream.cli._render import render_stream, symbols_for
 from callstream.cli._replay import BASE_INTERVAL, prepare, replay
 from callstream.cli._split import resplit
+from callstream.cli._stream_file import InputError, load_text
 from callstream.cli._view import ArrayNode, Node, ObjectNode, ScalarNode, StreamView, StringNode
 from callstream.examples import DEMO, EXAMPLES, example_path, read_example
 from callstream.feed import feed_schema

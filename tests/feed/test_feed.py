@@ -29,8 +29,8 @@ from callstream._assembly.types import (
 from callstream._errors import UsageError
 from callstream._json.changes import ScalarSet, StringExtended, ValueClosed, ValueStarted
 from callstream._pipeline import Pipeline
-from callstream.cli._input import load_path
 from callstream.cli._replay import prepare
+from callstream.cli._stream_file import load_path
 from callstream.examples import EXAMPLES
 from callstream.feed import dumps_feed, feed_schema, to_feed
 from tests.support.corpus import RECORDED_STREAMS

@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 import callstream
-import callstream.cli as cli_module
-from callstream.cli import _render as render_module
+import callstream.cli
+import callstream.cli._render
 from callstream.cli import main, run
-from callstream.cli._input import load_path
 from callstream.cli._replay import BASE_INTERVAL
+from callstream.cli._stream_file import load_path
 from callstream.cli._view import StreamView
 from callstream.examples import example_path, read_example
 from tests.support.example_events import events_of
@@ -276,14 +276,14 @@ def test_jsonl_is_not_paced_into_a_pipe(
     monkeypatch: pytest.MonkeyPatch, stream: type[io.StringIO], extra: list[str], interval: float
 ) -> None:
     seen: list[float] = []
-    real = cli_module.replay
+    real = callstream.cli.replay
 
     def spy(prepared: Any, **options: Any) -> Any:
         seen.append(options["interval"])
         options["sleep"] = lambda seconds: None
         return real(prepared, **options)
 
-    monkeypatch.setattr(cli_module, "replay", spy)
+    monkeypatch.setattr(callstream.cli, "replay", spy)
     out = stream()
     status = run(["replay", str(example_path("gemini")), "--output", "jsonl", *extra], stdout=out)
     assert status == 0
@@ -501,7 +501,7 @@ def test_live_redraw_renders_a_bounded_window(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build: Any, size: int
 ) -> None:
     labels = 0
-    real_label = render_module._value_label
+    real_label = callstream.cli._render._value_label
 
     def counting(*args: Any) -> Any:
         nonlocal labels
@@ -509,16 +509,16 @@ def test_live_redraw_renders_a_bounded_window(
         return real_label(*args)
 
     redraws = 0
-    real_live = render_module.render_live
+    real_live = callstream.cli._render.render_live
 
     def counting_live(*args: Any, **kwargs: Any) -> Any:
         nonlocal redraws
         redraws += 1
         return real_live(*args, **kwargs)
 
-    monkeypatch.setattr(render_module, "_value_label", counting)
-    monkeypatch.setattr(render_module, "render_live", counting_live)
-    monkeypatch.setattr(cli_module, "FRAME", 0.0)  # redraw on every update
+    monkeypatch.setattr(callstream.cli._render, "_value_label", counting)
+    monkeypatch.setattr(callstream.cli._render, "render_live", counting_live)
+    monkeypatch.setattr(callstream.cli, "FRAME", 0.0)  # redraw on every update
     file = write_jsonl(tmp_path, build(size))
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=100, height=30)
@@ -557,15 +557,17 @@ def test_live_window_is_the_tail_of_the_full_tree(value: dict[str, Any], lines: 
     for event in events:
         view.apply(event)
     call = view.calls[0]
-    symbols = render_module.symbols_for("utf-8")
+    symbols = callstream.cli._render.symbols_for("utf-8")
 
     def labels(renderable: Any) -> list[str]:
         buffer = io.StringIO()
         Console(file=buffer, width=400, color_system=None).print(renderable)
         return [line.lstrip("│├└─ ") for line in buffer.getvalue().splitlines()[1:]]
 
-    full = [line for line in labels(render_module.render_call(call, symbols)) if line]
-    window = labels(render_module.render_live(view, symbols, string_limit=1000, max_lines=lines))
+    full = [line for line in labels(callstream.cli._render.render_call(call, symbols)) if line]
+    window = labels(
+        callstream.cli._render.render_live(view, symbols, string_limit=1000, max_lines=lines)
+    )
     window = [line for line in window if line and "earlier values" not in line]
     tail = full[-lines:] if lines <= len(full) else full
     assert window[-len(tail) :] == tail if tail else True
@@ -576,5 +578,5 @@ def test_render_live_on_many_calls_and_events() -> None:
     view = StreamView()
     for event in events_of("openai_chat_parallel"):
         view.apply(event)
-        render_module.render_live(view, render_module.symbols_for("utf-8"))
+        callstream.cli._render.render_live(view, callstream.cli._render.symbols_for("utf-8"))
     assert view.valid == 2 and view.total == 2

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import callstream._json.parser
 from callstream import (
     MISSING,
     Allow,
@@ -29,7 +30,6 @@ from callstream import (
     parse_partial_json,
     to_json_pointer,
 )
-from callstream._json import parser as parser_module
 from tests.support.strategies import serializations, split_every, splits
 
 # --- helpers ----------------------------------------------------------------------------
@@ -187,19 +187,19 @@ def test_parse_partial_json_rejects_malformed() -> None:
 def test_allow_bits_match_partial_json_parser() -> None:
     assert Allow is partial_json_parser.Allow
     pairs = {
-        "STR": parser_module.STR,
-        "NUM": parser_module.NUM,
-        "ARR": parser_module.ARR,
-        "OBJ": parser_module.OBJ,
-        "NULL": parser_module.NULL,
-        "BOOL": parser_module.BOOL,
-        "NAN": parser_module.NAN,
-        "INFINITY": parser_module.INFINITY,
-        "_INFINITY": parser_module.NEG_INFINITY,
+        "STR": callstream._json.parser.STR,
+        "NUM": callstream._json.parser.NUM,
+        "ARR": callstream._json.parser.ARR,
+        "OBJ": callstream._json.parser.OBJ,
+        "NULL": callstream._json.parser.NULL,
+        "BOOL": callstream._json.parser.BOOL,
+        "NAN": callstream._json.parser.NAN,
+        "INFINITY": callstream._json.parser.INFINITY,
+        "_INFINITY": callstream._json.parser.NEG_INFINITY,
     }
     for name, bit in pairs.items():
         assert int(getattr(Allow, name)) == bit
-    assert int(Allow.STR | Allow.ARR | Allow.OBJ) == parser_module.DEFAULT_ALLOW
+    assert int(Allow.STR | Allow.ARR | Allow.OBJ) == callstream._json.parser.DEFAULT_ALLOW
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import callstream.parsers._shown as base  # where the copy budget is checked
+import callstream.parsers._shown  # where the copy budget is checked
 from callstream.parsers import JsonToolsParser
-from callstream.parsers._base import RESULT_COPY_FACTOR
-from callstream.parsers._results import ParsedCall
+from callstream.parsers._parsed_call import ParsedCall
+from callstream.parsers._tools_parser import RESULT_COPY_FACTOR
 from tests.parsers.test_parsers import chunks_for, consistent
 from tests.support.strategies import json_objects, split_every, splits
 
@@ -60,7 +60,8 @@ def test_many_calls_copy_at_most_the_budget_and_end_complete() -> None:
 
 
 def test_result_property_includes_held_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(base, "RESULT_COPY_FACTOR", 0)  # hold every change after the first
+    # hold every change after the first
+    monkeypatch.setattr(callstream.parsers._shown, "RESULT_COPY_FACTOR", 0)
     session = JsonToolsParser().session()
     outputs = [session.feed(chunk) for chunk in many_calls(3)]
     assert [o is not None for o in outputs].count(True) == 0
@@ -105,14 +106,14 @@ def test_held_results_are_at_least_as_new_as_the_unheld_ones(
     when it is shown) and consistent with the final value; the final result is identical.
     """
     reference = _reference(chunks)
-    saved = base.RESULT_COPY_FACTOR
-    setattr(base, "RESULT_COPY_FACTOR", factor)
+    saved = callstream.parsers._shown.RESULT_COPY_FACTOR
+    setattr(callstream.parsers._shown, "RESULT_COPY_FACTOR", factor)
     try:
         session = JsonToolsParser().session()
         held = [session.feed(c) for c in chunks]
         held.append(session.close())
     finally:
-        setattr(base, "RESULT_COPY_FACTOR", saved)
+        setattr(callstream.parsers._shown, "RESULT_COPY_FACTOR", saved)
     final = held[-1]
     assert final is not None
     assert final == next(r for r in reversed(reference) if r is not None)

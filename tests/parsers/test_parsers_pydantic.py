@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from typing_extensions import TypedDict
 
+import callstream.parsers.pydantic_tools
 from callstream._assembly import StreamEnd
 from callstream._errors import UsageError
 from callstream.parsers import ParsedCall, PydanticToolsParser
-from callstream.parsers import pydantic_tools as pydantic_tools_module
 from tests.parsers.test_parsers import chunks_for, consistent, updates_for
 from tests.support.strategies import split_every, splits
 
@@ -397,7 +397,7 @@ def test_astream_matches_stream() -> None:
 
 def test_module_validate_hook_is_json_mode() -> None:
     adapter = TypeAdapter(Annotated[int, Field(ge=0)])
-    assert pydantic_tools_module._validate(adapter, "3", partial=False) == 3
+    assert callstream.parsers.pydantic_tools._validate(adapter, "3", partial=False) == 3
 
 
 def test_deeply_nested_arguments_are_data_not_crashes() -> None:

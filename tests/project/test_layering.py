@@ -173,19 +173,19 @@ def test_every_module_has_a_layer() -> None:
 INNER_TIERS: dict[str, list[set[str]]] = {
     "callstream._json": [
         {"grammar", "changes", "dump"},
-        {"state"},  # the parser's attributes and frames
+        {"parser_state"},  # the parser's attributes and frames
         {"values"},  # strings, containers, numbers, literals
         {"scanner"},  # the scan loop
         {"parser"},  # the public PartialJSONParser
         {"__init__"},
     ],
     "callstream._assembly": [
-        {"validation", "options", "arguments", "verdict"},
+        {"validation", "options", "arguments", "verdict", "call_dicts"},
         {"records"},  # the per-chunk values (compiled), re-exported by types
         {"types"},
         {"call"},
         {"routing", "views"},
-        {"state"},
+        {"assembly_state"},
         {"assembler"},
         {"__init__"},
     ],
@@ -233,15 +233,6 @@ def test_inside_a_core_package_imports_point_down(package: str) -> None:
 
 
 # --- no import circles, counting every import (lazy and typing-only ones too) ------------
-
-#: Circles not removed yet, each with what removes it (the list may only shrink).
-KNOWN_CIRCLES: list[set[str]] = [
-    # the parser session and the parsers' base call each other's hooks (issue 24 item 3:
-    # the hooks stated as a Protocol)
-    {"callstream.parsers._base", "callstream.parsers._session", "callstream.parsers._shown"},
-    # the records name the call dicts of _assembly.types in their annotations (typing only)
-    {"callstream._assembly.records", "callstream._assembly.types"},
-]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -315,17 +306,13 @@ def test_circles_are_found() -> None:
 
 def test_no_import_circles() -> None:
     found = circles(import_graph())
-    assert sorted(map(sorted, found)) == sorted(map(sorted, KNOWN_CIRCLES)), (
+    assert not found, (
         "modules importing each other (also lazily or for typing only): "
-        f"{[sorted(part) for part in found if part not in KNOWN_CIRCLES]}; circles no longer "
-        f"there must leave KNOWN_CIRCLES: {[sorted(p) for p in KNOWN_CIRCLES if p not in found]}"
+        f"{[sorted(part) for part in found]}"
     )
 
 
 # --- no private names across modules -------------------------------------------------------
-
-#: Packages whose modules still share underscored names among themselves (issue 24 item 3).
-PRIVATE_INSIDE: set[str] = {"callstream._json"}
 
 
 @pytest.mark.parametrize(("module", "path"), modules(), ids=[m for m, _ in modules()])
@@ -334,15 +321,9 @@ def test_no_private_name_is_imported_from_another_module(module: str, path: Path
     public names)."""
     found = dict(modules())
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith(
-            "callstream"
-        ):
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("callstream"):
             continue
         source = node.module or ""
-        if source.rpartition(".")[0] in PRIVATE_INSIDE and module.startswith(
-            source.rpartition(".")[0] + "."
-        ):
-            continue
         for alias in node.names:
             if f"{source}.{alias.name}" in found:
                 continue  # a module

@@ -29,9 +29,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import callstream
+import callstream.providers.anthropic
 from callstream import CallDone, CallInvalid, StreamResult, ToolRunner, UnknownFormatError
 from callstream._pipeline import MAX_MISMATCHED
-from callstream.providers import anthropic as anthropic_format
 from tests.support.quirk_streams import (
     ANTHROPIC_UNKNOWN,
     EAGER_LINES,
@@ -431,11 +431,12 @@ def test_runs_of_pings_and_unknown_events_never_look_like_another_format() -> No
 
 def test_what_counts_as_an_anthropic_event() -> None:
     for kind in ("ping", "error", "message_start", "tool_change", "compaction_delta"):
-        assert anthropic_format.recognizes({"type": kind})
+        assert callstream.providers.anthropic.recognizes({"type": kind})
     for kind in ("response.created", "content-delta", "AIMessageChunk", "", "tool change"):
-        assert not anthropic_format.recognizes({"type": kind})
-    assert not anthropic_format.recognizes({"choices": []})
-    assert anthropic_format.recognizes({"chunk": {"bytes": b'{"type": "ping"}'}})  # Bedrock
+        assert not callstream.providers.anthropic.recognizes({"type": kind})
+    assert not callstream.providers.anthropic.recognizes({"choices": []})
+    bedrock = {"chunk": {"bytes": b'{"type": "ping"}'}}
+    assert callstream.providers.anthropic.recognizes(bedrock)
 
 
 # --- OpenAI Responses over a WebSocket ----------------------------------------------------------

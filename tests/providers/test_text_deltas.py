@@ -35,7 +35,7 @@ from callstream import (
 from callstream._async import acollect, astream
 from callstream._pipeline import Pipeline
 from callstream.examples import EXAMPLES, read_example
-from callstream.parsers._input import SIGNAL_TYPES
+from callstream.parsers._parse_input import SIGNAL_TYPES
 from callstream.providers import get_translator
 from tests.support.corpus import RECORDED_STREAMS
 from tests.support.provider_helpers import translate_all

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from callstream._assembly.types import AssemblyEvent
 from callstream._pipeline import Pipeline
-from callstream.cli._input import load_text
 from callstream.cli._replay import prepare
+from callstream.cli._stream_file import load_text
 from callstream.examples import read_example
 
 

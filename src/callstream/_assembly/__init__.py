@@ -6,7 +6,7 @@ The assembler is a sans-I/O state machine. Every input (a chunk, an end marker, 
 provider failure, the end of the stream) is merged into a list of per-call records
 (call.Call) and answered with a list of events; nothing else happens: no I/O, no
 clocks, no logging. assembler.py holds the public class (checking what callers hand it,
-events, cached views); state.py applies the checked inputs to the calls. Inputs come as
+events, cached views); assembly_state.py applies the checked inputs to the calls. Inputs come as
 CallChunk signals from translators (their fields already checked where they were made,
 records.py) or as ToolCallChunk dicts from users, checked once (validation.py). The rules
 live beside it, each in its own module:

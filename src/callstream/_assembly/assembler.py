@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from callstream._assembly.assembly_state import AssemblyState
 from callstream._assembly.call import UNDECIDED, VALID
 from callstream._assembly.options import (
     DEFAULT_MAX_ARGUMENT_CHARS,
@@ -15,7 +16,6 @@ from callstream._assembly.options import (
     MAX_NAME_CHARS,
     check_options,
 )
-from callstream._assembly.state import AssemblyState
 from callstream._assembly.types import (
     AssemblyEvent,
     CallChunk,
@@ -266,9 +266,9 @@ class ToolCallAssembler:
             raise AssemblerStateError("end_call() after finish(): this stream is over")
         key = check_index(index, "end_call: ")
         id_ = check_str("id", id, "end_call: ")
-        text, whole = args_text(args, "end_call: ", self._max_depth)
+        text, whole, too_deep = args_text(args, "end_call: ", self._max_depth)
         return self._state.end_call(
-            key, id_, text, whole, args if isinstance(args, Mapping) else None
+            key, id_, text, whole, too_deep, args if isinstance(args, Mapping) else None
         )
 
     def fail_call(
@@ -300,8 +300,8 @@ class ToolCallAssembler:
         key = check_index(index, "fail_call: ")
         id_ = check_str("id", id, "fail_call: ") or None
         name = check_str("name", name, "fail_call: ") or None
-        text, _whole = args_text(args, "fail_call: ", self._max_depth)
-        return self._state.fail_call(error, key, id_, name, text)
+        text, _whole, too_deep = args_text(args, "fail_call: ", self._max_depth)
+        return self._state.fail_call(error, key, id_, name, text, too_deep)
 
     def finish(
         self,
@@ -451,10 +451,10 @@ class ToolCallAssembler:
             events: list[AssemblyEvent] = []
             args = chunk.args
             if args is None or type(args) is str:
-                self._state.merge(chunk.index, chunk.id, chunk.name, args, False, events)
+                self._state.merge(chunk.index, chunk.id, chunk.name, args, False, None, events)
             else:
-                text, whole = args_text(args, "", self._max_depth)
-                self._state.merge(chunk.index, chunk.id, chunk.name, text, whole, events)
+                text, whole, too_deep = args_text(args, "", self._max_depth)
+                self._state.merge(chunk.index, chunk.id, chunk.name, text, whole, too_deep, events)
             return events
         if isinstance(given, _SIGNAL_TYPES):
             return [] if self._finished else self._dispatch(given)

@@ -2,7 +2,7 @@
 
 A plain slotted record with the builders of its view entries. Routing
 (:mod:`~callstream._assembly.routing`) reads it (and gives it the index it adopts, rule
-1b); the assembly state (:mod:`~callstream._assembly.state`) changes its identity, text and
+1b); the assembly state (:mod:`~callstream._assembly.assembly_state`) changes its identity, text and
 verdict, and the views (:mod:`~callstream._assembly.views`) its view entries.
 """
 

@@ -5,8 +5,9 @@ Signals: :class:`CallChunk` (a fragment of one call), :class:`TextDelta`, :class
 :class:`CallFailure`, :class:`ServerToolUse`, :class:`CallExtras`, :class:`StreamEnd`.
 Events, in order per call: :class:`CallStarted`, :class:`ArgumentsDelta`, then
 :class:`CallDone` or :class:`CallInvalid`; :class:`StreamFinished` last. Re-exported by
-:mod:`callstream._assembly.types` (with the ``TypedDict`` s and the unions); compiled
-with mypyc in the compiled build.
+:mod:`callstream._assembly.types` (with the ``TypedDict`` s of
+:mod:`~callstream._assembly.call_dicts` and the unions); compiled with mypyc in the
+compiled build.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from callstream._types import Record
 
 if TYPE_CHECKING:
     from callstream._argtypes import ArgsArg, BoolArg, OptIntArg, OptStrArg, StrArg
-    from callstream._assembly.types import InvalidToolCall, ToolCall
+    from callstream._assembly.call_dicts import InvalidToolCall, ToolCall
 
 __all__ = (
     "ArgumentsDelta",

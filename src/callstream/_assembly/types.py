@@ -1,8 +1,7 @@
-"""LangChain-shaped tool-call dicts, and the unions of the signals providers send and the
-assembly events (their record classes are in :mod:`callstream._assembly.records`).
-
-The three ``TypedDict`` s have exactly the keys of LangChain's ``ToolCallChunk``,
-``ToolCall`` and ``InvalidToolCall``, so results drop into LangChain messages unchanged.
+"""The assembly's types in one import: the LangChain-shaped tool-call dicts
+(:mod:`callstream._assembly.call_dicts`), the signal and event records
+(:mod:`callstream._assembly.records`), and the unions of the signals providers send and
+of the assembly events.
 
 Signals are what provider translators produce: :class:`CallChunk` (a fragment of one
 call), :class:`CallEnd` (an explicit end marker for one call), :class:`CallFailure` (a
@@ -12,16 +11,21 @@ reasoning) and :class:`StreamEnd` (the end of the stream). Events
 (:class:`CallStarted`, :class:`ArgumentsDelta`, :class:`CallDone`, :class:`CallInvalid`,
 :class:`StreamFinished`) are what the assembler reports, in order per call: started,
 deltas, then done or invalid.
+
+Three modules, not one, because of the compiled build: the records are compiled with
+mypyc, the dicts stay interpreted (pydantic reads them; docs/design.md, "Compiled build").
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import TypeAlias
 
-from typing_extensions import NotRequired, TypedDict
-
-# The records, compiled; this module's TypedDicts stay interpreted (docs/design.md,
-# "Compiled build").
+from callstream._assembly.call_dicts import (
+    InvalidToolCall,
+    ServerToolCall,
+    ToolCall,
+    ToolCallChunk,
+)
 from callstream._assembly.records import (
     ArgumentsDelta,
     CallChunk,
@@ -57,58 +61,6 @@ __all__ = (
     "ToolCall",
     "ToolCallChunk",
 )
-
-
-class ToolCallChunk(TypedDict):
-    """A fragment of a tool call, as streamed (LangChain's keys; any value may be None).
-
-    ``args`` is a text fragment of the JSON arguments; callstream also accepts a whole
-    ``dict`` (servers that send the arguments as an object).
-    """
-
-    name: str | None
-    args: str | dict[str, Any] | None
-    id: str | None
-    index: int | None
-    type: NotRequired[Literal["tool_call_chunk"]]
-
-
-class ToolCall(TypedDict):
-    """A tool call whose arguments are a JSON object (LangChain's keys)."""
-
-    name: str
-    args: dict[str, Any]
-    id: str | None
-    type: NotRequired[Literal["tool_call"]]
-
-
-class InvalidToolCall(TypedDict):
-    """A tool call that could not be completed, with the raw arguments and a reason."""
-
-    name: str | None
-    args: str | None
-    id: str | None
-    error: str | None
-    type: NotRequired[Literal["invalid_tool_call"]]
-
-
-class ServerToolCall(TypedDict):
-    """A tool the provider ran itself (LangChain's ``server_tool_call`` content block).
-
-    Server-side tools (Anthropic ``server_tool_use`` such as web search or code execution,
-    Bedrock server tools) are executed by the provider: they are reported here, never in
-    ``tool_calls``, so an agent loop does not run them again. ``args`` is the arguments
-    object (the live preview while streaming, ``{}`` when they were not a valid object).
-    ``extras``, present only for a call that has any (LangChain's key for provider
-    metadata), is the call's :class:`CallExtras` record: for OpenAI Responses items the
-    item kind, its ``status`` and the like (see ``ToolCallAssembler.call_extras``).
-    """
-
-    type: Literal["server_tool_call"]
-    name: str
-    args: dict[str, Any]
-    id: str | None
-    extras: NotRequired[dict[str, Any]]
 
 
 Signal: TypeAlias = (

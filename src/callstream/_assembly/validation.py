@@ -5,21 +5,20 @@ wrong type raises :class:`~callstream.ChunkValidationError` naming the field and
 Arguments given as a decoded object are serialized with
 :func:`~callstream._json.dump.dumps_bounded` (no recursion): an object nested deeper than
 the assembler's ``max_depth`` is not an error of the caller but of the data, so it comes
-back as a :class:`~callstream.JSONLimitError` *value* in place of the text, and the
-assembler turns that call invalid.
+back as a :class:`~callstream.JSONLimitError` *value*, beside the text (which is then
+None), and the assembler turns that call invalid.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, TypeAlias
+from typing import Final
 
 from callstream._errors import ChunkValidationError, JSONLimitError
 from callstream._json.dump import dumps_bounded
 
 __all__ = (
     "MAX_INDEX_DIGITS",
-    "Args",
     "args_text",
     "check_args",
     "check_extras",
@@ -34,9 +33,6 @@ _REPR_LIMIT: Final = 60
 MAX_INDEX_DIGITS: Final = 18
 """Longest digit string accepted as an ``index`` (beyond it ``int()`` would be slow or
 refuse the string; no provider numbers its calls past 10**18)."""
-
-Args: TypeAlias = "str | JSONLimitError | None"
-"""Checked ``args``: text, None, or the limit error of an object too deep to serialize."""
 
 
 def _show(value: object) -> str:
@@ -129,12 +125,16 @@ def check_extras(value: object, where: str = "", max_depth: int = 1000) -> dict[
     return checked
 
 
-def args_text(value: object, where: str = "", max_depth: int = 1000) -> tuple[Args, bool]:
-    """Return ``(text, whole)`` for an ``args`` value: a text fragment as it is, or a
-    mapping serialized as ``json.dumps`` would (``whole=True``: the complete arguments).
+def args_text(
+    value: object, where: str = "", max_depth: int = 1000
+) -> tuple[str | None, bool, JSONLimitError | None]:
+    """Return ``(text, whole, too_deep)`` for an ``args`` value: a text fragment as it is,
+    or a mapping serialized as ``json.dumps`` would (``whole=True``: the complete
+    arguments); ``too_deep`` is None.
 
-    A mapping nested deeper than ``max_depth`` (or cyclic) gives ``(JSONLimitError, True)``
-    instead of text: bad data, for the assembler to report as an invalid call.
+    A mapping nested deeper than ``max_depth`` (or cyclic) gives ``(None, True, error)``:
+    no text, and the :class:`JSONLimitError` as ``too_deep``, bad data for the assembler
+    to report as an invalid call.
 
     Cost: O(1) for text; O(size) for a mapping (iterative: never ``RecursionError``).
 
@@ -143,14 +143,14 @@ def args_text(value: object, where: str = "", max_depth: int = 1000) -> tuple[Ar
             JSON-serializable.
     """
     if value is None or type(value) is str:
-        return value, False
+        return value, False, None
     checked = check_args(value, where)
     if checked is None or type(checked) is str:
-        return checked, False
+        return checked, False, None
     try:
-        return dumps_bounded(checked, max_depth=max_depth, ensure_ascii=False), True
+        return dumps_bounded(checked, max_depth=max_depth, ensure_ascii=False), True, None
     except JSONLimitError as exc:
-        return exc, True
+        return None, True, exc
     except (TypeError, ValueError) as exc:
         raise ChunkValidationError(
             f"{where}field 'args' is a mapping that is not JSON-serializable: {exc}"
@@ -187,8 +187,9 @@ def chunk_fields(
 
 def read_chunk(
     chunk: object, where: str = "", max_depth: int = 1000
-) -> tuple[int | None, str | None, str | None, Args, bool]:
-    """Check one tool-call chunk and return ``(index, id, name, args_text, whole)``.
+) -> tuple[int | None, str | None, str | None, str | None, bool, JSONLimitError | None]:
+    """Check one tool-call chunk and return ``(index, id, name, text, whole, too_deep)``
+    (``text``, ``whole`` and ``too_deep`` as :func:`args_text` gives them).
 
     The fields are checked by :func:`chunk_fields`; ``where`` prefixes error messages
     (``"chunk 2: "``).
@@ -205,6 +206,6 @@ def read_chunk(
         )
     index, id_, name, args = chunk_fields(chunk, where)
     if args is None or type(args) is str:
-        return index, id_, name, args, False
-    text, whole = args_text(args, where, max_depth)
-    return index, id_, name, text, whole
+        return index, id_, name, args, False, None
+    text, whole, too_deep = args_text(args, where, max_depth)
+    return index, id_, name, text, whole, too_deep

@@ -39,20 +39,20 @@ DEFAULT_MAX_DEPTH: Final = 1000
 # --- lexical patterns -------------------------------------------------------------------
 
 _WS: Final = re.compile(r"[ \t\n\r]*")
-_STRING_RUN_STRICT: Final = re.compile(r'[^"\\\x00-\x1f]*')
-_STRING_RUN_LAX: Final = re.compile(r'[^"\\]*')
+STRING_RUN_STRICT: Final = re.compile(r'[^"\\\x00-\x1f]*')
+STRING_RUN_LAX: Final = re.compile(r'[^"\\]*')
 # Longest prefix of the text that can still begin a JSON number.
 _NUMBER_PREFIX: Final = re.compile(
     r"-?(?:(?:0|[1-9][0-9]*)(?:(?:\.[0-9]+)?[eE][+-]?[0-9]*|\.[0-9]*)?)?"
 )
 # These patterns match the empty string too, so ``match`` never returns None.
-_Run = Callable[[str, int], "re.Match[str]"]
-_number_prefix: Final = cast(_Run, _NUMBER_PREFIX.match)
-_ws_match: Final = cast(_Run, _WS.match)
-_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
-_digit_run: Final = cast(_Run, re.compile(r"[0-9]*").match)
+Run = Callable[[str, int], "re.Match[str]"]
+number_prefix: Final = cast(Run, _NUMBER_PREFIX.match)
+ws_match: Final = cast(Run, _WS.match)
+NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+digit_run: Final = cast(Run, re.compile(r"[0-9]*").match)
 _HEX: Final = frozenset("0123456789abcdefABCDEF")
-_SIMPLE_ESCAPES: Final = {
+SIMPLE_ESCAPES: Final = {
     '"': '"',
     "\\": "\\",
     "/": "/",
@@ -64,7 +64,7 @@ _SIMPLE_ESCAPES: Final = {
 }
 
 # literal word -> (value, Allow bit that lets it show while partial)
-_LITERALS: Final[dict[str, tuple[str, Any, int]]] = {
+LITERALS: Final[dict[str, tuple[str, Any, int]]] = {
     "t": ("true", True, BOOL),
     "f": ("false", False, BOOL),
     "n": ("null", None, NULL),
@@ -75,40 +75,40 @@ _LITERALS: Final[dict[str, tuple[str, Any, int]]] = {
 
 # --- scanner states -----------------------------------------------------------------------
 
-_VALUE: Final = 0  # a value is expected (start, after ':' or after ',' in an array)
-_ARRAY_FIRST: Final = 1  # just after '[': a value or ']'
-_OBJECT_FIRST: Final = 2  # just after '{': a key or '}'
-_KEY: Final = 3  # after ',' in an object: a key
-_COLON: Final = 4  # after a key: ':'
-_AFTER: Final = 5  # after a value in a container: ',' or the closer
-_STRING: Final = 6  # inside a string (a value or a key)
-_NUMBER_PENDING: Final = 7  # a number that may go on is in ``_num_parts`` (state ``_num_state``)
-_LITERAL_PENDING: Final = 8  # a literal that is not complete yet is in the carry
-_DONE: Final = 9  # the top-level value is complete: only whitespace may follow
+VALUE: Final = 0  # a value is expected (start, after ':' or after ',' in an array)
+ARRAY_FIRST: Final = 1  # just after '[': a value or ']'
+OBJECT_FIRST: Final = 2  # just after '{': a key or '}'
+KEY: Final = 3  # after ',' in an object: a key
+COLON: Final = 4  # after a key: ':'
+AFTER: Final = 5  # after a value in a container: ',' or the closer
+STRING: Final = 6  # inside a string (a value or a key)
+NUMBER_PENDING: Final = 7  # a number that may go on is in ``_num_parts`` (state ``_num_state``)
+LITERAL_PENDING: Final = 8  # a literal that is not complete yet is in the carry
+DONE: Final = 9  # the top-level value is complete: only whitespace may follow
 
 # --- number grammar states (a number that may still go on, kept in ``_num_parts``) ---------
 
-_N_START: Final = 0  # nothing yet
-_N_MINUS: Final = 1  # "-"
-_N_ZERO: Final = 2  # "0" or "-0": only '.', 'e' or the end may follow
-_N_INT: Final = 3  # integer digits "12"  (a digit run)
+N_START: Final = 0  # nothing yet
+N_MINUS: Final = 1  # "-"
+N_ZERO: Final = 2  # "0" or "-0": only '.', 'e' or the end may follow
+N_INT: Final = 3  # integer digits "12"  (a digit run)
 _N_DOT: Final = 4  # "1."
 _N_FRAC: Final = 5  # "1.5"  (a digit run)
 _N_EXP: Final = 6  # "1e"
 _N_EXP_SIGN: Final = 7  # "1e-"
 _N_EXP_DIGITS: Final = 8  # "1e5"  (a digit run)
-_N_COMPLETE: Final = frozenset((_N_ZERO, _N_INT, _N_FRAC, _N_EXP_DIGITS))
-_N_RUNS: Final = frozenset((_N_INT, _N_FRAC, _N_EXP_DIGITS))
+N_COMPLETE: Final = frozenset((N_ZERO, N_INT, _N_FRAC, _N_EXP_DIGITS))
+N_RUNS: Final = frozenset((N_INT, _N_FRAC, _N_EXP_DIGITS))
 _DIGIT_CHARS: Final = "0123456789"
 
 
 def _number_moves() -> tuple[dict[str, int], ...]:
     """For each number state, the state that each possible next character leads to."""
     moves: list[dict[str, int]] = [{} for _ in range(9)]
-    moves[_N_START] = {"-": _N_MINUS, "0": _N_ZERO, **dict.fromkeys("123456789", _N_INT)}
-    moves[_N_MINUS] = {"0": _N_ZERO, **dict.fromkeys("123456789", _N_INT)}
-    moves[_N_ZERO] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP}
-    moves[_N_INT] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP, **dict.fromkeys(_DIGIT_CHARS, _N_INT)}
+    moves[N_START] = {"-": N_MINUS, "0": N_ZERO, **dict.fromkeys("123456789", N_INT)}
+    moves[N_MINUS] = {"0": N_ZERO, **dict.fromkeys("123456789", N_INT)}
+    moves[N_ZERO] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP}
+    moves[N_INT] = {".": _N_DOT, "e": _N_EXP, "E": _N_EXP, **dict.fromkeys(_DIGIT_CHARS, N_INT)}
     moves[_N_DOT] = dict.fromkeys(_DIGIT_CHARS, _N_FRAC)
     moves[_N_FRAC] = {"e": _N_EXP, "E": _N_EXP, **dict.fromkeys(_DIGIT_CHARS, _N_FRAC)}
     moves[_N_EXP] = {
@@ -121,18 +121,18 @@ def _number_moves() -> tuple[dict[str, int], ...]:
     return tuple(moves)
 
 
-_NUMBER_MOVES: Final = _number_moves()
+NUMBER_MOVES: Final = _number_moves()
 
-_EXPECTED: Final = {
-    _VALUE: "expected a value",
-    _ARRAY_FIRST: "expected a value or ']'",
-    _OBJECT_FIRST: "expected a string key or '}'",
-    _KEY: "expected a string key",
-    _COLON: "expected ':' after the key",
+EXPECTED: Final = {
+    VALUE: "expected a value",
+    ARRAY_FIRST: "expected a value or ']'",
+    OBJECT_FIRST: "expected a string key or '}'",
+    KEY: "expected a string key",
+    COLON: "expected ':' after the key",
 }
 
 
-def _hex4(text: str, start: int, base: int) -> int:
+def hex4(text: str, start: int, base: int) -> int:
     """Value of the 4 hex digits at ``start``; -1 if the text ends first; raises if not hex."""
     end = min(len(text), start + 4)
     for k in range(start, end):
@@ -143,20 +143,20 @@ def _hex4(text: str, start: int, base: int) -> int:
     return int(text[start : start + 4], 16)
 
 
-def _count_digits(text: str, start: int, end: int) -> int:
+def count_digits(text: str, start: int, end: int) -> int:
     """Number of decimal digits in ``text[start:end]`` (a JSON number). O(end - start)."""
     signs = sum(text.count(c, start, end) for c in "-+.eE")
     return end - start - signs
 
 
-def _digits_error(limit: int, position: int) -> JSONLimitError:
+def digits_error(limit: int, position: int) -> JSONLimitError:
     return JSONLimitError(
         f"number with more than {limit} digits (the limit of sys.get_int_max_str_digits())",
         position,
     )
 
 
-def _number_value(m: re.Match[str]) -> Any:
+def number_value(m: re.Match[str]) -> Any:
     """Convert a matched JSON number exactly as ``json.loads`` does."""
     text = m.group(0)
     if m.group(1) is None and m.group(2) is None:

@@ -37,7 +37,7 @@ every grammar rule of RFC 8259 is checked at the first character that breaks it.
 
 Modules. The parser is one class built in layers, a module each, every layer adding
 methods only (one ``__slots__``, in the base): :mod:`~callstream._json.grammar` (tables and
-pure helpers), :mod:`~callstream._json.state` (``ParserState``: the attributes, the frame
+pure helpers), :mod:`~callstream._json.parser_state` (``ParserState``: the attributes, the frame
 stack, where a value goes), :mod:`~callstream._json.values` (``ValueReader``: strings and
 escapes, containers, numbers, literals), :mod:`~callstream._json.scanner` (``Scanner``: the
 scan loop), and this module: the public class (options, ``feed``, ``close``, previews).
@@ -57,29 +57,29 @@ from callstream._errors import (
 )
 from callstream._json.changes import Change, StringExtended
 from callstream._json.grammar import (
-    _DONE,
-    _LITERAL_PENDING,
-    _LITERALS,
-    _N_COMPLETE,
-    _NUMBER,
-    _NUMBER_PENDING,
-    _STRING,
     ALLOW_ALL,
     ARR,
     BOOL,
     DEFAULT_ALLOW,
     DEFAULT_MAX_DEPTH,
+    DONE,
     INFINITY,
+    LITERAL_PENDING,
+    LITERALS,
+    N_COMPLETE,
     NAN,
     NEG_INFINITY,
     NULL,
     NUM,
+    NUMBER,
+    NUMBER_PENDING,
     OBJ,
     STR,
-    _number_value,
+    STRING,
+    number_value,
 )
+from callstream._json.parser_state import place
 from callstream._json.scanner import Scanner
-from callstream._json.state import _place
 from callstream._types import MISSING, mypyc_attr
 
 if TYPE_CHECKING:
@@ -213,7 +213,7 @@ class PartialJSONParser(Scanner):
     @property
     def complete(self) -> bool:
         """Whether the top-level value has closed (only whitespace may follow)."""
-        return self._state == _DONE
+        return self._state == DONE
 
     @property
     def started(self) -> bool:
@@ -275,7 +275,7 @@ class PartialJSONParser(Scanner):
             text = carry + text
             self._carry = ""
         elif (
-            self._state == _STRING
+            self._state == STRING
             and not self._str_is_key
             and self._str_run(text, 0).end() == len(text)
         ):
@@ -319,15 +319,15 @@ class PartialJSONParser(Scanner):
         state = self._state
         end = self._chars
         try:
-            if state == _NUMBER_PENDING:
+            if state == NUMBER_PENDING:
                 self._set_scalar(self._number_final(end), [])
                 state = self._state = self._complete_value()
-            elif state == _LITERAL_PENDING:
+            elif state == LITERAL_PENDING:
                 text = self._carry
                 self._scan(text, end - len(text), [], final=True)
                 self._carry = ""
                 state = self._state
-            if state != _DONE:
+            if state != DONE:
                 raise IncompleteJSONError(self._incomplete_reason(), end)
         except PartialJSONError as exc:
             self._error = exc
@@ -343,9 +343,9 @@ class PartialJSONParser(Scanner):
         state = self._state
         if not self._started:
             return "no JSON value (the text is empty or whitespace)"
-        if state == _STRING:
+        if state == STRING:
             return "unterminated string" if not self._str_is_key else "unterminated object key"
-        if state == _LITERAL_PENDING:
+        if state == LITERAL_PENDING:
             return "incomplete literal"
         if self._frames:
             kind = "object" if self._frames[-1].is_obj else "array"
@@ -356,10 +356,10 @@ class PartialJSONParser(Scanner):
         """Bring the open string (and an allowed partial number) into the tree."""
         self._preview_fresh = True
         state = self._state
-        if state == _STRING and self._str_placed and not self._str_is_key:
+        if state == STRING and self._str_placed and not self._str_is_key:
             self._preview = MISSING
-            _place(self, self._str_container, self._str_slot, self._joined_string())
-        elif (state == _NUMBER_PENDING or state == _LITERAL_PENDING) and self._allow & (
+            place(self, self._str_container, self._str_slot, self._joined_string())
+        elif (state == NUMBER_PENDING or state == LITERAL_PENDING) and self._allow & (
             NUM | NULL | BOOL | NAN | INFINITY | NEG_INFINITY
         ):
             self._place_partial_atom()
@@ -379,7 +379,7 @@ class PartialJSONParser(Scanner):
         tail = parts[1] if len(parts) == 2 else "".join(parts[1:])
         head = parts[0]
         parts.clear()
-        _place(self, self._str_container, self._str_slot, None)
+        place(self, self._str_container, self._str_slot, None)
         head += tail
         parts.append(head)
         self._str_mark = 1
@@ -388,25 +388,25 @@ class PartialJSONParser(Scanner):
     def _place_partial_atom(self) -> None:
         """Show an unfinished number or literal, if ``allow`` asks for it."""
         allow = self._allow
-        if self._state == _NUMBER_PENDING:
+        if self._state == NUMBER_PENDING:
             if not allow & NUM:
                 return
-            m = _NUMBER.match(self._number_text())
+            m = NUMBER.match(self._number_text())
             if m is None:
                 return
             try:
-                value: Any = _number_value(m)
+                value: Any = number_value(m)
             except ValueError:  # over int()'s limit: nothing to show
                 return
         else:
             text = self._carry
             if not text:
                 return
-            _word, value, bit = _LITERALS[text[0]]
+            _word, value, bit = LITERALS[text[0]]
             if not allow & bit:
                 return
         container, slot = self._value_site()
-        _place(self, container, slot, value)
+        place(self, container, slot, value)
 
 
 def parse_partial_json(
@@ -438,7 +438,7 @@ def parse_partial_json(
     """
     parser = PartialJSONParser(allow=allow, strict=strict, allow_nan=allow_nan, max_depth=max_depth)
     parser.feed(text)
-    if parser._state == _NUMBER_PENDING and not parser._frames and parser._num_state in _N_COMPLETE:
+    if parser._state == NUMBER_PENDING and not parser._frames and parser._num_state in N_COMPLETE:
         # A complete top-level number such as "12" is final at the end of the text.
         return parser._number_final(parser.chars)  # feed took a str: all of it
     return parser.value

@@ -13,23 +13,23 @@ import sys
 from callstream._errors import IncompleteJSONError, MalformedJSONError
 from callstream._json.changes import Change
 from callstream._json.grammar import (
-    _AFTER,
-    _ARRAY_FIRST,
-    _COLON,
-    _DONE,
-    _EXPECTED,
-    _KEY,
-    _N_START,
-    _NUMBER,
-    _NUMBER_PENDING,
-    _OBJECT_FIRST,
-    _STRING,
-    _VALUE,
-    _count_digits,
-    _digits_error,
-    _number_prefix,
-    _number_value,
-    _ws_match,
+    AFTER,
+    ARRAY_FIRST,
+    COLON,
+    DONE,
+    EXPECTED,
+    KEY,
+    N_START,
+    NUMBER,
+    NUMBER_PENDING,
+    OBJECT_FIRST,
+    STRING,
+    VALUE,
+    count_digits,
+    digits_error,
+    number_prefix,
+    number_value,
+    ws_match,
 )
 from callstream._json.values import ValueReader
 from callstream._types import mypyc_attr
@@ -53,10 +53,10 @@ class Scanner(ValueReader):
         frames = self._frames
         str_run = self._str_run
         try:
-            if state == _NUMBER_PENDING:  # only ever at the start: it ends a fragment
+            if state == NUMBER_PENDING:  # only ever at the start: it ends a fragment
                 i, state = self._number_more(text, 0, base, changes)
             while i < n:
-                if state == _STRING:
+                if state == STRING:
                     j = str_run(text, i).end()
                     if j > i:
                         self._str_parts.append(text[i:j])
@@ -80,15 +80,15 @@ class Scanner(ValueReader):
 
                 c = text[i]
                 if c in " \t\n\r":
-                    i = _ws_match(text, i).end()
+                    i = ws_match(text, i).end()
                     if i == n:
                         break
                     c = text[i]
 
-                if state == _AFTER:
+                if state == AFTER:
                     top = frames[-1]
                     if c == ",":
-                        state = _KEY if top.is_obj else _VALUE
+                        state = KEY if top.is_obj else VALUE
                         i += 1
                     elif c == ("}" if top.is_obj else "]"):
                         state = self._close_container(changes)
@@ -98,33 +98,33 @@ class Scanner(ValueReader):
                         raise MalformedJSONError(f"expected ',' or {closer}", base + i)
                     continue
 
-                if state == _KEY or state == _OBJECT_FIRST:
+                if state == KEY or state == OBJECT_FIRST:
                     if c == '"':
                         self._str_parts = []
                         self._str_is_key = True
-                        state = _STRING
+                        state = STRING
                         i += 1
-                    elif c == "}" and state == _OBJECT_FIRST:
+                    elif c == "}" and state == OBJECT_FIRST:
                         state = self._close_container(changes)
                         i += 1
                     else:
-                        raise MalformedJSONError(_EXPECTED[state], base + i)
+                        raise MalformedJSONError(EXPECTED[state], base + i)
                     continue
 
-                if state == _COLON:
+                if state == COLON:
                     if c != ":":
-                        raise MalformedJSONError(_EXPECTED[state], base + i)
-                    state = _VALUE
+                        raise MalformedJSONError(EXPECTED[state], base + i)
+                    state = VALUE
                     i += 1
                     continue
 
-                if state == _DONE:
+                if state == DONE:
                     raise MalformedJSONError("unexpected data after the JSON value", base + i)
 
-                # _VALUE, _ARRAY_FIRST, _NUMBER_PENDING, _LITERAL_PENDING: a value begins.
+                # VALUE, ARRAY_FIRST, NUMBER_PENDING, LITERAL_PENDING: a value begins.
                 if c == '"':
                     self._start_string(changes)
-                    state = _STRING
+                    state = STRING
                     i += 1
                 elif c == "{" or c == "[":
                     state = self._open_container(c == "{", changes, base + i)
@@ -133,17 +133,17 @@ class Scanner(ValueReader):
                     if self._allow_nan and text.startswith("-I", i):
                         i, state = self._literal(text, i, base, changes, final)
                         continue
-                    j = _number_prefix(text, i).end()
+                    j = number_prefix(text, i).end()
                     if j == n and not final:
                         # The number may go on in the next fragment: keep it, not rescan it.
                         self._started = True
                         self._num_parts = []
-                        self._num_state = _N_START
+                        self._num_state = N_START
                         self._num_digits = 0
                         self._num_start = base + i
                         i, state = self._number_more(text, i, base, changes)
                         continue
-                    full = _NUMBER.fullmatch(text, i, j)
+                    full = NUMBER.fullmatch(text, i, j)
                     if full is None:
                         if j == n:  # only when final: the text ended inside the number
                             raise IncompleteJSONError("incomplete number", base + j)
@@ -151,25 +151,25 @@ class Scanner(ValueReader):
                     if j < n and text[j] in "0123456789.eE+-":
                         raise MalformedJSONError("invalid number", base + j)
                     if j - i > self._max_digits > 0:
-                        self._check_digits(_count_digits(text, i, j), base + i)
+                        self._check_digits(count_digits(text, i, j), base + i)
                     try:
-                        value = _number_value(full)
+                        value = number_value(full)
                     except ValueError:
-                        raise _digits_error(sys.get_int_max_str_digits(), base + i) from None
+                        raise digits_error(sys.get_int_max_str_digits(), base + i) from None
                     self._set_scalar(value, changes)
                     state = self._complete_value()
                     i = j
                 elif c in "tfn" or (self._allow_nan and c in "NI"):
                     i, state = self._literal(text, i, base, changes, final)
-                elif c == "]" and state == _ARRAY_FIRST:
+                elif c == "]" and state == ARRAY_FIRST:
                     state = self._close_container(changes)
                     i += 1
                 else:
-                    reason = _EXPECTED.get(state, "expected a value")
+                    reason = EXPECTED.get(state, "expected a value")
                     if c == "]" or c == "}":
                         reason = f"unexpected {c!r}: " + reason
                     raise MalformedJSONError(reason, base + i)
         finally:
             self._state = state
-            if state == _STRING and not self._str_is_key:
+            if state == STRING and not self._str_is_key:
                 self._flush_string(changes)

@@ -22,27 +22,27 @@ from callstream._json.changes import (
     ValueStarted,
 )
 from callstream._json.grammar import (
-    _ARRAY_FIRST,
-    _COLON,
-    _LITERAL_PENDING,
-    _LITERALS,
-    _N_COMPLETE,
-    _N_INT,
-    _N_MINUS,
-    _N_RUNS,
-    _N_ZERO,
-    _NUMBER_MOVES,
-    _NUMBER_PENDING,
-    _OBJECT_FIRST,
-    _SIMPLE_ESCAPES,
     ARR,
+    ARRAY_FIRST,
+    COLON,
+    LITERAL_PENDING,
+    LITERALS,
+    N_COMPLETE,
+    N_INT,
+    N_MINUS,
+    N_RUNS,
+    N_ZERO,
+    NUMBER_MOVES,
+    NUMBER_PENDING,
     OBJ,
+    OBJECT_FIRST,
+    SIMPLE_ESCAPES,
     STR,
-    _digit_run,
-    _digits_error,
-    _hex4,
+    digit_run,
+    digits_error,
+    hex4,
 )
-from callstream._json.state import Frame, ParserState, _place
+from callstream._json.parser_state import Frame, ParserState, place
 from callstream._types import mypyc_attr
 
 __all__ = ("ValueReader",)
@@ -69,7 +69,7 @@ class ValueReader(ParserState):
         changes.append(ValueStarted(path, "string"))
         if self._allow & STR:
             self._str_placed = True
-            _place(self, container, slot, "")
+            place(self, container, slot, "")
         else:
             self._str_placed = False
 
@@ -89,11 +89,11 @@ class ValueReader(ParserState):
             key = parts[0] if len(parts) == 1 else "".join(parts)
             self._frames[-1].slot = key
             self._str_parts = []
-            return _COLON
+            return COLON
         self._flush_string(changes)
         value = parts[0] if len(parts) == 1 else "".join(parts)
         self._str_parts = []
-        _place(self, self._str_container, self._str_slot, value)
+        place(self, self._str_container, self._str_slot, value)
         changes.append(ValueClosed(self._str_path))
         return self._complete_value()
 
@@ -107,13 +107,13 @@ class ValueReader(ParserState):
         if i + 1 >= n:
             return -1
         c = text[i + 1]
-        simple = _SIMPLE_ESCAPES.get(c)
+        simple = SIMPLE_ESCAPES.get(c)
         if simple is not None:
             self._str_parts.append(simple)
             return i + 2
         if c != "u":
             raise MalformedJSONError(f"invalid escape '\\{c}'", base + i + 1)
-        code = _hex4(text, i + 2, base)
+        code = hex4(text, i + 2, base)
         end = i + 6
         if 0xD800 <= code <= 0xDBFF:
             # A high surrogate: combine with a following \uDC00-\uDFFF, as json.loads does.
@@ -140,15 +140,15 @@ class ValueReader(ParserState):
         new: dict[str, Any] | list[Any] = {} if is_obj else []
         placed = bool(self._allow & (OBJ if is_obj else ARR))
         if placed:
-            _place(self, container, slot, new)
+            place(self, container, slot, new)
         frames.append(Frame(new, path, is_obj, None if is_obj else 0, container, slot, placed))
         changes.append(ValueStarted(path, "object" if is_obj else "array"))
-        return _OBJECT_FIRST if is_obj else _ARRAY_FIRST
+        return OBJECT_FIRST if is_obj else ARRAY_FIRST
 
     def _close_container(self, changes: list[Change]) -> int:
         frame = self._frames.pop()
         if not frame.placed:
-            _place(self, frame.parent, frame.parent_slot, frame.container)
+            place(self, frame.parent, frame.parent_slot, frame.container)
         changes.append(ValueClosed(frame.path))
         return self._complete_value()
 
@@ -159,22 +159,22 @@ class ValueReader(ParserState):
 
         Runs the number grammar from ``_num_state``: digit runs by one regex call each,
         other characters by a table, so each character is looked at once. When the text
-        ends inside the number, its part is kept (``_NUMBER_PENDING``); when a character
+        ends inside the number, its part is kept (``NUMBER_PENDING``); when a character
         that cannot continue it arrives, the number is complete (or malformed) here.
         """
         n = len(text)
         state = self._num_state
         start = i
         digits = 0
-        moves = _NUMBER_MOVES
-        if state == _N_MINUS and self._allow_nan and i < n and text[i] == "I":
+        moves = NUMBER_MOVES
+        if state == N_MINUS and self._allow_nan and i < n and text[i] == "I":
             # "-" then "I...": -Infinity, a literal (bounded: carried as a literal if cut).
             self._num_parts = []
             k, next_state = self._literal("-" + text[i:], 0, base + i - 1, changes, False)
             return i + k - 1, next_state
         while i < n:
-            if state in _N_RUNS:
-                j = _digit_run(text, i).end()
+            if state in N_RUNS:
+                j = digit_run(text, i).end()
                 if j > i:
                     digits += j - i
                     i = j
@@ -182,7 +182,7 @@ class ValueReader(ParserState):
             new = moves[state].get(text[i])
             if new is None:
                 break
-            if new in _N_COMPLETE:  # a move into a digit state is on a digit
+            if new in N_COMPLETE:  # a move into a digit state is on a digit
                 digits += 1
             state = new
             i += 1
@@ -194,8 +194,8 @@ class ValueReader(ParserState):
             if self._num_digits > self._max_digits > 0:
                 self._check_digits(self._num_digits, self._num_start)
         if i == n:
-            return n, _NUMBER_PENDING
-        if state not in _N_COMPLETE or text[i] in "0123456789.eE+-":
+            return n, NUMBER_PENDING
+        if state not in N_COMPLETE or text[i] in "0123456789.eE+-":
             raise MalformedJSONError("invalid number", base + i)
         self._set_scalar(self._number_final(base + i), changes)
         return i, self._complete_value()
@@ -216,30 +216,30 @@ class ValueReader(ParserState):
             IncompleteJSONError: the number cannot end here (``-``, ``1.``, ``1e``).
             JSONLimitError: more digits than ``int()`` accepts.
         """
-        if self._num_state not in _N_COMPLETE:
+        if self._num_state not in N_COMPLETE:
             raise IncompleteJSONError("incomplete number", position)
         text = self._number_text()
         try:
-            if self._num_state == _N_INT or self._num_state == _N_ZERO:
+            if self._num_state == N_INT or self._num_state == N_ZERO:
                 return int(text)
             return float(text)
         except ValueError:
-            raise _digits_error(sys.get_int_max_str_digits(), self._num_start) from None
+            raise digits_error(sys.get_int_max_str_digits(), self._num_start) from None
 
     def _check_digits(self, digits: int, position: int) -> None:
         if digits > self._max_digits > 0:
-            raise _digits_error(self._max_digits, position)
+            raise digits_error(self._max_digits, position)
 
     def _set_scalar(self, value: Any, changes: list[Change]) -> None:
         self._started = True
         container, slot = self._value_site()
-        _place(self, container, slot, value)
+        place(self, container, slot, value)
         changes.append(ScalarSet(self._value_path(), value))
 
     def _literal(
         self, text: str, i: int, base: int, changes: list[Change], final: bool
     ) -> tuple[int, int]:
-        word, value, _bit = _LITERALS[text[i]]
+        word, value, _bit = LITERALS[text[i]]
         n = len(text)
         end = min(n, i + len(word))
         for k in range(i, end):
@@ -250,7 +250,7 @@ class ValueReader(ParserState):
             if final:
                 raise IncompleteJSONError("incomplete literal", base + n)
             self._carry = text[i:]
-            return n, _LITERAL_PENDING
+            return n, LITERAL_PENDING
         self._set_scalar(value, changes)
         return end, self._complete_value()
 
@@ -265,7 +265,7 @@ def _low_half(text: str, k: int, base: int) -> int:
         return -1 if k >= len(text) or text[k] == "\\" else 0
     if not text.startswith("\\u", k):
         return 0
-    low = _hex4(text, k + 2, base)
+    low = hex4(text, k + 2, base)
     if 0xDC00 <= low <= 0xDFFF:
         return low
     return -1 if low < 0 else 0

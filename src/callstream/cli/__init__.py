@@ -32,7 +32,7 @@ Exit status: 0 on success; 1 from ``inspect`` when some call is invalid; 2 for a
 command line or an input that cannot be replayed (missing file, not JSON, unknown
 format), with a one-line message on standard error and no traceback; 130 on Ctrl-C.
 
-Modules: this one runs the commands; ``_arguments`` parses the command line, ``_input``
+Modules: this one runs the commands; ``_command_line`` parses the command line, ``_stream_file``
 reads recordings, ``_split`` re-cuts them (``--split``), ``_replay`` feeds them to the
 pipeline, ``_view`` rebuilds the calls from events, ``_render`` draws them with rich and
 ``_escape`` makes stream text safe to print.
@@ -48,10 +48,10 @@ from typing import IO, TYPE_CHECKING, Any
 
 from callstream._errors import CallstreamError
 from callstream._json.dump import dumps_bounded
-from callstream.cli._arguments import PROG, UsageProblem, build_parser
+from callstream.cli._command_line import PROG, UsageProblem, build_parser
 from callstream.cli._escape import escape_json, escape_text
-from callstream.cli._input import InputError, Recording, Source, load_path, load_text
 from callstream.cli._replay import BASE_INTERVAL, Prepared, ReplayStats, prepare, replay
+from callstream.cli._stream_file import InputError, Recording, Source, load_path, load_text
 from callstream.examples import DEMO, EXAMPLES, read_example
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ one to the same :class:`~callstream._pipeline.Pipeline` the ``stream`` / ``astre
 drivers run. Only the calls into the pipeline are timed, so the summary's "time in
 callstream" excludes reading the file, pacing sleeps and rendering.
 
-Items are produced lazily from a streamed file (:class:`~callstream.cli._input.Source`),
+Items are produced lazily from a streamed file (:class:`~callstream.cli._stream_file.Source`),
 so only the payload being fed is held (plus, with ``provider="auto"``, the few payloads
 before the first one that names a format). Cost: O(size of the recording) plus the
 pipeline's own cost; memory O(longest payload) plus the pipeline's state.
@@ -21,8 +21,8 @@ from typing import Any
 
 from callstream._json.dump import dumps_bounded
 from callstream._pipeline import MAX_UNRECOGNIZED, Pipeline, StreamResult, StreamUpdate
-from callstream.cli._input import DONE, InputError, Record, Recording, Source
 from callstream.cli._split import resplit
+from callstream.cli._stream_file import DONE, InputError, Record, Recording, Source
 from callstream.providers import FORMATS, detect_format, resolve_format
 
 __all__ = ("BASE_INTERVAL", "Prepared", "ReplayStats", "prepare", "replay")

@@ -13,8 +13,8 @@ output parsers live in :mod:`callstream.parsers.langchain` (needs ``langchain-co
 
 from __future__ import annotations
 
-from callstream.parsers._base import ParseSession, ToolsParser
-from callstream.parsers._results import ParsedCall, Status
+from callstream.parsers._parsed_call import ParsedCall, Status
+from callstream.parsers._tools_parser import ParseSession, ToolsParser
 from callstream.parsers.json_tools import JsonToolsParser
 from callstream.parsers.pydantic_tools import PydanticToolsParser
 

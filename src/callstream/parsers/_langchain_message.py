@@ -28,8 +28,8 @@ from callstream._assembly.assembler import TRUNCATION_REASONS
 from callstream._assembly.types import CallFailure, ServerToolUse, Signal, ToolCallChunk
 from callstream._errors import IncompleteJSONError, PartialJSONError
 from callstream._json import PartialJSONParser
-from callstream.parsers._results import dumps_or_none
-from callstream.parsers._state import is_server_id as _is_server_id
+from callstream.parsers._call_state import is_server_id
+from callstream.parsers._parsed_call import dumps_or_none
 from callstream.providers._responses_items import CUSTOM_ARG
 
 __all__ = ("message_signals",)
@@ -99,11 +99,11 @@ def _from_content(content: Any) -> list[_Found] | None:
         if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
             text = block.get("partial_json")
             args: Any = text if isinstance(text, str) and text else block.get("input")
-            server = kind != "tool_use" or _is_server_id(id_)
+            server = kind != "tool_use" or is_server_id(id_)
             found.append((name, args if args is not None else {}, id_, server, None))
         elif kind in ("tool_call", "server_tool_call", "server_tool_call_chunk"):
             args = block.get("args")
-            server = kind != "tool_call" or _is_server_id(id_)
+            server = kind != "tool_call" or is_server_id(id_)
             found.append((name, args if args is not None else {}, id_, server, None))
         elif kind == "tool_call_chunk":  # v1: a call LangChain could not parse, as text
             text = block.get("args")
@@ -199,7 +199,7 @@ def _from_lists(valid: list[Any], invalid: list[Any], reason: str | None) -> lis
             found.append((name, call.get("args"), id_, False, error or "invalid tool call"))
         else:
             args = call.get("args")
-            found.append((name, args if args is not None else {}, id_, _is_server_id(id_), None))
+            found.append((name, args if args is not None else {}, id_, is_server_id(id_), None))
     cut_found = any(error is not None and _is_cut_text(args) for _, args, _, _, error in found)
     if reason is not None and reason.lower() in TRUNCATION_REASONS and not cut_found:
         for number in range(len(found) - 1, -1, -1):

@@ -1,8 +1,8 @@
-"""ParseSession: one stream through a parser, a sans-I/O state machine (see ``_base``).
+"""ParseSession: one stream through a parser, a sans-I/O state machine (see ``_tools_parser``).
 
 The session reads input items (:meth:`ParseSession.feed`), turns them into assembly
 events (assembling raw chunks with its own ``ToolCallAssembler``), and applies each event
-to its per-call state (:class:`~callstream.parsers._state.CallState`), asking the parser
+to its per-call state (:class:`~callstream.parsers._call_state.CallState`), asking the parser
 to refresh the calls that received argument text. What is shown, and when a result is
 handed out, is the business of its base class (:mod:`callstream.parsers._shown`).
 """
@@ -10,7 +10,7 @@ handed out, is the business of its base class (:mod:`callstream.parsers._shown`)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import (
@@ -24,18 +24,16 @@ from callstream._assembly.types import (
     StreamFinished,
 )
 from callstream._errors import ParserStateError, UsageError
-from callstream.parsers._input import (
+from callstream.parsers._call_state import NO_VERDICT, CallState, ServerMark, is_server_id
+from callstream.parsers._hooks import ParserHooks
+from callstream.parsers._parse_input import (
     EVENT_TYPES,
     RAW_TYPES,
     server_marks_of,
     unknown_chunk_keys,
 )
-from callstream.parsers._results import ParsedCall
+from callstream.parsers._parsed_call import ParsedCall
 from callstream.parsers._shown import ShownCalls
-from callstream.parsers._state import NO_VERDICT, CallState, ServerMark, is_server_id
-
-if TYPE_CHECKING:  # no import cycle at run time
-    from callstream.parsers._base import ToolsParser
 
 __all__ = ("ParseSession",)
 
@@ -70,7 +68,7 @@ class ParseSession(ShownCalls[T]):
         "_server_ids",
     )
 
-    def __init__(self, parser: ToolsParser[T], assembler_options: Mapping[str, Any]) -> None:
+    def __init__(self, parser: ParserHooks, assembler_options: Mapping[str, Any]) -> None:
         super().__init__(parser)
         self._assembler_options = dict(assembler_options)
         self._assembler: ToolCallAssembler | None = None

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
-from callstream.parsers._results import ParsedCall
-from callstream.parsers._state import CallState, by_index
-
-if TYPE_CHECKING:  # no import cycle at run time
-    from callstream.parsers._base import ToolsParser
+from callstream.parsers._call_state import CallState, by_index
+from callstream.parsers._hooks import ParserHooks
+from callstream.parsers._parsed_call import ParsedCall
 
 __all__ = ("RESULT_COPY_FACTOR", "ShownCalls")
 
@@ -64,7 +62,7 @@ class ShownCalls(Generic[T]):
         "server_version",
     )
 
-    def __init__(self, parser: ToolsParser[T]) -> None:
+    def __init__(self, parser: ParserHooks) -> None:
         self._parser = parser
         self._calls: dict[int, CallState] = {}
         self._first: CallState | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from callstream._assembly.types import ToolCall
-from callstream.parsers._base import CallState, ToolsParser
+from callstream.parsers._tools_parser import CallState, ToolsParser
 
 __all__ = ("SNAPSHOT_COPY_FACTOR", "JsonToolsParser")
 
@@ -43,7 +43,7 @@ class JsonToolsParser(ToolsParser[dict[str, Any]]):
     (so an open array of n items costs O(n) in total, not O(n^2)); past that bound, a
     value closing in a very large open array waits for a later one (or the call's end)
     before it is shown. Likewise the fresh lists of a stream together copy at most
-    :data:`~callstream.parsers._base.RESULT_COPY_FACTOR` entries per event read (so n
+    :data:`~callstream.parsers._tools_parser.RESULT_COPY_FACTOR` entries per event read (so n
     calls cost O(n), not O(n^2)); past that (well over a thousand calls), a change is
     shown with a later one. The final result is always yielded.
 

@@ -72,9 +72,9 @@ from pydantic import ConfigDict, PrivateAttr
 from callstream._assembly.types import StreamEnd
 from callstream._errors import UsageError
 from callstream._json.dump import same_json
-from callstream.parsers._base import ParseSession, ToolsParser
 from callstream.parsers._langchain_message import message_signals
-from callstream.parsers._results import ParsedCall
+from callstream.parsers._parsed_call import ParsedCall
+from callstream.parsers._tools_parser import ParseSession, ToolsParser
 from callstream.parsers.json_tools import JsonToolsParser
 from callstream.parsers.pydantic_tools import PydanticToolsParser
 from callstream.providers._provider_errors import error_signals, provider_error_payload

@@ -48,8 +48,8 @@ from pydantic import TypeAdapter, ValidationError
 from callstream._assembly.types import ToolCall
 from callstream._errors import JSONLimitError, UsageError
 from callstream._json.dump import dumps_bounded, nesting_depth
-from callstream.parsers._base import CallState, ToolsParser
-from callstream.parsers._results import dumps_or_none
+from callstream.parsers._parsed_call import dumps_or_none
+from callstream.parsers._tools_parser import CallState, ToolsParser
 from callstream.providers._custom_input import (
     TextParameter,
     as_text_input,

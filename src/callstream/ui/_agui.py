@@ -70,7 +70,7 @@ from callstream._errors import UsageError
 from callstream._json.dump import dumps_bounded
 from callstream._result import StreamUpdate
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
-from callstream.ui._state import (
+from callstream.ui._turn_state import (
     TurnIds,
     check_item,
     interrupted_error,

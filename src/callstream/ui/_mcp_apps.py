@@ -46,7 +46,7 @@ from callstream._json.dump import strict_data, strict_text
 from callstream._json.parser import PartialJSONParser
 from callstream._result import StreamUpdate
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
-from callstream.ui._state import check_item
+from callstream.ui._turn_state import check_item
 
 __all__ = ("McpAppsEncoder", "ViewMessage")
 

@@ -59,7 +59,13 @@ from callstream._assembly.types import (
 from callstream._errors import UsageError
 from callstream._result import StreamUpdate
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
-from callstream.ui._state import TurnIds, check_item, interrupted_error, new_id, verdict_at_failure
+from callstream.ui._turn_state import (
+    TurnIds,
+    check_item,
+    interrupted_error,
+    new_id,
+    verdict_at_failure,
+)
 
 __all__ = ("VERCEL_HEADERS", "VercelEncoder", "finish_reason")
 

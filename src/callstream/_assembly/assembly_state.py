@@ -31,7 +31,6 @@ from callstream._assembly.types import (
     CallStarted,
     InvalidToolCall,
 )
-from callstream._assembly.validation import Args
 from callstream._assembly.verdict import rejected, verdict
 from callstream._assembly.views import CallViews
 from callstream._errors import JSONLimitError, PartialJSONError
@@ -89,26 +88,27 @@ class AssemblyState:
 
     # --- inputs other than chunks -------------------------------------------------------
 
-    def end_call(
+    def end_call(  # noqa: PLR0917 -- the assembler's checked arguments, in its order
         self,
         key: int | None,
         id_: str | None,
-        text: Args,
+        text: str | None,
         whole: bool,
+        too_deep: JSONLimitError | None,
         obj: Mapping[str, Any] | None,
     ) -> list[AssemblyEvent]:
         """An end marker: the call's input closes and it gets its verdict now (see
         :meth:`ToolCallAssembler.end_call`). ``obj`` is the decoded object ``text`` came
-        from, if any."""
+        from, if any; ``too_deep`` the limit error of an object that gave no text."""
         call = self.routes.find(key, id_, current=True)
         if call is None or call.input_closed:
             return []
         events: list[AssemblyEvent] = []
         arguments = call.arguments
-        if isinstance(text, JSONLimitError):  # an object too deep to take
+        if too_deep is not None:  # an object too deep to take
             arguments.seen = True
             if call.verdict == UNDECIDED:
-                self._invalidate(call, rejected(text), events)
+                self._invalidate(call, rejected(too_deep), events)
         elif text and call.verdict == UNDECIDED and not arguments.dropped:
             if arguments.chars == 0:
                 arguments.whole = whole
@@ -119,13 +119,18 @@ class AssemblyState:
         self._settle(call, events, None)
         return events
 
-    def fail_call(
-        self, error: str, key: int | None, id_: str | None, name: str | None, text: Args
+    def fail_call(  # noqa: PLR0917 -- the assembler's checked arguments, in its order
+        self,
+        error: str,
+        key: int | None,
+        id_: str | None,
+        name: str | None,
+        text: str | None,
+        too_deep: JSONLimitError | None,
     ) -> list[AssemblyEvent]:
         """A provider-side failure (see :meth:`ToolCallAssembler.fail_call`)."""
-        if isinstance(text, JSONLimitError):
-            error = f"{error}; {rejected(text)}"
-            text = None
+        if too_deep is not None:
+            error = f"{error}; {rejected(too_deep)}"
         events: list[AssemblyEvent] = []
         call = self.routes.find(key, id_, current=False)
         if call is None or call.input_closed:
@@ -219,42 +224,46 @@ class AssemblyState:
         key: int | None,
         id_: str | None,
         name: str | None,
-        text: Args,
+        text: str | None,
         whole: bool,
+        too_deep: JSONLimitError | None,
         events: list[AssemblyEvent],
     ) -> None:
         """Apply one checked chunk (the merge rules of :mod:`~callstream._assembly.routing`):
         the provider's ``key``, ``id``, ``name`` and argument ``text`` (``whole``: the
-        complete arguments, serialized from an object)."""
+        complete arguments, serialized from an object; ``too_deep``: the limit error of an
+        object too deep to serialize, which gave no text)."""
         routes = self.routes
         if key is not None and not whole and text and not id_ and not name:
             # fast path: a keyed continuation carrying only text (rule 5 cannot apply)
             streaming = routes.by_key.get(key)
             if streaming is not None and not streaming.input_closed:
                 routes.current = streaming
-                self._add_text(streaming, text, events)  # type: ignore[arg-type]
+                self._add_text(streaming, text, events)
                 return
-        self._merge_slowly(key, id_ or None, name or None, text or None, whole, events)
+        self._merge_slowly(key, id_ or None, name or None, text or None, whole, too_deep, events)
 
     def _merge_slowly(  # noqa: PLR0917 -- merge()'s arguments, passed on as they are
         self,
         key: int | None,
         id_: str | None,
         name: str | None,
-        text: Args,
+        text: str | None,
         whole: bool,
+        too_deep: JSONLimitError | None,
         events: list[AssemblyEvent],
     ) -> None:
         """:meth:`merge` for every chunk but a keyed text continuation; empty fields are
         already None (rule 2)."""
         routes = self.routes
-        if id_ is None and name is None and text is None:
+        if id_ is None and name is None and text is None and too_deep is None:
             if key is not None:
                 known = routes.by_key.get(key)
                 if known is not None:
                     routes.current = known
             return
-        call = self._route(key, id_, name, text, events)
+        # an object too deep to take is content all the same (rule 5)
+        call = self._route(key, id_, name, text if too_deep is None else "{}", events)
         if call is None:
             return
         routes.current = call
@@ -264,9 +273,11 @@ class AssemblyState:
             if renamed and not call.announced and call.verdict == UNDECIDED:
                 if call.arguments.seen:
                     self._announce(call, events)  # rule 7
-        if text is None:
+        if too_deep is not None:
+            self._reject_too_deep(call, too_deep, events)
+        elif text is None:
             return
-        if whole or type(text) is not str:
+        elif whole:
             self._merge_arguments(call, text, whole, events)
         else:
             self._add_text(call, text, events)  # rule 6, the common case
@@ -276,7 +287,7 @@ class AssemblyState:
         key: int | None,
         id_: str | None,
         name: str | None,
-        text: Args,
+        text: str | None,
         events: list[AssemblyEvent],
     ) -> Call | None:
         """The call a chunk merges into (rules 1 and 5): the one it continues, or a new
@@ -288,8 +299,7 @@ class AssemblyState:
             anonymous = False
         else:
             call, anonymous = routes.continued(key, id_)  # rule 1
-        probe = text if text is None or type(text) is str else "{}"  # an object is content
-        if call is None or starts_new_call(call, id_, name, probe, anonymous):  # rule 5
+        if call is None or starts_new_call(call, id_, name, text, anonymous):  # rule 5
             if len(self.calls) >= self.call_cap:
                 self._refuse(key, id_, name, events)
                 return None
@@ -299,18 +309,23 @@ class AssemblyState:
             return None  # nothing new for a call whose input is closed (rule 5e)
         return call
 
+    def _reject_too_deep(
+        self, call: Call, too_deep: JSONLimitError, events: list[AssemblyEvent]
+    ) -> None:
+        """Rule 6 for a decoded object nested beyond ``max_depth``: taken as the whole
+        arguments, and the call invalid with the limit error."""
+        arguments = call.arguments
+        arguments.seen = arguments.whole = True
+        if call.verdict == UNDECIDED and not arguments.dropped:
+            arguments.clear()
+            self.views.grew(call)
+            self._invalidate(call, rejected(too_deep), events)
+
     def _merge_arguments(
-        self, call: Call, text: str | JSONLimitError, whole: bool, events: list[AssemblyEvent]
+        self, call: Call, text: str, whole: bool, events: list[AssemblyEvent]
     ) -> None:
         """Rule 6: text is appended; a whole object is taken, replacing any text."""
         arguments = call.arguments
-        if isinstance(text, JSONLimitError):  # a decoded object nested beyond max_depth
-            arguments.seen = arguments.whole = True
-            if call.verdict == UNDECIDED and not arguments.dropped:
-                arguments.clear()
-                self.views.grew(call)
-                self._invalidate(call, rejected(text), events)
-            return
         if whole:
             arguments.whole = True
             if arguments.chars:

@@ -26,9 +26,10 @@ before it is shown. The final result is always handed out.
 cannot drift apart.
 
 Modules: this one holds :class:`ToolsParser` (configuration, hooks, streaming loops);
+``_hooks`` the hooks a session calls, as a protocol (:class:`ParserHooks`);
 ``_session`` the :class:`ParseSession` (input and events), over ``_shown`` (the result
-lists and the copy budget); ``_state`` the per-call state; ``_input`` the kinds of input
-item and finished results read as events.
+lists and the copy budget); ``_call_state`` the per-call state; ``_parse_input`` the
+kinds of input item and finished results read as events.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 from callstream._assembly.types import ToolCall
-from callstream.parsers._input import finished_events
-from callstream.parsers._results import ParsedCall
+from callstream.parsers._call_state import CallState
+from callstream.parsers._parse_input import finished_events
+from callstream.parsers._parsed_call import ParsedCall
 from callstream.parsers._session import ParseSession
 from callstream.parsers._shown import RESULT_COPY_FACTOR
-from callstream.parsers._state import CallState
 
 __all__ = ("RESULT_COPY_FACTOR", "CallState", "ParseSession", "ToolsParser")
 
@@ -58,29 +59,25 @@ class ToolsParser(Generic[T]):
         self.first_tool_only = first_tool_only
         self.key_name = key_name
 
-    # --- subclass hooks ---------------------------------------------------------------
+    # --- the hooks its sessions call (stated in ParserHooks, parsers/_hooks.py) ---------
 
     def _start(self, call: CallState) -> None:
-        """A call was announced (its name is known)."""
+        """A call was announced (nothing to do by default)."""
 
     def _refresh(self, call: CallState) -> bool:
-        """After an input item gave ``call`` new argument text; True if its result changed.
-
-        ``call.dirty`` says whether a value closed since the last refresh that returned.
-        """
+        """See :meth:`ParserHooks._refresh`; a subclass decides."""
         raise NotImplementedError
 
     def _finalize(self, call: CallState, tool_call: ToolCall) -> None:
-        """The call is final and its arguments are a JSON object: set status and value."""
+        """See :meth:`ParserHooks._finalize`; a subclass decides."""
         raise NotImplementedError
 
     def _partial_value(self, call: CallState, args: dict[str, Any]) -> Any:
-        """The ``value`` shown for a partial call whose current arguments are ``args``."""
+        """See :meth:`ParserHooks._partial_value`; a subclass decides."""
         raise NotImplementedError
 
-    # --- selection --------------------------------------------------------------------
-
     def _selects(self, call: CallState) -> bool:
+        """The calls named ``key_name``, or all of them."""
         return self.key_name is None or call.name == self.key_name
 
     # --- public API -------------------------------------------------------------------

@@ -14,17 +14,17 @@ from typing import Any, Final, cast
 from callstream._errors import PartialJSONError
 from callstream._json.changes import EAGER_DEPTH, PathNode
 from callstream._json.grammar import (
-    _AFTER,
-    _DONE,
-    _N_START,
-    _STRING_RUN_LAX,
-    _STRING_RUN_STRICT,
-    _VALUE,
-    _Run,
+    AFTER,
+    DONE,
+    N_START,
+    STRING_RUN_LAX,
+    STRING_RUN_STRICT,
+    VALUE,
+    Run,
 )
 from callstream._types import MISSING, JSONPath, mypyc_attr
 
-__all__ = ("Frame", "ParserState")
+__all__ = ("Frame", "ParserState", "place")
 
 
 class Frame:
@@ -109,8 +109,8 @@ class ParserState:
         self._max_depth = max_depth
         self._max_chars = max_chars
         self._max_digits = sys.get_int_max_str_digits()
-        self._str_run = cast(_Run, (_STRING_RUN_STRICT if strict else _STRING_RUN_LAX).match)
-        self._state = _VALUE
+        self._str_run = cast(Run, (STRING_RUN_STRICT if strict else STRING_RUN_LAX).match)
+        self._state = VALUE
         self._carry = ""
         self._chars = 0
         self._frames: list[Frame] = []
@@ -132,7 +132,7 @@ class ParserState:
         self._str_placed = False
         # The number that may still go on: its text so far, grammar state, digits, start.
         self._num_parts: list[str] = []
-        self._num_state = _N_START
+        self._num_state = N_START
         self._num_digits = 0
         self._num_start = 0
 
@@ -158,14 +158,14 @@ class ParserState:
         """Bookkeeping after a value completed; returns the next state."""
         frames = self._frames
         if not frames:
-            return _DONE
+            return DONE
         top = frames[-1]
         if not top.is_obj:
             top.slot += 1
-        return _AFTER
+        return AFTER
 
 
-def _place(parser: ParserState, container: Any, slot: Any, value: Any) -> None:
+def place(parser: ParserState, container: Any, slot: Any, value: Any) -> None:
     """Put ``value`` at ``slot`` of ``container`` (the root when ``container`` is None)."""
     if container is None:
         parser._root = value

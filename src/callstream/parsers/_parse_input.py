@@ -31,7 +31,7 @@ from callstream._assembly.types import (
     ToolCall,
 )
 from callstream._errors import UsageError
-from callstream.parsers._state import ServerMark, is_server_id
+from callstream.parsers._call_state import ServerMark, is_server_id
 
 __all__ = (
     "CHUNK_KEYS",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from callstream.parsers._results import ParsedCall, Status
+from callstream.parsers._parsed_call import ParsedCall, Status
 from callstream.parsers._tree import ClosedValueTree
 
 __all__ = ("NO_VERDICT", "SERVER_ID_PREFIX", "CallState", "ServerMark", "is_server_id")
