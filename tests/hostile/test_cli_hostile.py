@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -186,6 +186,17 @@ def test_c1_and_bidi_are_escaped_in_the_rich_display(tmp_path: Path) -> None:
         assert status == 0
         assert not UNSAFE.search(out)
         assert "f\\u202e" in out and "a\\x9b2J\\u202eb\\u2066c\\x85d\\x1be" in out
+
+
+def test_keys_and_names_stay_on_their_line_in_the_rich_display(tmp_path: Path) -> None:
+    # A newline or tab inside a key or a tool name is escaped (a value's string
+    # may hold lines; a label may not: it would break the tree it stands in).
+    payload = chunk("f\nx", json.dumps({"a\nb": 1, "c\td": "x\ny"}))
+    file = write_jsonl(tmp_path, [payload])
+    status, out, _ = run_strict(["replay", file, "--speed", "0"])
+    assert status == 0
+    assert "f\\x0ax  call_0" in out
+    assert "a\\x0ab: 1" in out and "c\\x09d: " in out
 
 
 # --- integers over Python's conversion limit ------------------------------------------------
@@ -547,6 +558,7 @@ def test_non_terminal_output_is_complete(tmp_path: Path) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(value=json_objects(max_leaves=30), lines=st.integers(1, 12))
+@example(value={"": [[[[None]]], None], "0\n": None}, lines=1)  # a key holding a newline
 def test_live_window_is_the_tail_of_the_full_tree(value: dict[str, Any], lines: int) -> None:
     view = StreamView()
     from callstream import ToolCallAssembler
