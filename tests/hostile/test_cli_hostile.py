@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -556,10 +556,41 @@ def test_non_terminal_output_is_complete(tmp_path: Path) -> None:
     assert "1 call · 1 valid · 0 invalid" in out
 
 
+def _has_line_break(value: Any) -> bool:
+    """Whether a string value inside ``value`` holds a line break (keys are not looked at)."""
+    if isinstance(value, str):
+        return "\n" in value or "\r" in value
+    if isinstance(value, dict):
+        return any(_has_line_break(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_has_line_break(item) for item in value)
+    return False
+
+
+def test_live_window_cuts_a_long_multiline_string() -> None:
+    view = StreamView()
+    from callstream import ToolCallAssembler
+
+    text = json.dumps({"a": 1, "s": "\n".join(f"line {k}" for k in range(40))})
+    for event in ToolCallAssembler().feed({"index": 0, "id": "c", "name": "f", "args": text[:-2]}):
+        view.apply(event)
+    symbols = callstream.cli._render.symbols_for("utf-8")
+    buffer = io.StringIO()
+    live = callstream.cli._render.render_live(view, symbols, max_lines=1)
+    Console(file=buffer, width=400, color_system=None).print(live)
+    out = buffer.getvalue()
+    shown = [k for k in range(40) if re.search(rf"line {k}\b", out)]
+    assert shown == list(range(32, 40))  # the string's last 8 lines, as it streams
+    assert len(out.splitlines()) <= 1 + 1 + 8  # header, one earlier value, the 8 lines
+
+
 @settings(max_examples=60, deadline=None)
 @given(value=json_objects(max_leaves=30), lines=st.integers(1, 12))
 @example(value={"": [[[[None]]], None], "0\n": None}, lines=1)  # a key holding a newline
 def test_live_window_is_the_tail_of_the_full_tree(value: dict[str, Any], lines: int) -> None:
+    # The window counts values, and here one value is one line: a string value holding a
+    # line break renders over several lines (test_live_window_cuts_a_long_multiline_string).
+    assume(not _has_line_break(value))
     view = StreamView()
     from callstream import ToolCallAssembler
 
