@@ -131,7 +131,10 @@ def _runner(bench: ModuleType, out: Path, stdout: str) -> None:
     assert turn["agree"] and turn["time_scale"] == bench.TINY_SCALE
     assert "not judged" in stdout
     text = (out / "runner.md").read_text(encoding="utf-8")
-    assert "callstream imported from `src/callstream`" in text
+    # the callstream under test, as the report names it (src/... or, installed, …/...)
+    from callstream import __file__ as callstream_file
+
+    assert f"callstream imported from `{bench.shown_path(Path(callstream_file).parent)}`" in text
 
 
 def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
@@ -164,7 +167,10 @@ def _builds(bench: ModuleType, out: Path, stdout: str) -> None:
     ):
         assert text.count(heading) == 1, heading
     assert "COMPILED=True" in text and "COMPILED=False (CALLSTREAM_PURE=1)" in text
-    assert "callstream `src/callstream/__init__.py`" in text
+    # the callstream under test, as the report names it (src/... or, installed, …/...)
+    from callstream import __file__ as callstream_file
+
+    assert f"callstream `{bench.shown_path(callstream_file)}`" in text
     assert "pure / compiled" in text and "peer / compiled" in text and "peer / pure" in text
     s = bench.fmt_bytes(bench.TINY.sizes[0])
     assert f"| openai-chat, 1 call, {s} | 54 |" in text
