@@ -37,7 +37,8 @@ runs each script with it, and with ``--out`` into a temporary folder when it wri
 SKIP_STATUS = 77
 """The exit status of a script that cannot measure on this install (what it measures is
 missing, the compiled build say), the reason on stderr: the smoke test
-(``tests/benchmarks/test_benchmarks_smoke.py``) counts it as a skip, as automake's test harness does."""
+(``tests/benchmarks/test_benchmarks_smoke.py``) counts it as a skip, as automake's test
+harness does."""
 
 PEER_PACKAGES = ("callstream", "jiter", "partial-json-parser", "langchain-core", "openai")
 PEER_PACKAGES += ("anthropic", "pydantic-ai-slim", "pydantic", "matplotlib")

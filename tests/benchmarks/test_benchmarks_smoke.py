@@ -150,7 +150,10 @@ def _builds(bench: ModuleType, out: Path, stdout: str) -> None:
     for heading in ("## 1. stream()", "## 2. The peers", "## 3. Parser alone", "## Targets"):
         assert text.count(heading) == 1, heading
     assert "COMPILED=True" in text and "COMPILED=False (CALLSTREAM_PURE=1)" in text
-    assert "callstream `src/callstream/__init__.py`" in text
+    # the callstream under test, as the report names it (src/... or, installed, …/...)
+    from callstream import __file__ as callstream_file
+
+    assert f"callstream `{bench.shown_path(callstream_file)}`" in text
     assert "pure / compiled" in text and "peer / compiled" in text and "peer / pure" in text
     s = bench.fmt_bytes(bench.TINY.sizes[0])
     assert f"| openai-chat | {s} | 54 |" in text
