@@ -31,13 +31,14 @@ CHECKOUT = RESULTS.parent.parent
 """The checkout these scripts belong to: the paths a result names are relative to it."""
 
 TINY_HELP = "the test suite's smoke run: smallest sizes, one pass, seconds; not judged"
-"""The help of ``--tiny``, which every script takes (``tests/test_benchmarks_smoke.py``
+"""The help of ``--tiny``, which every script takes (``tests/benchmarks/test_benchmarks_smoke.py``
 runs each script with it, and with ``--out`` into a temporary folder when it writes)."""
 
 SKIP_STATUS = 77
 """The exit status of a script that cannot measure on this install (what it measures is
 missing, the compiled build say), the reason on stderr: the smoke test
-(``tests/test_benchmarks_smoke.py``) counts it as a skip, as automake's test harness does."""
+(``tests/benchmarks/test_benchmarks_smoke.py``) counts it as a skip, as automake's test
+harness does."""
 
 PEER_PACKAGES = ("callstream", "jiter", "partial-json-parser", "langchain-core", "openai")
 PEER_PACKAGES += ("anthropic", "pydantic-ai-slim", "pydantic", "matplotlib")
@@ -104,7 +105,7 @@ def shown_path(path: str | os.PathLike[str]) -> str:
     (``src/callstream/__init__.py``), or, outside it, ``…/`` and its last two parts.
 
     A result names the commit and the machine kind (:func:`stamp`), never a folder of
-    the machine it ran on (``tests/test_committed_paths.py`` scans the committed ones).
+    the machine it ran on (``tests/project/test_committed_paths.py`` scans the committed ones).
     """
     resolved = Path(path).resolve()
     if resolved.is_relative_to(CHECKOUT):

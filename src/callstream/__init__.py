@@ -101,6 +101,9 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from callstream.tools import to_openai_tool as to_openai_tool
     from callstream.tools import tool_adapter as tool_adapter
 
+__version__: str
+"""The installed version (read on first access: see ``__getattr__``)."""
+
 _LAZY: dict[str, str] = {
     "Allow": "partial_json_parser",
     "AsyncToolCallStream": "callstream._async",
@@ -136,8 +139,22 @@ partial-json-parser and the async driver and the tool runner import anyio, none 
 ``stream()`` / ``collect()`` need."""
 
 
+def _version() -> str:
+    """The installed distribution's version (SemVer; ``CHANGELOG.md``), read from its
+    metadata on first use (``importlib.metadata`` costs ~30 ms to import)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("callstream")
+    except importlib.metadata.PackageNotFoundError:  # a source tree on the path
+        return "0+unknown"  # (PYTHONPATH=src) without an install: no metadata to read
+
+
 def __getattr__(name: str) -> Any:
-    """Load a lazily exported name (see ``_LAZY``) on first access."""
+    """Load a lazily exported name (see ``_LAZY``), or ``__version__``, on first access."""
+    if name == "__version__":
+        globals()[name] = version = _version()
+        return version
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'callstream' has no attribute {name!r}")

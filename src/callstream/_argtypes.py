@@ -9,8 +9,8 @@ mypyc first, with a bare ``TypeError``. So these annotations mean two things:
 - for a type checker reading callstream (the user's mypy or pyright, and ours in CI), the
   precise types below (``int``, ``str | None``, ...): a wrong call is flagged;
 - for the mypyc build only, ``object``: the compiled wrapper accepts anything and our own
-  check runs. The build's mypy configuration (``hatch_build.py``) sets
-  ``always_true = COMPILING``.
+  check runs. The build passes mypy ``--always-true=COMPILING`` (the ``mypy-args`` of
+  the build hook in ``pyproject.toml``).
 
 The names exist only for type checkers (``TYPE_CHECKING``); at run time this module
 defines nothing but :data:`COMPILING` (the annotations are never evaluated: every user

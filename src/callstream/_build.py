@@ -1,37 +1,33 @@
 """Which build runs: the mypyc-compiled hot modules or pure Python (standard library only).
 
-An install with a C compiler compiles the modules listed in ``pyproject.toml``
-(``[tool.callstream.compile]``) from the same source, writing the compiled files beside
-the sources and ``_compiled.json`` with what each was built from (``hatch_build.py``).
-Python would import a compiled file before its source, so an edited source must never be
-shadowed silently: at import, each listed source is checked against the record (size
-and modification time; on a difference, its SHA-256). If one changed, or
-``CALLSTREAM_PURE=1`` is set, every callstream module is imported from its source (a
-compiled module calls its compiled neighbours directly, so the build is used whole or not
-at all), with one warning naming the changed file when that is the cause.
+A compiled wheel (built with ``CALLSTREAM_COMPILE=1``, see
+``docs/design.md``, "Build") holds each compiled module's extension file beside its ``.py``
+source; a source install (``pip install .``, ``pip install -e .``, the sdist, the pure
+wheel) holds no compiled file at all, so an edited source always takes effect.
 
-Cost: one ``stat`` per compiled module at import (a hash only for a changed one).
+Python imports an extension module before a source of the same name. With
+``CALLSTREAM_PURE=1`` in the environment this module puts a finder first on
+``sys.meta_path`` that imports every ``callstream`` module from its ``.py`` file: a
+compiled module calls its compiled neighbours directly, so the build is used whole or not
+at all. It is imported first by ``callstream/__init__.py``, before any other module of
+the package loads, and is never compiled itself.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import importlib.util
-import json
 import os
 import sys
-import warnings
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
-from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 __all__ = ("COMPILED", "REASON")
 
-_PACKAGE = Path(__file__).resolve().parent
-_RECORD = _PACKAGE / "_compiled.json"
+_PROBE = "callstream._json.parser"
+"""A module every compiled build compiles: whether its file is an extension module says
+which build is installed."""
 
 
 class _SourceFirst:
@@ -47,56 +43,27 @@ class _SourceFirst:
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
             return spec
-        source = Path(spec.origin or "").parent / (name.rpartition(".")[2] + ".py")
-        if not source.is_file():
+        source = os.path.join(os.path.dirname(spec.origin or ""), name.rpartition(".")[2] + ".py")
+        if not os.path.isfile(source):
             return spec
         return importlib.util.spec_from_file_location(name, source)
 
 
-def _changed(modules: dict[str, Any]) -> str | None:
-    """The first compiled module whose source is not what it was built from, or None."""
-    for name, built in modules.items():
-        source = _PACKAGE.parent / (name.replace(".", "/") + ".py")
-        try:
-            stat = source.stat()
-            if (stat.st_size, stat.st_mtime_ns) == (built["size"], built["mtime_ns"]):
-                continue
-            if hashlib.sha256(source.read_bytes()).hexdigest() == built["sha256"]:
-                continue
-        except (OSError, KeyError, TypeError):
-            pass
-        return str(source)
-    return None
+def _installed_compiled() -> bool:
+    """Whether the compiled modules are installed (without importing any of them)."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_json")
+    found = importlib.machinery.PathFinder.find_spec(_PROBE, [folder])
+    return found is not None and isinstance(found.loader, importlib.machinery.ExtensionFileLoader)
 
 
 def _select() -> tuple[bool, str]:
-    """(compiled?, why not) for this process; installs the source-first finder when the
-    compiled files must not be used."""
-    if not _RECORD.is_file():
+    """(compiled?, why) for this process; installs the source-first finder when
+    ``CALLSTREAM_PURE=1`` asks for pure Python over a compiled install."""
+    if not _installed_compiled():
         return False, "pure Python install (no compiled modules)"
-    try:
-        record = json.loads(_RECORD.read_text(encoding="utf-8"))
-        modules = dict(record["modules"])
-        built_for = record["python"]
-    except (OSError, ValueError, KeyError, TypeError):
-        sys.meta_path.insert(0, _SourceFirst)
-        return False, "the record of the compiled build is unreadable"
     if os.environ.get("CALLSTREAM_PURE") == "1":
         sys.meta_path.insert(0, _SourceFirst)
         return False, "CALLSTREAM_PURE=1"
-    if built_for != sys.implementation.cache_tag:
-        sys.meta_path.insert(0, _SourceFirst)
-        return False, f"compiled for {built_for}, running {sys.implementation.cache_tag}"
-    changed = _changed(modules)
-    if changed is not None:
-        sys.meta_path.insert(0, _SourceFirst)
-        warnings.warn(
-            f"callstream: {changed} changed after it was compiled: running pure Python "
-            "(rebuild with `pip install -e .`)",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        return False, f"{changed} changed after it was compiled"
     return True, "compiled with mypyc"
 
 

@@ -4,7 +4,7 @@ out its updates one by one, and close the source exactly once, whatever happens.
 :class:`UpdateRun` (behind :class:`~callstream.ToolCallStream`) and
 :class:`AsyncUpdateRun` (behind :class:`~callstream.AsyncToolCallStream`) are one code:
 the async one differs only by ``async`` / ``await`` and the async names (``__anext__``,
-``anext``, ``StopAsyncIteration``, ``aclose``), as ``tests/test_drivers.py`` checks. What
+``anext``, ``StopAsyncIteration``, ``aclose``), as ``tests/drivers/test_drivers.py`` checks. What
 the source is turned into and how it is closed is :mod:`callstream._sources`' part.
 
 The source is closed when it is exhausted (after the pipeline's closing updates were

@@ -4,7 +4,7 @@ them leads to a page of the build, and no request leaves the machine (no web fon
 CDN: the site works offline).
 
 Chromium is Debian's (``/usr/bin/chromium``, or ``CALLSTREAM_CHROMIUM``), driven by
-playwright without any browser download, as ``tests/test_web_example.py`` does. Without
+playwright without any browser download, as ``tests/ui/test_web_example.py`` does. Without
 it these tests skip with the reason, except under ``CI=true``, where they fail.
 """
 

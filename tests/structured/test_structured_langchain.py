@@ -24,7 +24,6 @@ from langchain_openai import ChatOpenAI
 
 from callstream import StructuredOutputError
 from callstream.parsers.langchain_structured import StructuredOutputParser
-from tests.real_clients import Replay
 from tests.structured.models import Doc, consistent
 from tests.structured.test_structured_real_clients import (
     CHAT_FORMAT,
@@ -35,6 +34,7 @@ from tests.structured.test_structured_real_clients import (
     anthropic_wire,
     chat_wire,
 )
+from tests.support.real_clients import Replay
 
 
 @pytest.fixture

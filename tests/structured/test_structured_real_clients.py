@@ -17,8 +17,8 @@ from google.genai import types as genai_types
 
 import callstream
 from callstream import StructuredOutputError
-from tests.real_clients import Replay
 from tests.structured.models import Doc, Item
+from tests.support.real_clients import Replay
 
 TEXT = json.dumps(
     {

@@ -1,14 +1,13 @@
 """A structured output as UI state (issue 27 item 3): AG-UI ``STATE_SNAPSHOT`` /
 ``STATE_DELTA`` (RFC 6902 patches) checked with the ``ag_ui`` package's own event models
 and applied with ``jsonpatch``; Vercel ``data-*`` parts read by the ``ai`` package in node
-(``tests/node/structured_data_client.mjs``)."""
+(``tests/ui/node/structured_data_client.mjs``)."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import jsonpatch
@@ -31,8 +30,9 @@ from callstream.ui import (
 )
 from tests.structured.models import Doc, consistent, documents, splits
 from tests.structured.payloads import payloads, split_text
+from tests.support.paths import TESTS
 
-NODE_DIR = Path(__file__).resolve().parent.parent / "node"
+NODE_DIR = TESTS / "ui" / "node"
 AGUI = TypeAdapter(AGUIEvent)
 TEXT = json.dumps(
     {"title": "Groceries", "items": [{"name": "apple", "qty": 3}], "meta": {"aisle": 4}}
@@ -141,7 +141,7 @@ def vercel_sse(pieces: list[str], finish: str = "stop", **options: Any) -> str:
 def node() -> str:
     found = shutil.which("node")
     if found is None or not (NODE_DIR / "node_modules" / "ai").is_dir():
-        pytest.skip("node and the ai package (tests/node: npm ci) are needed")
+        pytest.skip("node and the ai package (tests/ui/node: npm ci) are needed")
     return found
 
 

@@ -3,7 +3,7 @@
 // off the response body, and applies each event to the view below. One small reader per
 // protocol; no framework, no build step.
 //
-// What the DOM holds (tests/test_web_example.py reads it):
+// What the DOM holds (tests/ui/test_web_example.py reads it):
 //   #turn[data-state]            idle | streaming | done (the stream ended) | failed
 //   #parts > p.text              each assistant text part, in stream order
 //   #parts > section.call        one per tool call, in the order the calls started:

@@ -85,7 +85,7 @@ class ToolCallAssembler:
     snapshots, pieces, a new call on the same key), how its arguments join, and that
     nothing is announced before the name, are stated once in
     :mod:`callstream._assembly.routing` (rules 1-7, each with a test in
-    ``tests/test_assembler_rules.py``).
+    ``tests/assembly/test_assembler_rules.py``).
 
     Each call is *pending* (no name yet), then *streaming* (named), then *done* or
     *invalid*; a malformed fragment makes it invalid mid-stream (its raw text keeps

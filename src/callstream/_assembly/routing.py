@@ -1,7 +1,7 @@
 """Routing: which call a chunk belongs to (the merge rules, stated once, here).
 
 A chunk (``index``, ``id``, ``name``, ``args``; any of them missing or None) is merged
-by these rules; each has a test in ``tests/test_assembler_rules.py`` and, where it is a
+by these rules; each has a test in ``tests/assembly/test_assembler_rules.py`` and, where it is a
 decision, a predicate below named after its number and letter.
 
 1. **Key.** The call a chunk continues (:meth:`Routes.continued`):

@@ -6,6 +6,7 @@ Commands (``callstream COMMAND --help`` for the options)::
     callstream replay FILE            replay a recorded stream (JSON lines or SSE text)
     callstream inspect FILE           print the final tool calls as JSON (exit 1 if any invalid)
     callstream schema                 print the JSON Schema of the --output jsonl event feed
+    callstream --version              the version, ``compiled: yes/no`` and the Python
 
 ``replay`` and ``demo`` render with rich (``pip install 'callstream[cli]'``): each call
 with its name and id, the arguments as a tree growing fragment by fragment, a check mark

@@ -9,6 +9,7 @@ as one line with exit status 2. Option values are checked here (``--speed``, ``-
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from callstream._errors import UsageError
@@ -16,7 +17,7 @@ from callstream.cli._replay import BASE_INTERVAL
 from callstream.examples import DEMO
 from callstream.providers import FORMATS, resolve_format
 
-__all__ = ("PROG", "UsageProblem", "build_parser")
+__all__ = ("PROG", "UsageProblem", "build_parser", "version_text")
 
 PROG = "callstream"
 
@@ -66,12 +67,41 @@ class _Parser(argparse.ArgumentParser):
         raise UsageProblem(self.prog, message)
 
 
+def version_text() -> str:
+    """What ``callstream --version`` prints: the version and which build runs (as
+    ``black --version`` says it), then the Python."""
+    import platform
+
+    import callstream
+
+    return (
+        f"{PROG} {callstream.__version__} (compiled: {'yes' if callstream.COMPILED else 'no'})\n"
+        f"Python ({platform.python_implementation()}) {platform.python_version()}\n"
+    )
+
+
+class _Version(argparse.Action):
+    """``--version``: print :func:`version_text` and stop, as ``--help`` does."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        sys.stdout.write(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the whole command line: subcommands and their options."""
     parser = _Parser(
         prog=PROG,
         description="Watch streamed LLM tool calls assemble, or get them as data.",
         epilog="Start with: callstream demo",
+    )
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        help="print the version, whether the compiled build runs, and the Python, then exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ("escape_json", "escape_text")
+__all__ = ("escape_json", "escape_label", "escape_text")
 
 _UNSAFE = "\\x7f-\\x9f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069"
 _TEXT_UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f{_UNSAFE}\\ud800-\\udfff]")
+_LABEL_UNSAFE = re.compile(f"[\\x00-\\x1f{_UNSAFE}\\ud800-\\udfff]")
 _JSON_UNSAFE = re.compile(f"[{_UNSAFE}]")
 
 
@@ -45,6 +46,13 @@ def escape_text(text: str) -> str:
     ``x`` and two hex digits, printed as is).
     """
     return _TEXT_UNSAFE.sub(_visible, text)
+
+
+def escape_label(text: str) -> str:
+    """:func:`escape_text` for text shown on one line (a key, a tool name, a call id):
+    newlines and tabs are escaped too (``\\x0a``, ``\\x09``), so a label never breaks the
+    tree it stands in."""
+    return _LABEL_UNSAFE.sub(_visible, text)
 
 
 def escape_json(text: str) -> str:

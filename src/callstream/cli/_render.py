@@ -24,7 +24,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from callstream._build import COMPILED
-from callstream.cli._escape import escape_text
+from callstream.cli._escape import escape_label, escape_text
 from callstream.cli._replay import ReplayStats
 from callstream.cli._view import (
     ArrayNode,
@@ -101,7 +101,7 @@ def _value_label(
 ) -> Text:
     label = Text()
     if key is not None:
-        label.append(escape_text(key), style="bold blue")
+        label.append(escape_label(key), style="bold blue")
         label.append(": ")
     if isinstance(node, StringNode):
         label.append('"' + escape_text(_shorten(node, limit, symbols)), style="green")
@@ -171,9 +171,9 @@ def render_call(
 def _header(call: CallView, symbols: Symbols) -> Text:
     header = Text()
     header.append(symbols.bullet + " ", style="bold")
-    header.append(escape_text(call.name), style="bold cyan")
+    header.append(escape_label(call.name), style="bold cyan")
     if call.id:
-        header.append("  " + escape_text(call.id), style="dim")
+        header.append("  " + escape_label(call.id), style="dim")
     if call.status == "done":
         header.append(f"  {symbols.done} valid", style="bold green")
     elif call.status == "invalid":
