@@ -1,0 +1,38 @@
+"""Provider streams written from tool calls, for testing code that reads streamed tool calls.
+
+:func:`stream_of` writes the calls you expect an agent to receive as the payloads (or the
+raw bytes, or the lines) a provider streams, cut the way that provider cuts, with the named
+quirks of the servers that bend the format. Reading it back with :func:`callstream.collect`
+gives the calls again, or the documented outcome of a quirk that breaks the stream
+(:data:`QUIRKS`). Needs nothing beyond callstream (``pip install 'callstream[testing]'``).
+"""
+
+from __future__ import annotations
+
+from callstream.testing._stream import (
+    FORMATS,
+    QUIRKS,
+    SPLITS,
+    Encoding,
+    Quirk,
+    QuirkInfo,
+    Split,
+    StreamDropped,
+    WireStream,
+    encode,
+    stream_of,
+)
+
+__all__ = (
+    "FORMATS",
+    "QUIRKS",
+    "SPLITS",
+    "Encoding",
+    "Quirk",
+    "QuirkInfo",
+    "Split",
+    "StreamDropped",
+    "WireStream",
+    "encode",
+    "stream_of",
+)
