@@ -71,8 +71,13 @@ def _got(result: Any) -> list[tuple[Any, ...]]:
     return [(c["name"], c["args"], c["id"]) for c in result.tool_calls]
 
 
-def check_outcome(stream: WireStream, calls: list[dict[str, Any]], fmt: str, quirk: str | None,
-                  text: str | None = None) -> None:
+def check_outcome(
+    stream: WireStream,
+    calls: list[dict[str, Any]],
+    fmt: str,
+    quirk: str | None,
+    text: str | None = None,
+) -> None:
     """``collect(stream)`` is what QUIRKS documents for ``quirk``."""
     if quirk == "dropped-connection":
         with pytest.raises(StreamDropped) as caught:
@@ -105,7 +110,11 @@ def check_outcome(stream: WireStream, calls: list[dict[str, Any]], fmt: str, qui
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(calls=_calls, seed=st.integers(0, 2**32), text=st.none() | _text)
 def test_collect_gives_back_the_calls_or_the_quirks_outcome(
-    fmt: str, quirk: str | None, split: Any, calls: list[dict[str, Any]], seed: int,
+    fmt: str,
+    quirk: str | None,
+    split: Any,
+    calls: list[dict[str, Any]],
+    seed: int,
     text: str | None,
 ) -> None:
     if fmt == "vertex":
@@ -227,7 +236,7 @@ def test_bad_calls_raise() -> None:
         stream_of([{"name": "f", "args": "{}"}], format="anthropic")
     with pytest.raises(ValueError, match="distinct"):
         stream_of([{"name": "f", "args": {}, "id": "x"}] * 2, format="anthropic")
-    with pytest.raises(ValueError, match="empty array at \\$.a"):
+    with pytest.raises(ValueError, match=r"empty array at \$\.a"):
         stream_of([{"name": "f", "args": {"a": []}}], format="vertex")
     with pytest.raises(ValueError, match="needs at least one call"):
         stream_of([], format="anthropic", quirks=["token-limit"])

@@ -13,15 +13,15 @@ from callstream.testing._stream import (
     FORMATS,
     QUIRKS,
     SPLITS,
-    Encoding,
     Quirk,
     QuirkInfo,
     Split,
     StreamDropped,
     WireStream,
-    encode,
     stream_of,
 )
+from callstream.testing._wire import Encoding, encode, ndjson_line, sse_event
+from callstream.testing._writers import WireCall, write_calls
 
 __all__ = (
     "FORMATS",
@@ -32,7 +32,11 @@ __all__ = (
     "QuirkInfo",
     "Split",
     "StreamDropped",
+    "WireCall",
     "WireStream",
     "encode",
+    "ndjson_line",
+    "sse_event",
     "stream_of",
+    "write_calls",
 )

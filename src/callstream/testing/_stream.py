@@ -7,6 +7,7 @@ writers of ``callstream.testing._writers``, one per format.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -14,19 +15,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from callstream.testing._writers import WRITERS, Shape, WireCall, write
+from callstream.testing._wire import WIRE_FORMATS, Encoding, encode
+from callstream.testing._writers import WRITERS, Shape, WireCall
 
 __all__ = (
     "FORMATS",
     "QUIRKS",
     "SPLITS",
-    "Encoding",
     "Quirk",
     "QuirkInfo",
     "Split",
     "StreamDropped",
     "WireStream",
-    "encode",
     "stream_of",
 )
 
@@ -59,12 +59,6 @@ Quirk = Literal[
 ]
 """The name of a server quirk (see :data:`QUIRKS`)."""
 
-Encoding = Literal["payloads", "bytes", "lines"]
-"""What a :class:`WireStream` yields: ``payloads`` (the decoded dicts an SDK or a JSON
-reader gives), ``bytes`` (one chunk of server bytes per payload: SSE events, or NDJSON
-lines for Ollama) or ``lines`` (those bytes as ``str`` lines without their line ends,
-``""`` for a blank line, as httpx's ``iter_lines()`` yields them)."""
-
 
 @dataclass(frozen=True)
 class QuirkInfo:
@@ -83,53 +77,77 @@ _STREAMED = ("openai-chat", "openai-responses", "anthropic", "bedrock", "cohere"
 QUIRKS: dict[str, QuirkInfo] = {
     "resent-ids": QuirkInfo(
         "every fragment carries the call's id, type and name again",
-        "TGI (which resends id \"0\"), some OpenAI-compatible proxies",
-        _CHAT, "the calls"),
+        'TGI (which resends id "0"), some OpenAI-compatible proxies',
+        _CHAT,
+        "the calls",
+    ),
     "missing-index": QuirkInfo(
         "tool_calls entries without index: calls keyed by id, then the call being streamed",
         "Mistral (whole calls without index), OpenAI-compatible servers that drop it",
-        _CHAT, "the calls"),
+        _CHAT,
+        "the calls",
+    ),
     "shared-index": QuirkInfo(
         "every call on index 0: a new id on the same index starts a new call",
         "OpenAI-compatible servers that number each call 0 (llama.cpp builds, proxies "
-        "merging choices)", _CHAT, "the calls"),
+        "merging choices)",
+        _CHAT,
+        "the calls",
+    ),
     "arguments-object": QuirkInfo(
         "arguments sent as a JSON object, whole, instead of a string",
-        "llama.cpp builds, Ollama's /v1 endpoint", _CHAT, "the calls"),
+        "llama.cpp builds, Ollama's /v1 endpoint",
+        _CHAT,
+        "the calls",
+    ),
     "empty-first-fragment": QuirkInfo(
-        "the call opens with an empty argument fragment (arguments \"\" beside id and name)",
+        'the call opens with an empty argument fragment (arguments "" beside id and name)',
         "Moonshot (Kimi K2), Anthropic (an empty first partial_json)",
-        ("openai-chat", "anthropic"), "the calls"),
+        ("openai-chat", "anthropic"),
+        "the calls",
+    ),
     "interleaved": QuirkInfo(
         "parallel calls' fragments alternate, one fragment of each in turn",
         "parallel tool calls on servers that stream them side by side (OpenAI Responses "
         "output items, Bedrock content blocks)",
-        ("openai-chat", "openai-responses", "bedrock", "langchain"), "the calls"),
+        ("openai-chat", "openai-responses", "bedrock", "langchain"),
+        "the calls",
+    ),
     "whole-calls": QuirkInfo(
         "every call whole (id, name, all its arguments) in one chunk, all in one delta",
-        "Groq, Mistral, Ollama's /v1 endpoint", _CHAT, "the calls"),
+        "Groq, Mistral, Ollama's /v1 endpoint",
+        _CHAT,
+        "the calls",
+    ),
     "token-limit": QuirkInfo(
         "the last call cut halfway by the output token limit, the finish reason saying so",
-        "every provider (max_tokens / max_output_tokens reached mid-call)", _STREAMED,
+        "every provider (max_tokens / max_output_tokens reached mid-call)",
+        _STREAMED,
         "every call but the last valid; the last invalid (its text cut short); "
-        "finish_reason \"length\""),
+        'finish_reason "length"',
+    ),
     "provider-error": QuirkInfo(
         "the provider ends the stream with an error event",
         "Groq (tool_use_failed, with the failed generation: no call is streamed), "
         "Anthropic (overloaded_error in the middle of the last call)",
         ("openai-chat", "anthropic"),
-        "finish_reason \"error\" and provider_error set; Groq: the failed call invalid; "
-        "Anthropic: every call but the last valid, the last invalid"),
+        'finish_reason "error" and provider_error set; Groq: the failed call invalid; '
+        "Anthropic: every call but the last valid, the last invalid",
+    ),
     "dropped-connection": QuirkInfo(
         "the connection drops: iterating raises StreamDropped partway into the last call",
-        "any server or network (a proxy timeout, a reset connection)", FORMATS,
+        "any server or network (a proxy timeout, a reset connection)",
+        FORMATS,
         "collect raises StreamDropped, whose callstream_result is interrupted: every "
         "call but the last valid; the last invalid where its arguments stream in "
-        "fragments, absent where calls arrive whole (gemini, vertex, mistral, ollama)"),
+        "fragments, absent where calls arrive whole (gemini, vertex, mistral, ollama)",
+    ),
     "stop-after-calls": QuirkInfo(
-        "finish_reason \"stop\" instead of \"tool_calls\" after the calls",
-        "OpenAI for a forced named tool, vLLM, Ollama's /v1, TGI", _CHAT,
-        "the calls, finish_reason \"stop\""),
+        'finish_reason "stop" instead of "tool_calls" after the calls',
+        "OpenAI for a forced named tool, vLLM, Ollama's /v1, TGI",
+        _CHAT,
+        'the calls, finish_reason "stop"',
+    ),
 }
 """Every quirk by name: what it is, the servers it comes from, its formats and outcome."""
 
@@ -192,11 +210,12 @@ def split_text(text: str, split: str, rng: random.Random) -> tuple[str, ...]:
     count = rng.randint(0, min(len(text) - 1, 8))
     points = sorted(rng.sample(range(1, len(text)), count)) if len(text) > 1 else []
     bounds = [0, *points, len(text)]
-    return tuple(text[a:b] for a, b in zip(bounds, bounds[1:]))
+    return tuple(text[a:b] for a, b in itertools.pairwise(bounds))
 
 
-def _check(calls: Sequence[Mapping[str, Any]], format: str, split: str,
-           quirks: Iterable[str], as_: str) -> frozenset[str]:
+def _check(
+    calls: Sequence[Mapping[str, Any]], format: str, split: str, quirks: Iterable[str], as_: str
+) -> frozenset[str]:
     if format not in WRITERS:
         raise ValueError(f"unknown format {format!r}: one of {', '.join(FORMATS)}")
     if split not in SPLITS:
@@ -212,7 +231,8 @@ def _check(calls: Sequence[Mapping[str, Any]], format: str, split: str,
         if format not in QUIRKS[quirk].formats:
             raise ValueError(
                 f"quirk {quirk!r} does not apply to {format}: it applies to "
-                f"{', '.join(QUIRKS[quirk].formats)}")
+                f"{', '.join(QUIRKS[quirk].formats)}"
+            )
     ending = sorted(named.intersection(_EXCLUSIVE))
     if len(ending) > 1:
         raise ValueError(f"quirks {ending[0]!r} and {ending[1]!r} both end the stream: pick one")
@@ -221,6 +241,11 @@ def _check(calls: Sequence[Mapping[str, Any]], format: str, split: str,
             raise ValueError(f"quirks {a!r} and {b!r} cannot be combined")
     if not calls and named.intersection(_EXCLUSIVE):
         raise ValueError(f"quirk {ending[0]!r} needs at least one call to cut")
+    _check_calls(calls)
+    return named
+
+
+def _check_calls(calls: Sequence[Mapping[str, Any]]) -> None:
     for n, call in enumerate(calls):
         if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
             raise TypeError(f"calls[{n}] must be a mapping with a str 'name' (a ToolCall dict)")
@@ -231,7 +256,6 @@ def _check(calls: Sequence[Mapping[str, Any]], format: str, split: str,
     ids = [call.get("id") or f"call_{n}" for n, call in enumerate(calls)]
     if len(set(ids)) != len(ids):
         raise ValueError("call ids must be distinct within one stream")
-    return named
 
 
 def stream_of(
@@ -280,19 +304,25 @@ def stream_of(
     Cost: O(total argument text) to write; the stream holds every item.
     """
     named = _check(calls, format, split, quirks, as_)
-    if as_ != "payloads" and format in ("bedrock", "langchain"):
+    if as_ != "payloads" and format not in WIRE_FORMATS:
         raise ValueError(
             f"{format} has no {as_} wire here: bedrock's AWS eventstream framing is not "
-            "written yet, langchain chunks are Python objects; use as_='payloads'")
+            "written yet, langchain chunks are Python objects; use as_='payloads'"
+        )
     rng = random.Random(seed)
     texts = [json.dumps(dict(call.get("args", {})), ensure_ascii=False) for call in calls]
-    wire = [WireCall(call.get("id") or f"call_{n}", call["name"], split_text(t, split, rng))
-            for n, (call, t) in enumerate(zip(calls, texts))]
+    wire = [
+        WireCall(call.get("id") or f"call_{n}", call["name"], split_text(t, split, rng))
+        for n, (call, t) in enumerate(zip(calls, texts, strict=True))
+    ]
     reason = "stop" if "stop-after-calls" in named else "tool_calls"
     dropped = "dropped-connection" in named
     whole = format in ("gemini", "vertex", "mistral", "ollama")
-    if "token-limit" in named or (dropped and not whole) or (
-            "provider-error" in named and format == "anthropic"):
+    if (
+        "token-limit" in named
+        or (dropped and not whole)
+        or ("provider-error" in named and format == "anthropic")
+    ):
         last = texts[-1]
         cut = last[: max(1, len(last) // 2)] if len(last) > 1 else last[:0]
         wire[-1] = WireCall(wire[-1].id, wire[-1].name, split_text(cut, split, rng))
@@ -303,55 +333,13 @@ def stream_of(
             wire = wire[:-1]
         else:
             reason = "length"  # the last call left open, as a cut leaves it
-    shape = Shape(text, reasoning, finish and not dropped, named, reason,
-                  error="provider-error" in named)
+    shape = Shape(
+        text, reasoning, finish and not dropped, named, reason, error="provider-error" in named
+    )
     if "provider-error" in named and format == "openai-chat":
-        payloads = write(format, [], Shape(text, reasoning, False, named, reason))
-        payloads.append(write(format, wire, shape)[-1])  # the error event alone
+        payloads = WRITERS[format]([], Shape(text, reasoning, False, named, reason))
+        payloads.append(WRITERS[format](wire, shape)[-1])  # the error event alone
     else:
-        payloads = write(format, wire, shape)
+        payloads = WRITERS[format](wire, shape)
     items = payloads if as_ == "payloads" else encode(payloads, format, as_)
     return WireStream(items, format, dropped=dropped)
-
-
-def _sse_event(payload: Any, format: str) -> str:
-    data = json.dumps(payload, ensure_ascii=False)
-    if isinstance(payload, dict) and "error" in payload and format in ("openai-chat", "mistral"):
-        return f"event: error\ndata: {data}\n\n"  # Groq's error event
-    if format in ("anthropic", "openai-responses", "cohere") and isinstance(payload, dict):
-        return f"event: {payload.get('type')}\ndata: {data}\n\n"
-    return f"data: {data}\n\n"
-
-
-def encode(payloads: Iterable[Any], format: str, as_: Encoding = "bytes") -> list[Any]:
-    """``payloads`` of ``format`` as the server's bytes (one chunk per payload) or as
-    lines: NDJSON for ``ollama``; else SSE, with ``event:`` lines where the format names
-    its events (``anthropic``, ``openai-responses``, ``cohere``, Groq's ``event: error``)
-    and ``data: [DONE]`` after a finished Chat Completions stream.
-
-    Raises:
-        ValueError: ``bedrock`` or ``langchain`` (no such wire here), or ``as_`` is
-            ``payloads``.
-    """
-    if format in ("bedrock", "langchain") or format not in WRITERS:
-        raise ValueError(f"no byte encoding for {format!r}: one of "
-                         f"{', '.join(f for f in FORMATS if f not in ('bedrock', 'langchain'))}")
-    if as_ not in ("bytes", "lines"):
-        raise ValueError(f"as_ must be 'bytes' or 'lines', not {as_!r}")
-    items = list(payloads)
-    if format == "ollama":
-        texts = [json.dumps(p, ensure_ascii=False) + "\n" for p in items]
-    else:
-        texts = [_sse_event(p, format) for p in items]
-        if format in ("openai-chat", "mistral") and items and _finished_chat(items[-1]):
-            texts.append("data: [DONE]\n\n")
-    if as_ == "bytes":
-        return [t.encode("utf-8", "surrogatepass") for t in texts]
-    return [line for t in texts for line in t.split("\n")[:-1]]
-
-
-def _finished_chat(payload: Any) -> bool:
-    if not isinstance(payload, dict):
-        return False
-    choices = payload.get("choices") or []
-    return bool(choices) and choices[0].get("finish_reason") is not None

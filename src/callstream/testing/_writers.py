@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ("WRITERS", "Shape", "WireCall", "write")
+__all__ = ("WRITERS", "Shape", "WireCall", "write_calls")
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,45 @@ def _in_order(calls: list[WireCall]) -> list[tuple[int, int]]:
 
 # --- OpenAI Chat Completions (and Mistral, a Chat dialect) ---------------------------------
 
-GROQ_TOOL_USE_FAILED = "Failed to call a function. Please adjust your prompt. See 'failed_generation' for more details."
+GROQ_TOOL_USE_FAILED = (
+    "Failed to call a function. Please adjust your prompt. "
+    "See 'failed_generation' for more details."
+)
+
+
+def _chat_key(entry: dict[str, Any], i: int, q: frozenset[str]) -> dict[str, Any]:
+    if "missing-index" not in q:
+        entry["index"] = 0 if "shared-index" in q else i
+    return entry
+
+
+def _chat_whole(calls: list[WireCall], q: frozenset[str]) -> list[dict[str, Any]]:
+    """Every call whole: one ``tool_calls`` entry each (arguments as an object or text)."""
+    entries = []
+    for i, call in enumerate(calls):
+        args: Any = _loads_or_text(call.text) if "arguments-object" in q else call.text
+        function = {"name": call.name, "arguments": args}
+        entries.append(_chat_key({"id": call.id, "type": "function", "function": function}, i, q))
+    return entries
+
+
+def _chat_fragments(calls: list[WireCall], q: frozenset[str]) -> list[dict[str, Any]]:
+    """One ``tool_calls`` entry per argument fragment, in stream order."""
+    out = []
+    order = _interleave(calls) if "interleaved" in q else _in_order(calls)
+    for i, j in order:
+        call = calls[i]
+        named = j == 0 or "resent-ids" in q
+        if j == 0 and "empty-first-fragment" in q:
+            function = {"name": call.name, "arguments": ""}
+            out.append(_chat_key({"id": call.id, "type": "function", "function": function}, i, q))
+            named = "resent-ids" in q
+        entry: dict[str, Any] = {"function": {"arguments": call.pieces[j]}}
+        if named:
+            entry.update(id=call.id, type="function")
+            entry["function"]["name"] = call.name
+        out.append(_chat_key(entry, i, q))
+    return out
 
 
 def _openai_chat(calls: list[WireCall], shape: Shape) -> list[Any]:
@@ -77,8 +115,13 @@ def _openai_chat(calls: list[WireCall], shape: Shape) -> list[Any]:
 
     def chunk(delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "finish_reason": reason}
-        return {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1_760_000_000,
-                "model": "test-model", "choices": [choice]}
+        return {
+            "id": "chatcmpl-t",
+            "object": "chat.completion.chunk",
+            "created": 1_760_000_000,
+            "model": "test-model",
+            "choices": [choice],
+        }
 
     out = [chunk({"role": "assistant", "content": None})]
     if shape.reasoning:
@@ -86,41 +129,18 @@ def _openai_chat(calls: list[WireCall], shape: Shape) -> list[Any]:
     if shape.text:
         out.append(chunk({"content": shape.text}))
     if "whole-calls" in q or "arguments-object" in q:
-        entries = []
-        for i, call in enumerate(calls):
-            args: Any = _loads_or_text(call.text) if "arguments-object" in q else call.text
-            entry: dict[str, Any] = {"id": call.id, "type": "function",
-                                     "function": {"name": call.name, "arguments": args}}
-            if "missing-index" not in q:
-                entry["index"] = 0 if "shared-index" in q else i
-            entries.append(entry)
         # Groq and Mistral send every call of a turn in one delta
-        out.append(chunk({"tool_calls": entries}))
+        out.append(chunk({"tool_calls": _chat_whole(calls, q)}))
     else:
-        order = _interleave(calls) if "interleaved" in q else _in_order(calls)
-        for i, j in order:
-            call = calls[i]
-            piece = call.pieces[j]
-            first = j == 0
-            entry: dict[str, Any] = {"function": {"arguments": piece}}
-            if "missing-index" not in q:
-                entry["index"] = 0 if "shared-index" in q else i
-            if first or "resent-ids" in q:
-                entry.update(id=call.id, type="function")
-                entry["function"]["name"] = call.name
-            if first and "empty-first-fragment" in q:
-                opener = {k: v for k, v in entry.items() if k != "function"}
-                opener["function"] = {"name": call.name, "arguments": ""}
-                out.append(chunk({"tool_calls": [opener]}))
-                if "resent-ids" not in q:
-                    entry = {k: v for k, v in entry.items() if k not in ("id", "type")}
-                    entry["function"] = {"arguments": entry["function"]["arguments"]}
-            out.append(chunk({"tool_calls": [entry]}))
+        out += [chunk({"tool_calls": [entry]}) for entry in _chat_fragments(calls, q)]
     if shape.error:
         failed = calls[-1]
-        error = {"message": GROQ_TOOL_USE_FAILED, "type": "invalid_request_error",
-                 "code": "tool_use_failed",
-                 "failed_generation": f"<function={failed.name}>{failed.text}</function>"}
+        error = {
+            "message": GROQ_TOOL_USE_FAILED,
+            "type": "invalid_request_error",
+            "code": "tool_use_failed",
+            "failed_generation": f"<function={failed.name}>{failed.text}</function>",
+        }
         out.append({"error": error})
         return out
     if shape.finish:
@@ -130,9 +150,17 @@ def _openai_chat(calls: list[WireCall], shape: Shape) -> list[Any]:
 
 # --- OpenAI Responses ----------------------------------------------------------------------
 
+
 def _response(status: str, **extra: Any) -> dict[str, Any]:
-    return {"id": "resp_t", "object": "response", "created_at": 1_760_000_000,
-            "model": "test-model", "status": status, "output": [], **extra}
+    return {
+        "id": "resp_t",
+        "object": "response",
+        "created_at": 1_760_000_000,
+        "model": "test-model",
+        "status": status,
+        "output": [],
+        **extra,
+    }
 
 
 def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
@@ -142,38 +170,77 @@ def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
     if shape.reasoning:
         item = {"type": "reasoning", "id": "rs_t", "summary": []}
         out.append({"type": "response.output_item.added", "output_index": 0, "item": item})
-        out.append({"type": "response.reasoning_summary_text.delta", "item_id": "rs_t",
-                    "output_index": 0, "summary_index": 0, "delta": shape.reasoning})
+        out.append(
+            {
+                "type": "response.reasoning_summary_text.delta",
+                "item_id": "rs_t",
+                "output_index": 0,
+                "summary_index": 0,
+                "delta": shape.reasoning,
+            }
+        )
         out.append({"type": "response.output_item.done", "output_index": 0, "item": item})
         base += 1
     if shape.text:
         item = {"type": "message", "id": "msg_t", "role": "assistant", "content": []}
         out.append({"type": "response.output_item.added", "output_index": base, "item": item})
-        out.append({"type": "response.output_text.delta", "item_id": "msg_t",
-                    "output_index": base, "content_index": 0, "delta": shape.text})
+        out.append(
+            {
+                "type": "response.output_text.delta",
+                "item_id": "msg_t",
+                "output_index": base,
+                "content_index": 0,
+                "delta": shape.text,
+            }
+        )
         out.append({"type": "response.output_item.done", "output_index": base, "item": item})
         base += 1
-    items = [{"type": "function_call", "id": f"fc_{i}", "call_id": call.id, "name": call.name,
-              "arguments": "", "status": "in_progress"} for i, call in enumerate(calls)]
+    items = [
+        {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": "",
+            "status": "in_progress",
+        }
+        for i, call in enumerate(calls)
+    ]
     cut = shape.reason == "length"
     order = _interleave(calls) if "interleaved" in q else _in_order(calls)
     opened: set[int] = set()
     for i, j in order:
         if i not in opened:
             opened.add(i)
-            out.append({"type": "response.output_item.added", "output_index": base + i,
-                        "item": items[i]})
-        out.append({"type": "response.function_call_arguments.delta", "item_id": f"fc_{i}",
-                    "output_index": base + i, "delta": calls[i].pieces[j]})
+            out.append(
+                {"type": "response.output_item.added", "output_index": base + i, "item": items[i]}
+            )
+        out.append(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": f"fc_{i}",
+                "output_index": base + i,
+                "delta": calls[i].pieces[j],
+            }
+        )
         if j == len(calls[i].pieces) - 1 and not (cut and i == len(calls) - 1):
-            out.append({"type": "response.output_item.done", "output_index": base + i,
-                        "item": dict(items[i], arguments=calls[i].text, status="completed")})
+            out.append(
+                {
+                    "type": "response.output_item.done",
+                    "output_index": base + i,
+                    "item": dict(items[i], arguments=calls[i].text, status="completed"),
+                }
+            )
     if not shape.finish:
         return out
     if cut:
         details = {"reason": "max_output_tokens"}
-        out.append({"type": "response.incomplete",
-                    "response": _response("incomplete", incomplete_details=details)})
+        out.append(
+            {
+                "type": "response.incomplete",
+                "response": _response("incomplete", incomplete_details=details),
+            }
+        )
     else:
         out.append({"type": "response.completed", "response": _response("completed")})
     return out
@@ -181,27 +248,47 @@ def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
 
 # --- Anthropic Messages --------------------------------------------------------------------
 
-ANTHROPIC_OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+ANTHROPIC_OVERLOADED = {
+    "type": "error",
+    "error": {"type": "overloaded_error", "message": "Overloaded"},
+}
 
 
 def _anthropic(calls: list[WireCall], shape: Shape) -> list[Any]:
     q = shape.quirks
-    message = {"id": "msg_t", "type": "message", "role": "assistant", "model": "test-model",
-               "content": [], "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    message: dict[str, Any] = {
+        "id": "msg_t",
+        "type": "message",
+        "role": "assistant",
+        "model": "test-model",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
     out: list[Any] = [{"type": "message_start", "message": message}]
     index = 0
     if shape.reasoning:
-        block = {"type": "thinking", "thinking": "", "signature": ""}
+        block: dict[str, Any] = {"type": "thinking", "thinking": "", "signature": ""}
         out.append({"type": "content_block_start", "index": index, "content_block": block})
-        out.append({"type": "content_block_delta", "index": index,
-                    "delta": {"type": "thinking_delta", "thinking": shape.reasoning}})
+        out.append(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "thinking_delta", "thinking": shape.reasoning},
+            }
+        )
         out.append({"type": "content_block_stop", "index": index})
         index += 1
     if shape.text:
         block = {"type": "text", "text": ""}
         out.append({"type": "content_block_start", "index": index, "content_block": block})
-        out.append({"type": "content_block_delta", "index": index,
-                    "delta": {"type": "text_delta", "text": shape.text}})
+        out.append(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "text_delta", "text": shape.text},
+            }
+        )
         out.append({"type": "content_block_stop", "index": index})
         index += 1
     cut = shape.reason == "length"
@@ -221,13 +308,19 @@ def _anthropic(calls: list[WireCall], shape: Shape) -> list[Any]:
         index += 1
     if shape.finish:
         reason = "max_tokens" if cut else "tool_use"
-        out.append({"type": "message_delta", "delta": {"stop_reason": reason},
-                    "usage": {"output_tokens": 1}})
+        out.append(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reason},
+                "usage": {"output_tokens": 1},
+            }
+        )
         out.append({"type": "message_stop"})
     return out
 
 
 # --- Bedrock ConverseStream ----------------------------------------------------------------
+
 
 def _bedrock(calls: list[WireCall], shape: Shape) -> list[Any]:
     q = shape.quirks
@@ -239,7 +332,9 @@ def _bedrock(calls: list[WireCall], shape: Shape) -> list[Any]:
         out.append({"contentBlockStop": {"contentBlockIndex": index}})
         index += 1
     if shape.text:
-        out.append({"contentBlockDelta": {"delta": {"text": shape.text}, "contentBlockIndex": index}})
+        out.append(
+            {"contentBlockDelta": {"delta": {"text": shape.text}, "contentBlockIndex": index}}
+        )
         out.append({"contentBlockStop": {"contentBlockIndex": index}})
         index += 1
     cut = shape.reason == "length"
@@ -260,34 +355,61 @@ def _bedrock(calls: list[WireCall], shape: Shape) -> list[Any]:
 
 # --- Cohere v2 -----------------------------------------------------------------------------
 
+
 def _cohere(calls: list[WireCall], shape: Shape) -> list[Any]:
     message = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": []}
     out: list[Any] = [{"id": "m_t", "type": "message-start", "delta": {"message": message}}]
     if shape.reasoning:
-        out.append({"type": "content-delta", "index": 0,
-                    "delta": {"message": {"content": {"thinking": shape.reasoning}}}})
+        out.append(
+            {
+                "type": "content-delta",
+                "index": 0,
+                "delta": {"message": {"content": {"thinking": shape.reasoning}}},
+            }
+        )
     if shape.text:
-        out.append({"type": "content-start", "index": 0,
-                    "delta": {"message": {"content": {"type": "text", "text": ""}}}})
-        out.append({"type": "content-delta", "index": 0,
-                    "delta": {"message": {"content": {"text": shape.text}}}})
+        out.append(
+            {
+                "type": "content-start",
+                "index": 0,
+                "delta": {"message": {"content": {"type": "text", "text": ""}}},
+            }
+        )
+        out.append(
+            {
+                "type": "content-delta",
+                "index": 0,
+                "delta": {"message": {"content": {"text": shape.text}}},
+            }
+        )
         out.append({"type": "content-end", "index": 0})
     cut = shape.reason == "length"
     for i, call in enumerate(calls):
-        entry = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
-        out.append({"type": "tool-call-start", "index": i, "delta": {"message": {"tool_calls": entry}}})
+        entry = {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        out.append(
+            {"type": "tool-call-start", "index": i, "delta": {"message": {"tool_calls": entry}}}
+        )
         for piece in call.pieces:
             delta = {"message": {"tool_calls": {"function": {"arguments": piece}}}}
             out.append({"type": "tool-call-delta", "index": i, "delta": delta})
         if not (cut and i == len(calls) - 1):
             out.append({"type": "tool-call-end", "index": i})
     if shape.finish:
-        out.append({"type": "message-end",
-                    "delta": {"finish_reason": "MAX_TOKENS" if cut else "TOOL_CALL"}})
+        out.append(
+            {
+                "type": "message-end",
+                "delta": {"finish_reason": "MAX_TOKENS" if cut else "TOOL_CALL"},
+            }
+        )
     return out
 
 
 # --- Gemini (whole calls) and Vertex (streamed partialArgs) --------------------------------
+
 
 def _gemini_chunk(parts: list[Any], reason: str | None = None) -> dict[str, Any]:
     candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
@@ -308,7 +430,9 @@ def _gemini_text(shape: Shape) -> list[Any]:
 def _gemini(calls: list[WireCall], shape: Shape) -> list[Any]:
     out = _gemini_text(shape)
     for call in calls:
-        part = {"functionCall": {"id": call.id, "name": call.name, "args": _loads_or_text(call.text)}}
+        part = {
+            "functionCall": {"id": call.id, "name": call.name, "args": _loads_or_text(call.text)}
+        }
         out.append(_gemini_chunk([part]))
     if shape.finish:
         out.append(_gemini_chunk([], "MAX_TOKENS" if shape.reason == "length" else "STOP"))
@@ -337,11 +461,15 @@ def scalars_in_order(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
         path, item = stack.pop()
         if isinstance(item, dict):
             if not item and path:
-                raise ValueError(f"vertex partialArgs cannot express the empty object at {path_text(path)}")
+                raise ValueError(
+                    f"vertex partialArgs cannot express the empty object at {path_text(path)}"
+                )
             stack.extend(((*path, key), child) for key, child in reversed(item.items()))
         elif isinstance(item, list):
             if not item and path:
-                raise ValueError(f"vertex partialArgs cannot express the empty array at {path_text(path)}")
+                raise ValueError(
+                    f"vertex partialArgs cannot express the empty array at {path_text(path)}"
+                )
             stack.extend(((*path, i), child) for i, child in reversed(list(enumerate(item))))
         else:
             out.append((path, item))
@@ -349,8 +477,15 @@ def scalars_in_order(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
 
 
 def _leaf(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
-    key = ("nullValue" if value is None else "boolValue" if isinstance(value, bool)
-           else "numberValue" if isinstance(value, (int, float)) else "stringValue")
+    key = (
+        "nullValue"
+        if value is None
+        else "boolValue"
+        if isinstance(value, bool)
+        else "numberValue"
+        if isinstance(value, (int, float))
+        else "stringValue"
+    )
     return {"jsonPath": path_text(path), key: None if value is None else value}
 
 
@@ -358,19 +493,38 @@ def _vertex(calls: list[WireCall], shape: Shape) -> list[Any]:
     out = _gemini_text(shape)
     cut = shape.reason == "length"
     for n, call in enumerate(calls):
-        out.append(_gemini_chunk([{"functionCall": {"id": call.id, "name": call.name, "willContinue": True}}]))
+        out.append(
+            _gemini_chunk(
+                [{"functionCall": {"id": call.id, "name": call.name, "willContinue": True}}]
+            )
+        )
         leaves = scalars_in_order(json.loads(call.text))
         for path, value in leaves:
             if isinstance(value, str) and value:
                 # a string streamed in pieces of the split's size
                 pieces = [p for p in _cut_like(value, call) if p] or [value]
                 for k, piece in enumerate(pieces):
-                    leaf = {"jsonPath": path_text(path), "stringValue": piece}
+                    leaf: dict[str, Any] = {"jsonPath": path_text(path), "stringValue": piece}
                     if k < len(pieces) - 1:
                         leaf["willContinue"] = True
-                    out.append(_gemini_chunk([{"functionCall": {"partialArgs": [leaf], "willContinue": True}}]))
+                    out.append(
+                        _gemini_chunk(
+                            [{"functionCall": {"partialArgs": [leaf], "willContinue": True}}]
+                        )
+                    )
             else:
-                out.append(_gemini_chunk([{"functionCall": {"partialArgs": [_leaf(path, value)], "willContinue": True}}]))
+                out.append(
+                    _gemini_chunk(
+                        [
+                            {
+                                "functionCall": {
+                                    "partialArgs": [_leaf(path, value)],
+                                    "willContinue": True,
+                                }
+                            }
+                        ]
+                    )
+                )
         if not (cut and n == len(calls) - 1):
             out.append(_gemini_chunk([{"functionCall": {}}]))
     if shape.finish:
@@ -383,17 +537,23 @@ def _cut_like(value: str, call: WireCall) -> list[str]:
     if len(call.pieces) <= 1:
         return [value]
     size = max(1, len(call.text) // len(call.pieces))
-    return [value[i:i + size] for i in range(0, len(value), size)]
+    return [value[i : i + size] for i in range(0, len(value), size)]
 
 
 # --- Ollama /api/chat ----------------------------------------------------------------------
+
 
 def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
     out: list[Any] = []
 
     def line(message: dict[str, Any], **more: Any) -> dict[str, Any]:
-        return {"model": "test-model", "created_at": "2026-01-01T00:00:00Z",
-                "message": {"role": "assistant", "content": "", **message}, "done": False, **more}
+        return {
+            "model": "test-model",
+            "created_at": "2026-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": "", **message},
+            "done": False,
+            **more,
+        }
 
     if shape.reasoning:
         out.append(line({"thinking": shape.reasoning}))
@@ -403,16 +563,25 @@ def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
         entry = {"function": {"name": call.name, "arguments": _loads_or_text(call.text)}}
         out.append(line({"tool_calls": [entry]}))
     if shape.finish:
-        out.append(line({}, done=True, done_reason="length" if shape.reason == "length" else "stop"))
+        out.append(
+            line({}, done=True, done_reason="length" if shape.reason == "length" else "stop")
+        )
     return out
 
 
 # --- LangChain AIMessageChunk dumps --------------------------------------------------------
 
+
 def _langchain(calls: list[WireCall], shape: Shape) -> list[Any]:
     def message(content: Any = "", chunks: list[Any] | None = None, **more: Any) -> dict[str, Any]:
-        return {"type": "AIMessageChunk", "content": content, "tool_call_chunks": chunks or [],
-                "additional_kwargs": {}, "response_metadata": {}, **more}
+        return {
+            "type": "AIMessageChunk",
+            "content": content,
+            "tool_call_chunks": chunks or [],
+            "additional_kwargs": {},
+            "response_metadata": {},
+            **more,
+        }
 
     out: list[Any] = []
     if shape.reasoning:
@@ -423,8 +592,13 @@ def _langchain(calls: list[WireCall], shape: Shape) -> list[Any]:
     for i, j in order:
         call = calls[i]
         first = j == 0
-        chunk = {"type": "tool_call_chunk", "index": i, "args": call.pieces[j],
-                 "id": call.id if first else None, "name": call.name if first else None}
+        chunk = {
+            "type": "tool_call_chunk",
+            "index": i,
+            "args": call.pieces[j],
+            "id": call.id if first else None,
+            "name": call.name if first else None,
+        }
         out.append(message("", [chunk]))
     if shape.finish:
         reason = "length" if shape.reason == "length" else "tool_calls"
@@ -436,11 +610,15 @@ def _mistral(calls: list[WireCall], shape: Shape) -> list[Any]:
     """Mistral's API: every call whole, without ``index`` or ``type``, all in the chunk
     that carries the finish reason (ids of 9 letters and digits)."""
     out = _openai_chat([], Shape(shape.text, shape.reasoning, False))
-    entries = [{"id": call.id, "function": {"name": call.name, "arguments": call.text}}
-               for call in calls]
+    entries = [
+        {"id": call.id, "function": {"name": call.name, "arguments": call.text}} for call in calls
+    ]
     last = out[-1]
-    choice = {"index": 0, "delta": {"tool_calls": entries},
-              "finish_reason": shape.reason if shape.finish else None}
+    choice = {
+        "index": 0,
+        "delta": {"tool_calls": entries},
+        "finish_reason": shape.reason if shape.finish else None,
+    }
     if entries or shape.finish:
         out.append(dict(last, choices=[choice]))
     return out
@@ -463,6 +641,36 @@ WRITERS: dict[str, Writer] = {
 """Every format written, by name."""
 
 
-def write(format: str, calls: list[WireCall], shape: Shape) -> list[Any]:
-    """The payloads of ``calls`` in ``format`` (one of :data:`WRITERS`)."""
-    return WRITERS[format](calls, shape)
+def write_calls(
+    calls: list[WireCall],
+    *,
+    format: str,
+    text: str | None = None,
+    reasoning: str | None = None,
+    finish: bool = True,
+    reason: str = "tool_calls",
+) -> list[Any]:
+    """The payloads of ``calls`` in ``format`` (one of :data:`WRITERS`), their argument
+    text already cut into pieces: the writer beneath
+    :func:`~callstream.testing.stream_of`, for argument text of your own (invalid JSON
+    included; ``gemini`` and ``ollama`` send text that is not JSON as a string, ``vertex``
+    needs JSON).
+
+    Args:
+        calls: the calls, their argument text in pieces.
+        format: the format.
+        text: assistant text before the calls.
+        reasoning: reasoning text before the text.
+        finish: end with the provider's closing payloads.
+        reason: ``"tool_calls"``, ``"stop"`` (a stop finish after the calls, where the
+            format has one) or ``"length"`` (the last call left open, the finish saying
+            the token limit was reached).
+
+    Raises:
+        ValueError: an unknown format or reason.
+    """
+    if format not in WRITERS:
+        raise ValueError(f"unknown format {format!r}: one of {', '.join(WRITERS)}")
+    if reason not in ("tool_calls", "stop", "length"):
+        raise ValueError(f"reason must be 'tool_calls', 'stop' or 'length', not {reason!r}")
+    return WRITERS[format](list(calls), Shape(text, reasoning, finish, frozenset(), reason))
