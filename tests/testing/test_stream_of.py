@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 import callstream
 from callstream.testing import FORMATS, QUIRKS, SPLITS, StreamDropped, WireStream, stream_of
 from callstream.testing._stream import split_text
+from callstream.testing._wire import WIRE_FORMATS
 
 EXAMPLES = int(os.environ.get("CALLSTREAM_TESTING_EXAMPLES", "8"))
 WHOLE = {"gemini", "vertex", "mistral", "ollama"}  # formats that send a call's arguments whole
-WIRE = [f for f in FORMATS if f not in ("bedrock", "langchain")]
+WIRE = list(WIRE_FORMATS)
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)
 _scalars = (
@@ -207,7 +208,8 @@ def test_without_finish_the_stream_just_stops() -> None:
         (
             {"format": "gemini", "quirks": ["token-limit"]},
             ValueError,
-            "it applies to openai-chat, openai-responses, anthropic, bedrock, cohere, langchain",
+            "it applies to openai-chat, openai-responses, anthropic, bedrock, cohere, langchain, "
+            "langchain-events",
         ),
         (
             {"format": "openai-chat", "quirks": ["token-limit", "dropped-connection"]},

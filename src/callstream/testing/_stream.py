@@ -34,7 +34,9 @@ FORMATS: tuple[str, ...] = tuple(WRITERS)
 """The formats :func:`stream_of` writes: ``openai-chat``, ``openai-responses``,
 ``anthropic``, ``gemini`` (whole calls), ``vertex`` (Gemini's streamed ``partialArgs``),
 ``bedrock``, ``cohere``, ``mistral`` (Chat Completions, every call whole), ``ollama``
-(``/api/chat``) and ``langchain`` (``AIMessageChunk`` dumps)."""
+(``/api/chat``), ``langchain`` (``AIMessageChunk`` dumps with ``tool_call_chunks``) and
+``langchain-events`` (the content-block protocol events of
+``stream_events(version="v3")``)."""
 
 Split = Literal["token", "char", "random", "whole"]
 """How argument text is cut: ``token`` in word, space and punctuation runs of up to six
@@ -48,6 +50,7 @@ Quirk = Literal[
     "resent-ids",
     "missing-index",
     "shared-index",
+    "cumulative-arguments",
     "arguments-object",
     "empty-first-fragment",
     "interleaved",
@@ -72,7 +75,15 @@ class QuirkInfo:
 
 
 _CHAT = ("openai-chat",)
-_STREAMED = ("openai-chat", "openai-responses", "anthropic", "bedrock", "cohere", "langchain")
+_STREAMED = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "bedrock",
+    "cohere",
+    "langchain",
+    "langchain-events",
+)
 
 QUIRKS: dict[str, QuirkInfo] = {
     "resent-ids": QuirkInfo(
@@ -94,6 +105,12 @@ QUIRKS: dict[str, QuirkInfo] = {
         _CHAT,
         "the calls",
     ),
+    "cumulative-arguments": QuirkInfo(
+        "each argument update carries the whole text so far (a snapshot), not the new part",
+        "LangChain's content-block protocol (block-delta snapshots of a tool-call chunk)",
+        ("langchain-events",),
+        "the calls",
+    ),
     "arguments-object": QuirkInfo(
         "arguments sent as a JSON object, whole, instead of a string",
         "llama.cpp builds, Ollama's /v1 endpoint",
@@ -110,7 +127,7 @@ QUIRKS: dict[str, QuirkInfo] = {
         "parallel calls' fragments alternate, one fragment of each in turn",
         "parallel tool calls on servers that stream them side by side (OpenAI Responses "
         "output items, Bedrock content blocks)",
-        ("openai-chat", "openai-responses", "bedrock", "langchain"),
+        ("openai-chat", "openai-responses", "bedrock", "langchain", "langchain-events"),
         "the calls",
     ),
     "whole-calls": QuirkInfo(
@@ -298,7 +315,8 @@ def stream_of(
             that cannot be combined; arguments the format cannot express (``vertex``:
             an empty list or object below the top); repeated ids; ``bytes`` or
             ``lines`` of a format with no such wire (``bedrock``, whose AWS eventstream
-            framing is not written yet; ``langchain``).
+            framing is not written yet; ``langchain`` and ``langchain-events``, which are
+            Python objects).
         TypeError: a call that is not a ``ToolCall``-shaped mapping.
 
     Cost: O(total argument text) to write; the stream holds every item.
@@ -307,7 +325,7 @@ def stream_of(
     if as_ != "payloads" and format not in WIRE_FORMATS:
         raise ValueError(
             f"{format} has no {as_} wire here: bedrock's AWS eventstream framing is not "
-            "written yet, langchain chunks are Python objects; use as_='payloads'"
+            "written yet, langchain chunks and events are Python objects; use as_='payloads'"
         )
     rng = random.Random(seed)
     texts = [json.dumps(dict(call.get("args", {})), ensure_ascii=False) for call in calls]
