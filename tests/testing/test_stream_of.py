@@ -65,7 +65,7 @@ def _cases() -> list[Any]:
 
 
 def _seen(calls: list[dict[str, Any]], fmt: str) -> list[tuple[Any, ...]]:
-    return [(c["name"], c["args"], None if fmt == "ollama" else c["id"]) for c in calls]
+    return [(c["name"], c["args"], c["id"]) for c in calls]
 
 
 def _got(result: Any) -> list[tuple[Any, ...]]:

@@ -88,7 +88,7 @@ _STREAMED = (
 QUIRKS: dict[str, QuirkInfo] = {
     "resent-ids": QuirkInfo(
         "every fragment carries the call's id, type and name again",
-        'TGI (which resends id "0"), some OpenAI-compatible proxies',
+        "OpenAI-compatible servers that repeat what they sent (TGI resends its id on every chunk)",
         _CHAT,
         "the calls",
     ),
@@ -100,8 +100,7 @@ QUIRKS: dict[str, QuirkInfo] = {
     ),
     "shared-index": QuirkInfo(
         "every call on index 0: a new id on the same index starts a new call",
-        "OpenAI-compatible servers that number each call 0 (llama.cpp builds, proxies "
-        "merging choices)",
+        "OpenAI-compatible servers that reuse index 0 for every call",
         _CHAT,
         "the calls",
     ),
@@ -113,7 +112,7 @@ QUIRKS: dict[str, QuirkInfo] = {
     ),
     "arguments-object": QuirkInfo(
         "arguments sent as a JSON object, whole, instead of a string",
-        "llama.cpp builds, Ollama's /v1 endpoint",
+        "some llama.cpp builds",
         _CHAT,
         "the calls",
     ),
@@ -132,7 +131,7 @@ QUIRKS: dict[str, QuirkInfo] = {
     ),
     "whole-calls": QuirkInfo(
         "every call whole (id, name, all its arguments) in one chunk, all in one delta",
-        "Groq, Mistral, Ollama's /v1 endpoint",
+        "Groq (Kimi K2 on Groq), Mistral, Ollama's /v1 endpoint",
         _CHAT,
         "the calls",
     ),
@@ -161,7 +160,7 @@ QUIRKS: dict[str, QuirkInfo] = {
     ),
     "stop-after-calls": QuirkInfo(
         'finish_reason "stop" instead of "tool_calls" after the calls',
-        "OpenAI for a forced named tool, vLLM, Ollama's /v1, TGI",
+        "OpenAI for a forced named tool; TGI (eos_token, read as stop)",
         _CHAT,
         'the calls, finish_reason "stop"',
     ),
@@ -291,8 +290,7 @@ def stream_of(
 
     Args:
         calls: the tool calls, as LangChain ``ToolCall`` dicts (``name``, ``args`` object,
-            ``id``; a missing id becomes ``call_<n>``). Formats without call ids on the
-            wire (``ollama``) leave them out.
+            ``id``; a missing id becomes ``call_<n>``).
         format: one of :data:`FORMATS`.
         text: assistant text streamed before the calls.
         reasoning: reasoning / thinking text streamed before the text.

@@ -559,9 +559,17 @@ def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
         out.append(line({"thinking": shape.reasoning}))
     if shape.text:
         out.append(line({"content": shape.text}))
-    for call in calls:
-        entry = {"function": {"name": call.name, "arguments": _loads_or_text(call.text)}}
-        out.append(line({"tool_calls": [entry]}))
+    # newer servers give each call an id and a function.index, arguments as an object;
+    # every call of a turn comes in one line
+    entries = [
+        {
+            "id": call.id,
+            "function": {"index": i, "name": call.name, "arguments": _loads_or_text(call.text)},
+        }
+        for i, call in enumerate(calls)
+    ]
+    if entries:
+        out.append(line({"tool_calls": entries}))
     if shape.finish:
         out.append(
             line({}, done=True, done_reason="length" if shape.reason == "length" else "stop")
