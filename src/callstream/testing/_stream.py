@@ -169,6 +169,9 @@ QUIRKS: dict[str, QuirkInfo] = {
 
 _EXCLUSIVE = ("token-limit", "provider-error", "dropped-connection")
 _CONFLICTS = (
+    ("stop-after-calls", "token-limit"),
+    ("stop-after-calls", "provider-error"),
+    ("stop-after-calls", "dropped-connection"),
     ("missing-index", "interleaved"),
     ("shared-index", "interleaved"),
     ("missing-index", "shared-index"),

@@ -3,9 +3,9 @@
 Each writer takes the calls as :class:`WireCall` values (id, name, argument pieces), the
 optional text and reasoning, and whether the stream ends with the provider's closing
 payloads, and returns the decoded payload dicts the provider streams, in order. Quirks
-(``callstream.testing._quirks``) are applied by the writers themselves, through the
-:class:`Shape` they are given: a flag per quirk, so one writer knows every variation of its
-format and no second copy of a format exists.
+(named in ``callstream.testing._stream``) are applied by the writers themselves, through
+the :class:`Shape` they are given, so one writer knows every variation of its format and no
+second copy of a format exists.
 """
 
 from __future__ import annotations
