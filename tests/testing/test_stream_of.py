@@ -248,3 +248,33 @@ def test_every_quirk_names_its_servers_and_formats() -> None:
     for name, info in QUIRKS.items():
         assert info.summary and info.servers and info.outcome, name
         assert set(info.formats) <= set(FORMATS), name
+
+
+def _pairs() -> list[Any]:
+    out = []
+    for fmt in FORMATS:
+        names = [q for q, info in QUIRKS.items() if fmt in info.formats]
+        for n, first in enumerate(names):
+            for second in names[n + 1 :]:
+                try:
+                    stream_of(CALLS, format=fmt, quirks=[first, second])  # type: ignore[list-item]
+                except ValueError:
+                    continue  # a pair that cannot be combined (its own test is above)
+                out.append(pytest.param(fmt, (first, second), id=f"{fmt}-{first}+{second}"))
+    return out
+
+
+_OUTCOME_FIRST = ("token-limit", "provider-error", "dropped-connection", "stop-after-calls")
+
+
+@pytest.mark.parametrize(("fmt", "quirks"), _pairs())
+@settings(max_examples=max(2, EXAMPLES // 2), deadline=None)
+@given(calls=_calls, seed=st.integers(0, 2**32), split=st.sampled_from(SPLITS))
+def test_quirks_combine(
+    fmt: str, quirks: tuple[str, str], calls: list[dict[str, Any]], seed: int, split: Any
+) -> None:
+    if fmt == "vertex":
+        assume(not any(_has_inner_empty(c["args"]) for c in calls))
+    stream = stream_of(calls, format=fmt, split=split, quirks=quirks, seed=seed)  # type: ignore[arg-type]
+    outcome = next((q for q in _OUTCOME_FIRST if q in quirks), None)
+    check_outcome(stream, calls, fmt, outcome)
