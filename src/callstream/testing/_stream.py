@@ -131,8 +131,8 @@ QUIRKS: dict[str, QuirkInfo] = {
     ),
     "whole-calls": QuirkInfo(
         "every call whole (id, name, all its arguments) in one chunk, all in one delta",
-        "Groq (Kimi K2 on Groq), Mistral, Ollama's /v1 endpoint",
-        _CHAT,
+        "Groq (Kimi K2 on Groq), Mistral, Ollama (/v1; /api/chat: a turn's calls in one line)",
+        ("openai-chat", "ollama"),
         "the calls",
     ),
     "token-limit": QuirkInfo(

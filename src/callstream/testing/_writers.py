@@ -559,8 +559,9 @@ def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
         out.append(line({"thinking": shape.reasoning}))
     if shape.text:
         out.append(line({"content": shape.text}))
-    # newer servers give each call an id and a function.index, arguments as an object;
-    # every call of a turn comes in one line
+    # newer servers give each call an id and a function.index, arguments as an object; a
+    # call comes in a line of its own as the server's parser closes it, or (the
+    # whole-calls quirk, as a recorded stream shows) every call of a turn in one line
     entries = [
         {
             "id": call.id,
@@ -568,8 +569,10 @@ def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
         }
         for i, call in enumerate(calls)
     ]
-    if entries:
+    if "whole-calls" in shape.quirks and entries:
         out.append(line({"tool_calls": entries}))
+    else:
+        out += [line({"tool_calls": [entry]}) for entry in entries]
     if shape.finish:
         out.append(
             line({}, done=True, done_reason="length" if shape.reason == "length" else "stop")
