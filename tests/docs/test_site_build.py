@@ -43,6 +43,7 @@ PUBLIC_MODULES = (
     "callstream.feed",
     "callstream.cli",
     "callstream.examples",
+    "callstream.testing",
 )
 """The modules whose ``__all__`` is the public API (no underscore on the way down)."""
 

@@ -53,6 +53,7 @@ def layer_of(module: str) -> tuple[int, str]:
         "structured_output": (7, "structured_output"),
         "ui": (8, "ui"),
         "cli": (9, "cli"),
+        "testing": (7, "testing"),
     }
     if head not in table:
         raise AssertionError(f"module {module} has no layer in tests/project/test_layering.py")

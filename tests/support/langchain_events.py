@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from callstream.testing import sse_event
+
 __all__ = (
     "CUT_EVENTS",
     "ERROR_EVENTS",
@@ -217,5 +219,4 @@ def envelope(event: Any, namespace: list[str] | None = None) -> dict[str, Any]:
 
 
 def sse(payloads: list[Any], *, event: str | None = None) -> str:
-    head = f"event: {event}\n" if event else ""
-    return "".join(f"{head}data: {json.dumps(p)}\n\n" for p in payloads)
+    return "".join(sse_event(p, event or None) for p in payloads)

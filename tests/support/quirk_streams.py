@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from callstream.testing import ndjson_line
 from tests.support.real_clients import anthropic_sse, chat_sse
 
 __all__ = (
@@ -41,7 +42,7 @@ __all__ = (
 
 def ndjson(payloads: list[Any]) -> bytes:
     """One JSON object per line (Ollama's native stream)."""
-    return "".join(json.dumps(p) + "\n" for p in payloads).encode()
+    return "".join(ndjson_line(p) for p in payloads).encode()
 
 
 def ws_frames(events: list[dict[str, Any]]) -> list[str]:

@@ -18,6 +18,8 @@ import anyio.lowlevel
 import httpx2
 import openai
 
+from callstream.testing import sse_event
+
 __all__ = (
     "Body",
     "Replay",
@@ -73,12 +75,12 @@ def chat_chunk(
 
 def chat_sse(chunks: list[dict[str, Any]], *, done: bool = True, tail: str = "") -> bytes:
     """``data: {chunk}`` events, ``data: [DONE]`` and any extra raw text."""
-    text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+    text = "".join(sse_event(c) for c in chunks)
     return (text + tail + ("data: [DONE]\n\n" if done else "")).encode()
 
 
 def anthropic_event(payload: dict[str, Any]) -> str:
-    return f"event: {payload['type']}\ndata: {json.dumps(payload)}\n\n"
+    return sse_event(payload, payload["type"])
 
 
 def anthropic_sse(events: list[dict[str, Any]]) -> bytes:

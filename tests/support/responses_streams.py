@@ -8,9 +8,10 @@ item, ``x_search`` declared, ``x_keyword_search`` called).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from callstream.testing import sse_event
 
 __all__ = ("STREAMS", "Expected", "Stream", "response", "sse", "wire")
 
@@ -60,7 +61,7 @@ def wire(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def sse(events: list[dict[str, Any]]) -> str:
     """The events as the API's server-sent events (``event:`` and ``data:`` lines)."""
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in wire(events))
+    return "".join(sse_event(e, e["type"]) for e in wire(events))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,364 @@
+"""``stream_of``: tool calls written as a provider stream, cut by a split, bent by quirks.
+
+The quirks are named once here (:data:`QUIRKS`: what each is, the servers it comes from,
+the formats it applies to, and what reading it gives); the payloads are written by the
+writers of ``callstream.testing._writers``, one per format.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from callstream.testing._wire import WIRE_FORMATS, Encoding, encode
+from callstream.testing._writers import WRITERS, Shape, WireCall
+
+__all__ = (
+    "FORMATS",
+    "QUIRKS",
+    "SPLITS",
+    "Quirk",
+    "QuirkInfo",
+    "Split",
+    "StreamDropped",
+    "WireStream",
+    "stream_of",
+)
+
+FORMATS: tuple[str, ...] = tuple(WRITERS)
+"""The formats :func:`stream_of` writes: ``openai-chat``, ``openai-responses``,
+``anthropic``, ``gemini`` (whole calls), ``vertex`` (Gemini's streamed ``partialArgs``),
+``bedrock``, ``cohere``, ``mistral`` (Chat Completions, every call whole), ``ollama``
+(``/api/chat``), ``langchain`` (``AIMessageChunk`` dumps with ``tool_call_chunks``) and
+``langchain-events`` (the content-block protocol events of
+``stream_events(version="v3")``)."""
+
+Split = Literal["token", "char", "random", "whole"]
+"""How argument text is cut: ``token`` in word, space and punctuation runs of up to six
+characters (about a token, as providers cut), ``char`` one character per fragment,
+``random`` at seeded random places (``seed``), ``whole`` in one fragment."""
+
+SPLITS: tuple[str, ...] = get_args(Split)
+"""Every :data:`Split`."""
+
+Quirk = Literal[
+    "resent-ids",
+    "missing-index",
+    "shared-index",
+    "cumulative-arguments",
+    "arguments-object",
+    "empty-first-fragment",
+    "interleaved",
+    "whole-calls",
+    "token-limit",
+    "provider-error",
+    "dropped-connection",
+    "stop-after-calls",
+]
+"""The name of a server quirk (see :data:`QUIRKS`)."""
+
+
+@dataclass(frozen=True)
+class QuirkInfo:
+    """One quirk: what it does, where it comes from, the formats it applies to, and what
+    :func:`callstream.collect` gives for a stream with it (``outcome``)."""
+
+    summary: str
+    servers: str
+    formats: tuple[str, ...]
+    outcome: str
+
+
+_CHAT = ("openai-chat",)
+_STREAMED = (
+    "openai-chat",
+    "openai-responses",
+    "anthropic",
+    "bedrock",
+    "cohere",
+    "langchain",
+    "langchain-events",
+)
+
+QUIRKS: dict[str, QuirkInfo] = {
+    "resent-ids": QuirkInfo(
+        "every fragment carries the call's id, type and name again",
+        "OpenAI-compatible servers that repeat what they sent (TGI resends its id on every chunk)",
+        _CHAT,
+        "the calls",
+    ),
+    "missing-index": QuirkInfo(
+        "tool_calls entries without index: calls keyed by id, then the call being streamed",
+        "Mistral (whole calls without index), OpenAI-compatible servers that drop it",
+        _CHAT,
+        "the calls",
+    ),
+    "shared-index": QuirkInfo(
+        "every call on index 0: a new id on the same index starts a new call",
+        "OpenAI-compatible servers that reuse index 0 for every call",
+        _CHAT,
+        "the calls",
+    ),
+    "cumulative-arguments": QuirkInfo(
+        "each argument update carries the whole text so far (a snapshot), not the new part",
+        "LangChain's content-block protocol (block-delta snapshots of a tool-call chunk)",
+        ("langchain-events",),
+        "the calls",
+    ),
+    "arguments-object": QuirkInfo(
+        "arguments sent as a JSON object, whole, instead of a string",
+        "some llama.cpp builds",
+        _CHAT,
+        "the calls",
+    ),
+    "empty-first-fragment": QuirkInfo(
+        'the call opens with an empty argument fragment (arguments "" beside id and name)',
+        "Moonshot (Kimi K2), Anthropic (an empty first partial_json)",
+        ("openai-chat", "anthropic"),
+        "the calls",
+    ),
+    "interleaved": QuirkInfo(
+        "parallel calls' fragments alternate, one fragment of each in turn",
+        "parallel tool calls on servers that stream them side by side (OpenAI Responses "
+        "output items, Bedrock content blocks)",
+        ("openai-chat", "openai-responses", "bedrock", "langchain", "langchain-events"),
+        "the calls",
+    ),
+    "whole-calls": QuirkInfo(
+        "every call whole (id, name, all its arguments) in one chunk, all in one delta",
+        "Groq (Kimi K2 on Groq), Mistral, Ollama (/v1; /api/chat: a turn's calls in one line)",
+        ("openai-chat", "ollama"),
+        "the calls",
+    ),
+    "token-limit": QuirkInfo(
+        "the last call cut halfway by the output token limit, the finish reason saying so",
+        "every provider (max_tokens / max_output_tokens reached mid-call)",
+        _STREAMED,
+        "every call but the last valid; the last invalid (its text cut short); "
+        'finish_reason "length"',
+    ),
+    "provider-error": QuirkInfo(
+        "the provider ends the stream with an error event",
+        "Groq (tool_use_failed, with the failed generation: no call is streamed), "
+        "Anthropic (overloaded_error in the middle of the last call)",
+        ("openai-chat", "anthropic"),
+        'finish_reason "error" and provider_error set; Groq: the failed call invalid; '
+        "Anthropic: every call but the last valid, the last invalid",
+    ),
+    "dropped-connection": QuirkInfo(
+        "the connection drops: iterating raises StreamDropped partway into the last call",
+        "any server or network (a proxy timeout, a reset connection)",
+        FORMATS,
+        "collect raises StreamDropped, whose callstream_result is interrupted: every "
+        "call but the last valid; the last invalid where its arguments stream in "
+        "fragments, absent where calls arrive whole (gemini, vertex, mistral, ollama)",
+    ),
+    "stop-after-calls": QuirkInfo(
+        'finish_reason "stop" instead of "tool_calls" after the calls',
+        "OpenAI for a forced named tool; TGI (eos_token, read as stop)",
+        _CHAT,
+        'the calls, finish_reason "stop"',
+    ),
+}
+"""Every quirk by name: what it is, the servers it comes from, its formats and outcome."""
+
+_EXCLUSIVE = ("token-limit", "provider-error", "dropped-connection")
+_CONFLICTS = (
+    ("stop-after-calls", "token-limit"),
+    ("stop-after-calls", "provider-error"),
+    ("stop-after-calls", "dropped-connection"),
+    ("missing-index", "interleaved"),
+    ("shared-index", "interleaved"),
+    ("missing-index", "shared-index"),
+    ("whole-calls", "interleaved"),
+    ("whole-calls", "empty-first-fragment"),
+    ("arguments-object", "interleaved"),
+    ("arguments-object", "empty-first-fragment"),
+)
+
+_TOKEN = re.compile(r"\w{1,6}|\s+|[^\w\s]{1,2}")
+
+
+class StreamDropped(ConnectionError):
+    """Raised by a :class:`WireStream` written with the ``dropped-connection`` quirk, after
+    its last item: what an HTTP client raises when the server goes away mid-stream."""
+
+
+class WireStream(Iterable[Any]):
+    """A written stream: iterate it (as often as you like) to get its items.
+
+    Attributes:
+        items: what it yields, in order (payload dicts, ``bytes`` or ``str`` lines).
+        format: the format it was written in.
+        dropped: whether iterating raises :class:`StreamDropped` after the items.
+    """
+
+    def __init__(self, items: Sequence[Any], format: str, *, dropped: bool = False) -> None:
+        self.items: tuple[Any, ...] = tuple(items)
+        self.format = format
+        self.dropped = dropped
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self.items
+        if self.dropped:
+            raise StreamDropped(f"{self.format} stream dropped after {len(self.items)} items")
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __repr__(self) -> str:
+        drop = ", dropped" if self.dropped else ""
+        return f"<WireStream {self.format}: {len(self.items)} items{drop}>"
+
+
+def split_text(text: str, split: str, rng: random.Random) -> tuple[str, ...]:
+    """``text`` cut by ``split`` (one empty piece for no text)."""
+    if not text:
+        return ("",)
+    if split == "whole":
+        return (text,)
+    if split == "char":
+        return tuple(text)
+    if split == "token":
+        return tuple(_TOKEN.findall(text))
+    count = rng.randint(0, min(len(text) - 1, 8))
+    points = sorted(rng.sample(range(1, len(text)), count)) if len(text) > 1 else []
+    bounds = [0, *points, len(text)]
+    return tuple(text[a:b] for a, b in itertools.pairwise(bounds))
+
+
+def _check(
+    calls: Sequence[Mapping[str, Any]], format: str, split: str, quirks: Iterable[str], as_: str
+) -> frozenset[str]:
+    if format not in WRITERS:
+        raise ValueError(f"unknown format {format!r}: one of {', '.join(FORMATS)}")
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: one of {', '.join(SPLITS)}")
+    if as_ not in get_args(Encoding):
+        raise ValueError(f"unknown as_ {as_!r}: one of {', '.join(get_args(Encoding))}")
+    if isinstance(quirks, str):
+        raise TypeError(f"quirks must be a collection of quirk names, not the string {quirks!r}")
+    named = frozenset(quirks)
+    for quirk in sorted(named):
+        if quirk not in QUIRKS:
+            raise ValueError(f"unknown quirk {quirk!r}: one of {', '.join(QUIRKS)}")
+        if format not in QUIRKS[quirk].formats:
+            raise ValueError(
+                f"quirk {quirk!r} does not apply to {format}: it applies to "
+                f"{', '.join(QUIRKS[quirk].formats)}"
+            )
+    ending = sorted(named.intersection(_EXCLUSIVE))
+    if len(ending) > 1:
+        raise ValueError(f"quirks {ending[0]!r} and {ending[1]!r} both end the stream: pick one")
+    for a, b in _CONFLICTS:
+        if a in named and b in named:
+            raise ValueError(f"quirks {a!r} and {b!r} cannot be combined")
+    if not calls and named.intersection(_EXCLUSIVE):
+        raise ValueError(f"quirk {ending[0]!r} needs at least one call to cut")
+    _check_calls(calls)
+    return named
+
+
+def _check_calls(calls: Sequence[Mapping[str, Any]]) -> None:
+    for n, call in enumerate(calls):
+        if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
+            raise TypeError(f"calls[{n}] must be a mapping with a str 'name' (a ToolCall dict)")
+        if not isinstance(call.get("args", {}), Mapping):
+            raise TypeError(f"calls[{n}]['args'] must be a mapping (the arguments object)")
+        if call.get("id") is not None and not isinstance(call.get("id"), str):
+            raise TypeError(f"calls[{n}]['id'] must be a str or None")
+    ids = [call.get("id") or f"call_{n}" for n, call in enumerate(calls)]
+    if len(set(ids)) != len(ids):
+        raise ValueError("call ids must be distinct within one stream")
+
+
+def stream_of(
+    calls: Sequence[Mapping[str, Any]],
+    *,
+    format: str,
+    text: str | None = None,
+    reasoning: str | None = None,
+    split: Split = "token",
+    quirks: Iterable[Quirk] = (),
+    finish: bool = True,
+    seed: int | None = None,
+    as_: Encoding = "payloads",
+) -> WireStream:
+    """``calls`` written as ``format`` streams them.
+
+    Args:
+        calls: the tool calls, as LangChain ``ToolCall`` dicts (``name``, ``args`` object,
+            ``id``; a missing id becomes ``call_<n>``).
+        format: one of :data:`FORMATS`.
+        text: assistant text streamed before the calls.
+        reasoning: reasoning / thinking text streamed before the text.
+        split: how each call's argument text is cut (:data:`Split`); calls that a
+            format sends whole (``gemini``, ``mistral``, ``ollama``) are not cut, and
+            ``vertex`` cuts its string leaves to the same sizes.
+        quirks: names from :data:`QUIRKS`, combined where they can be.
+        finish: end with the provider's closing payloads (finish reason, stop event);
+            ``False`` for a server that just stops sending.
+        seed: the seed of the ``random`` split.
+        as_: what the stream yields (:data:`Encoding`).
+
+    Returns:
+        A :class:`WireStream`: pass it to :func:`callstream.collect` or
+        :func:`callstream.stream` (or to code under test) as a provider stream.
+
+    Raises:
+        ValueError: an unknown format, split, quirk or encoding; a quirk that does not
+            apply to ``format`` (the message names the formats it applies to); quirks
+            that cannot be combined; arguments the format cannot express (``vertex``:
+            an empty list or object below the top); repeated ids; ``bytes`` or
+            ``lines`` of a format with no such wire (``bedrock``, whose AWS eventstream
+            framing is not written yet; ``langchain`` and ``langchain-events``, which are
+            Python objects).
+        TypeError: a call that is not a ``ToolCall``-shaped mapping.
+
+    Cost: O(total argument text) to write; the stream holds every item.
+    """
+    named = _check(calls, format, split, quirks, as_)
+    if as_ != "payloads" and format not in WIRE_FORMATS:
+        raise ValueError(
+            f"{format} has no {as_} wire here: bedrock's AWS eventstream framing is not "
+            "written yet, langchain chunks and events are Python objects; use as_='payloads'"
+        )
+    rng = random.Random(seed)
+    texts = [json.dumps(dict(call.get("args", {})), ensure_ascii=False) for call in calls]
+    wire = [
+        WireCall(call.get("id") or f"call_{n}", call["name"], split_text(t, split, rng))
+        for n, (call, t) in enumerate(zip(calls, texts, strict=True))
+    ]
+    reason = "stop" if "stop-after-calls" in named else "tool_calls"
+    dropped = "dropped-connection" in named
+    whole = format in ("gemini", "vertex", "mistral", "ollama")
+    if (
+        "token-limit" in named
+        or (dropped and not whole)
+        or ("provider-error" in named and format == "anthropic")
+    ):
+        last = texts[-1]
+        cut = last[: max(1, len(last) // 2)] if len(last) > 1 else last[:0]
+        wire[-1] = WireCall(wire[-1].id, wire[-1].name, split_text(cut, split, rng))
+    if "token-limit" in named:
+        reason = "length"
+    if dropped:
+        if whole:
+            wire = wire[:-1]
+        else:
+            reason = "length"  # the last call left open, as a cut leaves it
+    shape = Shape(
+        text, reasoning, finish and not dropped, named, reason, error="provider-error" in named
+    )
+    if "provider-error" in named and format == "openai-chat":
+        payloads = WRITERS[format]([], Shape(text, reasoning, False, named, reason))
+        payloads.append(WRITERS[format](wire, shape)[-1])  # the error event alone
+    else:
+        payloads = WRITERS[format](wire, shape)
+    items = payloads if as_ == "payloads" else encode(payloads, format, as_)
+    return WireStream(items, format, dropped=dropped)

@@ -1,0 +1,775 @@
+"""Tool calls written as the payloads of each provider wire format, argument text in given pieces.
+
+Each writer takes the calls as :class:`WireCall` values (id, name, argument pieces), the
+optional text and reasoning, and whether the stream ends with the provider's closing
+payloads, and returns the decoded payload dicts the provider streams, in order. Quirks
+(named in ``callstream.testing._stream``) are applied by the writers themselves, through
+the :class:`Shape` they are given, so one writer knows every variation of its format and no
+second copy of a format exists.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ("WRITERS", "Shape", "WireCall", "write_calls")
+
+
+@dataclass(frozen=True)
+class WireCall:
+    """One call to write: its id, name, and argument text cut into pieces (joined, the
+    pieces are the whole text; one empty piece for no text)."""
+
+    id: str
+    name: str
+    pieces: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a writer writes besides the calls: text, reasoning, the end, and the quirks."""
+
+    text: str | None = None
+    reasoning: str | None = None
+    finish: bool = True
+    quirks: frozenset[str] = field(default_factory=frozenset)
+    #: the finish word: "tool_calls" (the usual), "stop" or "length"
+    reason: str = "tool_calls"
+    #: a provider error payload to end the stream with, after ``error_after`` pieces of
+    #: the last call (see the ``provider-error`` quirk)
+    error: bool = False
+
+
+def _loads_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _interleave(calls: list[WireCall]) -> list[tuple[int, int]]:
+    """(call, piece) pairs, round robin over the calls: parallel calls' fragments mixed."""
+    order: list[tuple[int, int]] = []
+    longest = max((len(c.pieces) for c in calls), default=0)
+    for j in range(longest):
+        order += [(i, j) for i, call in enumerate(calls) if j < len(call.pieces)]
+    return order
+
+
+def _in_order(calls: list[WireCall]) -> list[tuple[int, int]]:
+    return [(i, j) for i, call in enumerate(calls) for j in range(len(call.pieces))]
+
+
+# --- OpenAI Chat Completions (and Mistral, a Chat dialect) ---------------------------------
+
+GROQ_TOOL_USE_FAILED = (
+    "Failed to call a function. Please adjust your prompt. "
+    "See 'failed_generation' for more details."
+)
+
+
+def _chat_key(entry: dict[str, Any], i: int, q: frozenset[str]) -> dict[str, Any]:
+    if "missing-index" not in q:
+        entry["index"] = 0 if "shared-index" in q else i
+    return entry
+
+
+def _chat_whole(calls: list[WireCall], q: frozenset[str]) -> list[dict[str, Any]]:
+    """Every call whole: one ``tool_calls`` entry each (arguments as an object or text)."""
+    entries = []
+    for i, call in enumerate(calls):
+        args: Any = _loads_or_text(call.text) if "arguments-object" in q else call.text
+        function = {"name": call.name, "arguments": args}
+        entries.append(_chat_key({"id": call.id, "type": "function", "function": function}, i, q))
+    return entries
+
+
+def _chat_fragments(calls: list[WireCall], q: frozenset[str]) -> list[dict[str, Any]]:
+    """One ``tool_calls`` entry per argument fragment, in stream order."""
+    out = []
+    order = _interleave(calls) if "interleaved" in q else _in_order(calls)
+    for i, j in order:
+        call = calls[i]
+        named = j == 0 or "resent-ids" in q
+        if j == 0 and "empty-first-fragment" in q:
+            function = {"name": call.name, "arguments": ""}
+            out.append(_chat_key({"id": call.id, "type": "function", "function": function}, i, q))
+            named = "resent-ids" in q
+        entry: dict[str, Any] = {"function": {"arguments": call.pieces[j]}}
+        if named:
+            entry.update(id=call.id, type="function")
+            entry["function"]["name"] = call.name
+        out.append(_chat_key(entry, i, q))
+    return out
+
+
+def _openai_chat(calls: list[WireCall], shape: Shape) -> list[Any]:
+    q = shape.quirks
+
+    def chunk(delta: dict[str, Any], reason: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": reason}
+        return {
+            "id": "chatcmpl-t",
+            "object": "chat.completion.chunk",
+            "created": 1_760_000_000,
+            "model": "test-model",
+            "choices": [choice],
+        }
+
+    out = [chunk({"role": "assistant", "content": None})]
+    if shape.reasoning:
+        out.append(chunk({"reasoning_content": shape.reasoning}))
+    if shape.text:
+        out.append(chunk({"content": shape.text}))
+    if "whole-calls" in q or "arguments-object" in q:
+        # Groq and Mistral send every call of a turn in one delta
+        out.append(chunk({"tool_calls": _chat_whole(calls, q)}))
+    else:
+        out += [chunk({"tool_calls": [entry]}) for entry in _chat_fragments(calls, q)]
+    if shape.error:
+        failed = calls[-1]
+        error = {
+            "message": GROQ_TOOL_USE_FAILED,
+            "type": "invalid_request_error",
+            "code": "tool_use_failed",
+            "failed_generation": f"<function={failed.name}>{failed.text}</function>",
+        }
+        out.append({"error": error})
+        return out
+    if shape.finish:
+        out.append(chunk({}, shape.reason))
+    return out
+
+
+# --- OpenAI Responses ----------------------------------------------------------------------
+
+
+def _response(status: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "id": "resp_t",
+        "object": "response",
+        "created_at": 1_760_000_000,
+        "model": "test-model",
+        "status": status,
+        "output": [],
+        **extra,
+    }
+
+
+def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
+    q = shape.quirks
+    out: list[Any] = [{"type": "response.created", "response": _response("in_progress")}]
+    base = 0
+    if shape.reasoning:
+        item = {"type": "reasoning", "id": "rs_t", "summary": []}
+        out.append({"type": "response.output_item.added", "output_index": 0, "item": item})
+        out.append(
+            {
+                "type": "response.reasoning_summary_text.delta",
+                "item_id": "rs_t",
+                "output_index": 0,
+                "summary_index": 0,
+                "delta": shape.reasoning,
+            }
+        )
+        out.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+        base += 1
+    if shape.text:
+        item = {"type": "message", "id": "msg_t", "role": "assistant", "content": []}
+        out.append({"type": "response.output_item.added", "output_index": base, "item": item})
+        out.append(
+            {
+                "type": "response.output_text.delta",
+                "item_id": "msg_t",
+                "output_index": base,
+                "content_index": 0,
+                "delta": shape.text,
+            }
+        )
+        out.append({"type": "response.output_item.done", "output_index": base, "item": item})
+        base += 1
+    items = [
+        {
+            "type": "function_call",
+            "id": f"fc_{i}",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": "",
+            "status": "in_progress",
+        }
+        for i, call in enumerate(calls)
+    ]
+    cut = shape.reason == "length"
+    order = _interleave(calls) if "interleaved" in q else _in_order(calls)
+    opened: set[int] = set()
+    for i, j in order:
+        if i not in opened:
+            opened.add(i)
+            out.append(
+                {"type": "response.output_item.added", "output_index": base + i, "item": items[i]}
+            )
+        out.append(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": f"fc_{i}",
+                "output_index": base + i,
+                "delta": calls[i].pieces[j],
+            }
+        )
+        if j == len(calls[i].pieces) - 1 and not (cut and i == len(calls) - 1):
+            out.append(
+                {
+                    "type": "response.output_item.done",
+                    "output_index": base + i,
+                    "item": dict(items[i], arguments=calls[i].text, status="completed"),
+                }
+            )
+    if not shape.finish:
+        return out
+    if cut:
+        details = {"reason": "max_output_tokens"}
+        out.append(
+            {
+                "type": "response.incomplete",
+                "response": _response("incomplete", incomplete_details=details),
+            }
+        )
+    else:
+        out.append({"type": "response.completed", "response": _response("completed")})
+    return out
+
+
+# --- Anthropic Messages --------------------------------------------------------------------
+
+ANTHROPIC_OVERLOADED = {
+    "type": "error",
+    "error": {"type": "overloaded_error", "message": "Overloaded"},
+}
+
+
+def _anthropic(calls: list[WireCall], shape: Shape) -> list[Any]:
+    q = shape.quirks
+    message: dict[str, Any] = {
+        "id": "msg_t",
+        "type": "message",
+        "role": "assistant",
+        "model": "test-model",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    out: list[Any] = [{"type": "message_start", "message": message}]
+    index = 0
+    if shape.reasoning:
+        block: dict[str, Any] = {"type": "thinking", "thinking": "", "signature": ""}
+        out.append({"type": "content_block_start", "index": index, "content_block": block})
+        out.append(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "thinking_delta", "thinking": shape.reasoning},
+            }
+        )
+        out.append({"type": "content_block_stop", "index": index})
+        index += 1
+    if shape.text:
+        block = {"type": "text", "text": ""}
+        out.append({"type": "content_block_start", "index": index, "content_block": block})
+        out.append(
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "text_delta", "text": shape.text},
+            }
+        )
+        out.append({"type": "content_block_stop", "index": index})
+        index += 1
+    cut = shape.reason == "length"
+    for n, call in enumerate(calls):
+        block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
+        out.append({"type": "content_block_start", "index": index, "content_block": block})
+        pieces = ("", *call.pieces) if "empty-first-fragment" in q else call.pieces
+        for piece in pieces:
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            out.append({"type": "content_block_delta", "index": index, "delta": delta})
+        last = n == len(calls) - 1
+        if shape.error and last:
+            out.append(ANTHROPIC_OVERLOADED)
+            return out
+        if not (cut and last):
+            out.append({"type": "content_block_stop", "index": index})
+        index += 1
+    if shape.finish:
+        reason = "max_tokens" if cut else "tool_use"
+        out.append(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reason},
+                "usage": {"output_tokens": 1},
+            }
+        )
+        out.append({"type": "message_stop"})
+    return out
+
+
+# --- Bedrock ConverseStream ----------------------------------------------------------------
+
+
+def _bedrock(calls: list[WireCall], shape: Shape) -> list[Any]:
+    q = shape.quirks
+    out: list[Any] = [{"messageStart": {"role": "assistant"}}]
+    index = 0
+    if shape.reasoning:
+        delta = {"reasoningContent": {"text": shape.reasoning}}
+        out.append({"contentBlockDelta": {"delta": delta, "contentBlockIndex": index}})
+        out.append({"contentBlockStop": {"contentBlockIndex": index}})
+        index += 1
+    if shape.text:
+        out.append(
+            {"contentBlockDelta": {"delta": {"text": shape.text}, "contentBlockIndex": index}}
+        )
+        out.append({"contentBlockStop": {"contentBlockIndex": index}})
+        index += 1
+    cut = shape.reason == "length"
+    order = _interleave(calls) if "interleaved" in q else _in_order(calls)
+    for i, j in order:
+        call = calls[i]
+        if j == 0:
+            start = {"toolUse": {"toolUseId": call.id, "name": call.name}}
+            out.append({"contentBlockStart": {"start": start, "contentBlockIndex": index + i}})
+        delta = {"toolUse": {"input": call.pieces[j]}}
+        out.append({"contentBlockDelta": {"delta": delta, "contentBlockIndex": index + i}})
+        if j == len(call.pieces) - 1 and not (cut and i == len(calls) - 1):
+            out.append({"contentBlockStop": {"contentBlockIndex": index + i}})
+    if shape.finish:
+        out.append({"messageStop": {"stopReason": "max_tokens" if cut else "tool_use"}})
+    return out
+
+
+# --- Cohere v2 -----------------------------------------------------------------------------
+
+
+def _cohere(calls: list[WireCall], shape: Shape) -> list[Any]:
+    message = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": []}
+    out: list[Any] = [{"id": "m_t", "type": "message-start", "delta": {"message": message}}]
+    if shape.reasoning:
+        out.append(
+            {
+                "type": "content-delta",
+                "index": 0,
+                "delta": {"message": {"content": {"thinking": shape.reasoning}}},
+            }
+        )
+    if shape.text:
+        out.append(
+            {
+                "type": "content-start",
+                "index": 0,
+                "delta": {"message": {"content": {"type": "text", "text": ""}}},
+            }
+        )
+        out.append(
+            {
+                "type": "content-delta",
+                "index": 0,
+                "delta": {"message": {"content": {"text": shape.text}}},
+            }
+        )
+        out.append({"type": "content-end", "index": 0})
+    cut = shape.reason == "length"
+    for i, call in enumerate(calls):
+        entry = {
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        out.append(
+            {"type": "tool-call-start", "index": i, "delta": {"message": {"tool_calls": entry}}}
+        )
+        for piece in call.pieces:
+            delta = {"message": {"tool_calls": {"function": {"arguments": piece}}}}
+            out.append({"type": "tool-call-delta", "index": i, "delta": delta})
+        if not (cut and i == len(calls) - 1):
+            out.append({"type": "tool-call-end", "index": i})
+    if shape.finish:
+        out.append(
+            {
+                "type": "message-end",
+                "delta": {"finish_reason": "MAX_TOKENS" if cut else "TOOL_CALL"},
+            }
+        )
+    return out
+
+
+# --- Gemini (whole calls) and Vertex (streamed partialArgs) --------------------------------
+
+
+def _gemini_chunk(parts: list[Any], reason: str | None = None) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if reason is not None:
+        candidate["finishReason"] = reason
+    return {"candidates": [candidate], "modelVersion": "test-model"}
+
+
+def _gemini_text(shape: Shape) -> list[Any]:
+    out: list[Any] = []
+    if shape.reasoning:
+        out.append(_gemini_chunk([{"text": shape.reasoning, "thought": True}]))
+    if shape.text:
+        out.append(_gemini_chunk([{"text": shape.text}]))
+    return out
+
+
+def _gemini(calls: list[WireCall], shape: Shape) -> list[Any]:
+    out = _gemini_text(shape)
+    for call in calls:
+        part = {
+            "functionCall": {"id": call.id, "name": call.name, "args": _loads_or_text(call.text)}
+        }
+        out.append(_gemini_chunk([part]))
+    if shape.finish:
+        out.append(_gemini_chunk([], "MAX_TOKENS" if shape.reason == "length" else "STOP"))
+    return out
+
+
+def path_text(path: tuple[str | int, ...]) -> str:
+    """``path`` as a Gemini ``jsonPath`` (``$.a[0]['odd key']``)."""
+    out = ["$"]
+    for segment in path:
+        if isinstance(segment, int):
+            out.append(f"[{segment}]")
+        elif segment.isidentifier() and segment.isascii():
+            out.append("." + segment)
+        else:
+            out.append("['" + segment.replace("\\", "\\\\").replace("'", "\\'") + "']")
+    return "".join(out)
+
+
+def scalars_in_order(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
+    """(path, scalar) pairs of ``value`` in document order. Raises ``ValueError`` on an
+    empty container below the top: leaves cannot express one."""
+    out: list[tuple[tuple[str | int, ...], Any]] = []
+    stack: list[tuple[tuple[str | int, ...], Any]] = [((), value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, dict):
+            if not item and path:
+                raise ValueError(
+                    f"vertex partialArgs cannot express the empty object at {path_text(path)}"
+                )
+            stack.extend(((*path, key), child) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            if not item and path:
+                raise ValueError(
+                    f"vertex partialArgs cannot express the empty array at {path_text(path)}"
+                )
+            stack.extend(((*path, i), child) for i, child in reversed(list(enumerate(item))))
+        else:
+            out.append((path, item))
+    return out
+
+
+def _leaf(path: tuple[str | int, ...], value: Any) -> dict[str, Any]:
+    key = (
+        "nullValue"
+        if value is None
+        else "boolValue"
+        if isinstance(value, bool)
+        else "numberValue"
+        if isinstance(value, (int, float))
+        else "stringValue"
+    )
+    return {"jsonPath": path_text(path), key: None if value is None else value}
+
+
+def _vertex(calls: list[WireCall], shape: Shape) -> list[Any]:
+    out = _gemini_text(shape)
+    cut = shape.reason == "length"
+    for n, call in enumerate(calls):
+        out.append(
+            _gemini_chunk(
+                [{"functionCall": {"id": call.id, "name": call.name, "willContinue": True}}]
+            )
+        )
+        leaves = scalars_in_order(json.loads(call.text))
+        for path, value in leaves:
+            if isinstance(value, str) and value:
+                # a string streamed in pieces of the split's size
+                pieces = [p for p in _cut_like(value, call) if p] or [value]
+                for k, piece in enumerate(pieces):
+                    leaf: dict[str, Any] = {"jsonPath": path_text(path), "stringValue": piece}
+                    if k < len(pieces) - 1:
+                        leaf["willContinue"] = True
+                    out.append(
+                        _gemini_chunk(
+                            [{"functionCall": {"partialArgs": [leaf], "willContinue": True}}]
+                        )
+                    )
+            else:
+                out.append(
+                    _gemini_chunk(
+                        [
+                            {
+                                "functionCall": {
+                                    "partialArgs": [_leaf(path, value)],
+                                    "willContinue": True,
+                                }
+                            }
+                        ]
+                    )
+                )
+        if not (cut and n == len(calls) - 1):
+            out.append(_gemini_chunk([{"functionCall": {}}]))
+    if shape.finish:
+        out.append(_gemini_chunk([], "MAX_TOKENS" if cut else "STOP"))
+    return out
+
+
+def _cut_like(value: str, call: WireCall) -> list[str]:
+    """``value`` cut into pieces as long as the call's argument pieces (the split)."""
+    if len(call.pieces) <= 1:
+        return [value]
+    size = max(1, len(call.text) // len(call.pieces))
+    return [value[i : i + size] for i in range(0, len(value), size)]
+
+
+# --- Ollama /api/chat ----------------------------------------------------------------------
+
+
+def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
+    out: list[Any] = []
+
+    def line(message: dict[str, Any], **more: Any) -> dict[str, Any]:
+        return {
+            "model": "test-model",
+            "created_at": "2026-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": "", **message},
+            "done": False,
+            **more,
+        }
+
+    if shape.reasoning:
+        out.append(line({"thinking": shape.reasoning}))
+    if shape.text:
+        out.append(line({"content": shape.text}))
+    # newer servers give each call an id and a function.index, arguments as an object; a
+    # call comes in a line of its own as the server's parser closes it, or (the
+    # whole-calls quirk, as a recorded stream shows) every call of a turn in one line
+    entries = [
+        {
+            "id": call.id,
+            "function": {"index": i, "name": call.name, "arguments": _loads_or_text(call.text)},
+        }
+        for i, call in enumerate(calls)
+    ]
+    if "whole-calls" in shape.quirks and entries:
+        out.append(line({"tool_calls": entries}))
+    else:
+        out += [line({"tool_calls": [entry]}) for entry in entries]
+    if shape.finish:
+        out.append(
+            line({}, done=True, done_reason="length" if shape.reason == "length" else "stop")
+        )
+    return out
+
+
+# --- LangChain AIMessageChunk dumps --------------------------------------------------------
+
+
+def _langchain(calls: list[WireCall], shape: Shape) -> list[Any]:
+    def message(content: Any = "", chunks: list[Any] | None = None, **more: Any) -> dict[str, Any]:
+        return {
+            "type": "AIMessageChunk",
+            "content": content,
+            "tool_call_chunks": chunks or [],
+            "additional_kwargs": {},
+            "response_metadata": {},
+            **more,
+        }
+
+    out: list[Any] = []
+    if shape.reasoning:
+        out.append(message([{"type": "reasoning", "reasoning": shape.reasoning}]))
+    if shape.text:
+        out.append(message(shape.text))
+    order = _interleave(calls) if "interleaved" in shape.quirks else _in_order(calls)
+    for i, j in order:
+        call = calls[i]
+        first = j == 0
+        chunk = {
+            "type": "tool_call_chunk",
+            "index": i,
+            "args": call.pieces[j],
+            "id": call.id if first else None,
+            "name": call.name if first else None,
+        }
+        out.append(message("", [chunk]))
+    if shape.finish:
+        reason = "length" if shape.reason == "length" else "tool_calls"
+        out.append(message("", response_metadata={"finish_reason": reason}, chunk_position="last"))
+    return out
+
+
+def _mistral(calls: list[WireCall], shape: Shape) -> list[Any]:
+    """Mistral's API: every call whole, without ``index`` or ``type``, all in the chunk
+    that carries the finish reason (ids of 9 letters and digits)."""
+    out = _openai_chat([], Shape(shape.text, shape.reasoning, False))
+    entries = [
+        {"id": call.id, "function": {"name": call.name, "arguments": call.text}} for call in calls
+    ]
+    last = out[-1]
+    choice = {
+        "index": 0,
+        "delta": {"tool_calls": entries},
+        "finish_reason": shape.reason if shape.finish else None,
+    }
+    if entries or shape.finish:
+        out.append(dict(last, choices=[choice]))
+    return out
+
+
+# --- LangChain content-block protocol events ----------------------------------------------
+# What langchain-core's bridge sends for one message (``stream_events(version="v3")``,
+# ``ChatModelStream``): ``message-start``; a ``content-block-start`` the first time each
+# block is seen; a ``content-block-delta`` per piece; every block's
+# ``content-block-finish`` (a call parsed into ``tool_call``, or ``invalid_tool_call``
+# when its text does not parse); ``message-finish`` with the finish reason in
+# ``metadata``. Snapshots (``block-delta`` with the call chunk so far in ``fields``) are
+# the ``cumulative-arguments`` quirk.
+
+
+def _lc_finish(index: int, call: WireCall) -> dict[str, Any]:
+    try:
+        args = json.loads(call.text or "{}")
+    except ValueError:
+        content: dict[str, Any] = {
+            "type": "invalid_tool_call",
+            "id": call.id,
+            "name": call.name,
+            "args": call.text,
+            "error": "Failed to parse tool call arguments as JSON",
+        }
+    else:
+        content = {"type": "tool_call", "id": call.id, "name": call.name, "args": args}
+    return {"event": "content-block-finish", "index": index, "content": content}
+
+
+def _langchain_events(calls: list[WireCall], shape: Shape) -> list[Any]:
+    q = shape.quirks
+    out: list[Any] = [{"event": "message-start", "role": "ai", "id": "lc_run--t"}]
+    finishes: list[Any] = []
+    index = 0
+    for kind, text in (("reasoning", shape.reasoning), ("text", shape.text)):
+        if text:
+            out.append(
+                {
+                    "event": "content-block-start",
+                    "index": index,
+                    "content": {"type": kind, kind: ""},
+                }
+            )
+            text_delta = {"type": f"{kind}-delta", kind: text}
+            out.append({"event": "content-block-delta", "index": index, "delta": text_delta})
+            finishes.append(
+                {
+                    "event": "content-block-finish",
+                    "index": index,
+                    "content": {"type": kind, kind: text},
+                }
+            )
+            index += 1
+    order = _interleave(calls) if "interleaved" in q else _in_order(calls)
+    sent = ["" for _ in calls]
+    for i, j in order:
+        call = calls[i]
+        if j == 0:
+            content = {
+                "type": "tool_call_chunk",
+                "id": call.id,
+                "name": call.name,
+                "args": "",
+                "index": i,
+            }
+            out.append({"event": "content-block-start", "index": index + i, "content": content})
+        sent[i] += call.pieces[j]
+        if "cumulative-arguments" in q:
+            fields = {
+                "type": "tool_call_chunk",
+                "id": call.id,
+                "name": call.name,
+                "args": sent[i],
+                "index": i,
+            }
+            body: dict[str, Any] = {"type": "block-delta", "fields": fields}
+        else:
+            body = {"type": "tool-call-delta", "args": call.pieces[j]}
+        if call.pieces[j]:
+            out.append({"event": "content-block-delta", "index": index + i, "delta": body})
+    if not shape.finish:
+        return out
+    out += finishes
+    out += [_lc_finish(index + i, call) for i, call in enumerate(calls)]
+    reason = "length" if shape.reason == "length" else shape.reason
+    metadata = {"model_name": "test-model", "model_provider": "test", "finish_reason": reason}
+    out.append({"event": "message-finish", "metadata": metadata})
+    return out
+
+
+Writer = Callable[[list[WireCall], Shape], list[Any]]
+
+WRITERS: dict[str, Writer] = {
+    "openai-chat": _openai_chat,
+    "openai-responses": _openai_responses,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "vertex": _vertex,
+    "bedrock": _bedrock,
+    "cohere": _cohere,
+    "mistral": _mistral,
+    "ollama": _ollama,
+    "langchain": _langchain,
+    "langchain-events": _langchain_events,
+}
+"""Every format written, by name."""
+
+
+def write_calls(
+    calls: list[WireCall],
+    *,
+    format: str,
+    text: str | None = None,
+    reasoning: str | None = None,
+    finish: bool = True,
+    reason: str = "tool_calls",
+) -> list[Any]:
+    """The payloads of ``calls`` in ``format`` (one of :data:`WRITERS`), their argument
+    text already cut into pieces: the writer beneath
+    :func:`~callstream.testing.stream_of`, for argument text of your own (invalid JSON
+    included; ``gemini`` and ``ollama`` send text that is not JSON as a string, ``vertex``
+    needs JSON).
+
+    Args:
+        calls: the calls, their argument text in pieces.
+        format: the format.
+        text: assistant text before the calls.
+        reasoning: reasoning text before the text.
+        finish: end with the provider's closing payloads.
+        reason: ``"tool_calls"``, ``"stop"`` (a stop finish after the calls, where the
+            format has one) or ``"length"`` (the last call left open, the finish saying
+            the token limit was reached).
+
+    Raises:
+        ValueError: an unknown format or reason.
+    """
+    if format not in WRITERS:
+        raise ValueError(f"unknown format {format!r}: one of {', '.join(WRITERS)}")
+    if reason not in ("tool_calls", "stop", "length"):
+        raise ValueError(f"reason must be 'tool_calls', 'stop' or 'length', not {reason!r}")
+    return WRITERS[format](list(calls), Shape(text, reasoning, finish, frozenset(), reason))

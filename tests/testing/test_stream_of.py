@@ -1,0 +1,280 @@
+"""``callstream.testing.stream_of``: reading a written stream gives back its calls, or the
+documented outcome of its quirk, for every format x quirk x split (and every encoding)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import callstream
+from callstream.testing import FORMATS, QUIRKS, SPLITS, StreamDropped, WireStream, stream_of
+from callstream.testing._stream import split_text
+from callstream.testing._wire import WIRE_FORMATS
+
+EXAMPLES = int(os.environ.get("CALLSTREAM_TESTING_EXAMPLES", "8"))
+WHOLE = {"gemini", "vertex", "mistral", "ollama"}  # formats that send a call's arguments whole
+WIRE = list(WIRE_FORMATS)
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**9), 10**9)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _text
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+    max_leaves=8,
+)
+_calls = st.lists(
+    st.fixed_dictionaries(
+        {
+            "name": st.sampled_from(["get_weather", "search", "write_file"]),
+            "args": st.dictionaries(_text, _values, max_size=4),
+            "id": st.text("abcdef0123", min_size=1, max_size=6).map(lambda s: "call_" + s),
+        }
+    ),
+    min_size=1,
+    max_size=3,
+    unique_by=lambda c: c["id"],
+)
+
+
+def _has_inner_empty(value: Any, top: bool = True) -> bool:
+    if isinstance(value, dict):
+        return (not value and not top) or any(_has_inner_empty(v, False) for v in value.values())
+    if isinstance(value, list):
+        return (not value and not top) or any(_has_inner_empty(v, False) for v in value)
+    return False
+
+
+def _cases() -> list[Any]:
+    out = []
+    for fmt in FORMATS:
+        quirks = [None, *(q for q, info in QUIRKS.items() if fmt in info.formats)]
+        for quirk in quirks:
+            for split in SPLITS:
+                out.append(pytest.param(fmt, quirk, split, id=f"{fmt}-{quirk or 'plain'}-{split}"))
+    return out
+
+
+def _seen(calls: list[dict[str, Any]], fmt: str) -> list[tuple[Any, ...]]:
+    return [(c["name"], c["args"], c["id"]) for c in calls]
+
+
+def _got(result: Any) -> list[tuple[Any, ...]]:
+    return [(c["name"], c["args"], c["id"]) for c in result.tool_calls]
+
+
+def check_outcome(
+    stream: WireStream,
+    calls: list[dict[str, Any]],
+    fmt: str,
+    quirk: str | None,
+    text: str | None = None,
+) -> None:
+    """``collect(stream)`` is what QUIRKS documents for ``quirk``."""
+    if quirk == "dropped-connection":
+        with pytest.raises(StreamDropped) as caught:
+            callstream.collect(stream)
+        result = caught.value.callstream_result  # type: ignore[attr-defined]
+        assert result.interrupted
+        assert _got(result) == _seen(calls[:-1], fmt)
+        invalid = [c["name"] for c in result.invalid_tool_calls]
+        assert invalid == ([] if fmt in WHOLE else [calls[-1]["name"]])
+        return
+    result = callstream.collect(stream, reasoning=True)
+    if text:
+        assert result.text == text
+    if quirk == "token-limit":
+        assert _got(result) == _seen(calls[:-1], fmt)
+        assert [c["name"] for c in result.invalid_tool_calls] == [calls[-1]["name"]]
+        assert result.finish_reason == "length"
+    elif quirk == "provider-error":
+        assert result.finish_reason == "error" and result.provider_error
+        assert [c["name"] for c in result.invalid_tool_calls] == [calls[-1]["name"]]
+        assert _got(result) == ([] if fmt == "openai-chat" else _seen(calls[:-1], fmt))
+    else:
+        assert _got(result) == _seen(calls, fmt)
+        assert result.invalid_tool_calls == []
+        if quirk == "stop-after-calls":
+            assert result.finish_reason == "stop"
+
+
+@pytest.mark.parametrize(("fmt", "quirk", "split"), _cases())
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(calls=_calls, seed=st.integers(0, 2**32), text=st.none() | _text)
+def test_collect_gives_back_the_calls_or_the_quirks_outcome(
+    fmt: str,
+    quirk: str | None,
+    split: Any,
+    calls: list[dict[str, Any]],
+    seed: int,
+    text: str | None,
+) -> None:
+    if fmt == "vertex":
+        assume(not any(_has_inner_empty(c["args"]) for c in calls))
+    quirks: Any = () if quirk is None else (quirk,)
+    stream = stream_of(calls, format=fmt, split=split, quirks=quirks, seed=seed, text=text)
+    check_outcome(stream, calls, fmt, quirk, text)
+
+
+def _wire_cases() -> list[Any]:
+    return [
+        pytest.param(fmt, quirk, as_, id=f"{fmt}-{quirk or 'plain'}-{as_}")
+        for fmt in WIRE
+        for quirk in [None, *(q for q, info in QUIRKS.items() if fmt in info.formats)]
+        for as_ in ("bytes", "lines")
+    ]
+
+
+@pytest.mark.parametrize(("fmt", "quirk", "as_"), _wire_cases())
+@settings(max_examples=max(2, EXAMPLES // 2), deadline=None)
+@given(calls=_calls, seed=st.integers(0, 2**32))
+def test_bytes_and_lines_read_as_the_payloads(
+    fmt: str, quirk: str | None, as_: Any, calls: list[dict[str, Any]], seed: int
+) -> None:
+    if fmt == "vertex":
+        assume(not any(_has_inner_empty(c["args"]) for c in calls))
+    quirks: Any = () if quirk is None else (quirk,)
+    stream = stream_of(calls, format=fmt, split="random", quirks=quirks, seed=seed, as_=as_)
+    assert all(isinstance(item, bytes if as_ == "bytes" else str) for item in stream.items)
+    check_outcome(stream, calls, fmt, quirk)
+
+
+# --- examples and misuse ----------------------------------------------------------------------
+
+CALLS = [
+    {"name": "get_weather", "args": {"city": "Paris", "days": [1, 2]}, "id": "call_a"},
+    {"name": "search", "args": {"q": "x y"}, "id": "call_b"},
+]
+
+
+def test_splits_cut_the_text_and_join_back() -> None:
+    import random
+
+    text = '{"city": "São Paulo", "n": [1, 2]}'
+    rng = random.Random(3)
+    assert split_text(text, "whole", rng) == (text,)
+    assert split_text(text, "char", rng) == tuple(text)
+    token = split_text(text, "token", rng)
+    assert "".join(token) == text and 1 < len(token) < len(text) and max(map(len, token)) <= 6
+    assert "".join(split_text(text, "random", rng)) == text
+    assert split_text("", "token", rng) == ("",)
+
+
+def test_the_random_split_follows_the_seed() -> None:
+    one = stream_of(CALLS, format="openai-chat", split="random", seed=7)
+    assert one.items == stream_of(CALLS, format="openai-chat", split="random", seed=7).items
+
+
+def test_a_stream_iterates_again_and_drops_every_time() -> None:
+    stream = stream_of(CALLS, format="anthropic", quirks=["dropped-connection"])
+    for _ in range(2):
+        with pytest.raises(StreamDropped):
+            list(stream)
+    assert "dropped" in repr(stream) and len(stream) == len(stream.items)
+
+
+def test_missing_ids_are_numbered_and_text_comes_first() -> None:
+    stream = stream_of([{"name": "f", "args": {}}], format="openai-chat", text="Hi")
+    result = callstream.collect(stream)
+    assert result.text == "Hi" and [c["id"] for c in result.tool_calls] == ["call_0"]
+
+
+def test_without_finish_the_stream_just_stops() -> None:
+    stream = stream_of(CALLS, format="openai-chat", finish=False)
+    assert all(p["choices"][0]["finish_reason"] is None for p in stream.items)
+    assert len(callstream.collect(stream).tool_calls) == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"format": "nope"}, ValueError, "unknown format 'nope': one of openai-chat"),
+        ({"format": "anthropic", "split": "word"}, ValueError, "unknown split 'word'"),
+        ({"format": "anthropic", "quirks": ["odd"]}, ValueError, "unknown quirk 'odd'"),
+        (
+            {"format": "anthropic", "quirks": ["missing-index"]},
+            ValueError,
+            "quirk 'missing-index' does not apply to anthropic: it applies to openai-chat",
+        ),
+        (
+            {"format": "gemini", "quirks": ["token-limit"]},
+            ValueError,
+            "it applies to openai-chat, openai-responses, anthropic, bedrock, cohere, langchain, "
+            "langchain-events",
+        ),
+        (
+            {"format": "openai-chat", "quirks": ["token-limit", "dropped-connection"]},
+            ValueError,
+            "both end the stream",
+        ),
+        (
+            {"format": "openai-chat", "quirks": ["missing-index", "interleaved"]},
+            ValueError,
+            "cannot be combined",
+        ),
+        ({"format": "openai-chat", "quirks": "whole-calls"}, TypeError, "not the string"),
+        ({"format": "bedrock", "as_": "bytes"}, ValueError, "eventstream framing is not"),
+        ({"format": "openai-chat", "as_": "sse"}, ValueError, "unknown as_ 'sse'"),
+    ],
+)
+def test_misuse_raises_a_precise_error(kwargs: Any, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        stream_of(CALLS, **kwargs)
+
+
+def test_bad_calls_raise() -> None:
+    with pytest.raises(TypeError, match=r"calls\[0\] must be a mapping"):
+        stream_of([{"args": {}}], format="anthropic")
+    with pytest.raises(TypeError, match=r"calls\[0\]\['args'\] must be a mapping"):
+        stream_of([{"name": "f", "args": "{}"}], format="anthropic")
+    with pytest.raises(ValueError, match="distinct"):
+        stream_of([{"name": "f", "args": {}, "id": "x"}] * 2, format="anthropic")
+    with pytest.raises(ValueError, match=r"empty array at \$\.a"):
+        stream_of([{"name": "f", "args": {"a": []}}], format="vertex")
+    with pytest.raises(ValueError, match="needs at least one call"):
+        stream_of([], format="anthropic", quirks=["token-limit"])
+
+
+def test_every_quirk_names_its_servers_and_formats() -> None:
+    for name, info in QUIRKS.items():
+        assert info.summary and info.servers and info.outcome, name
+        assert set(info.formats) <= set(FORMATS), name
+
+
+def _pairs() -> list[Any]:
+    out = []
+    for fmt in FORMATS:
+        names = [q for q, info in QUIRKS.items() if fmt in info.formats]
+        for n, first in enumerate(names):
+            for second in names[n + 1 :]:
+                try:
+                    stream_of(CALLS, format=fmt, quirks=[first, second])  # type: ignore[list-item]
+                except ValueError:
+                    continue  # a pair that cannot be combined (its own test is above)
+                out.append(pytest.param(fmt, (first, second), id=f"{fmt}-{first}+{second}"))
+    return out
+
+
+_OUTCOME_FIRST = ("token-limit", "provider-error", "dropped-connection", "stop-after-calls")
+
+
+@pytest.mark.parametrize(("fmt", "quirks"), _pairs())
+@settings(max_examples=max(2, EXAMPLES // 2), deadline=None)
+@given(calls=_calls, seed=st.integers(0, 2**32), split=st.sampled_from(SPLITS))
+def test_quirks_combine(
+    fmt: str, quirks: tuple[str, str], calls: list[dict[str, Any]], seed: int, split: Any
+) -> None:
+    if fmt == "vertex":
+        assume(not any(_has_inner_empty(c["args"]) for c in calls))
+    stream = stream_of(calls, format=fmt, split=split, quirks=quirks, seed=seed)  # type: ignore[arg-type]
+    outcome = next((q for q in _OUTCOME_FIRST if q in quirks), None)
+    check_outcome(stream, calls, fmt, outcome)
