@@ -573,14 +573,15 @@ class Pipeline:
         reads the assembler's views, so a quiet pipeline never does)."""
         if not self._quiet:
             assembler = self._assembler
+            tool_calls, invalid_tool_calls, server_tool_calls = assembler.current_views()
             out.append(
                 StreamUpdate(
                     tuple(events),
-                    assembler.tool_calls,
-                    assembler.invalid_tool_calls,
+                    tool_calls,
+                    invalid_tool_calls,
                     assembler.finish_reason,
                     payload,
-                    assembler.server_tool_calls,
+                    server_tool_calls,
                     text,
                     reasoning,
                 )
