@@ -393,7 +393,8 @@ class Pipeline:
             UnknownFormatError: ``provider="auto"`` held back too many unrecognized payloads.
             UsageError: the pipeline was closed.
         """
-        self.raise_held()
+        if self._held is not None:  # raise_held() only when it raises (see views.parsed)
+            self.raise_held()
         if self._closed:
             raise UsageError("feed() after close(): this stream is over")
         updates: list[StreamUpdate] = []
