@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from callstream._assembly.arguments import BLOCK
 from callstream._assembly.assembler import ToolCallAssembler
-from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
+from callstream._assembly.types import AssemblyEvent, CallChunk, Signal, TextDelta
 from callstream._errors import (
     OptionTypeError,
     StreamLimitError,
@@ -539,7 +539,6 @@ class Pipeline:
         that carries only text gave signals, so it counts as of the format.
         """
         assert self._translate_payload is not None
-        events: list[AssemblyEvent] = []
         assembler = self._assembler
         signals: list[Signal] = self._translate_payload(payload)
         if self._format is not None:
@@ -547,6 +546,10 @@ class Pipeline:
                 self._misses = 0
             else:
                 self._mismatch(payload)
+        if len(signals) == 1 and type(signals[0]) is CallChunk:  # most payloads: no text,
+            self._emit(out, assembler.apply(signals[0]), payload)  # nothing to gather
+            return
+        events: list[AssemblyEvent] = []
         text = reasoning = ""
         for signal in signals:  # the assembler ignores signals after the stream's end
             if type(signal) is not TextDelta:
