@@ -2,10 +2,9 @@
 
 ``docs/changelog.md`` holds one marker, ``<!-- include: CHANGELOG.md -->``, which becomes
 the repository's ``CHANGELOG.md`` (read at build time: one source, nothing fetched). Its
-links are written from the repository's root: ``README.md#a-section`` (sections that now live in
-the guides), ``docs/guides/x.md``. On the site they point at the pages: the README's
-old sections by the table below, ``docs/`` paths relative to the site. A README anchor
-the table does not know is left as written, so the strict build names it.
+links are written from the repository's root (``docs/guides/x.md``, so they work where the
+file is read on its own); on the site they point at the pages, relative to the site. Any
+other relative link is left as written, so the strict build names it.
 """
 
 from __future__ import annotations
@@ -17,46 +16,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 MARKER = "<!-- include: CHANGELOG.md -->"
 
-README_SECTIONS = {
-    "": "index.md",
-    "what-it-does": "index.md",
-    "quickstart": "getting-started.md#quickstart",
-    "supported-formats": "guides/reading-a-stream.md#supported-formats",
-    "openai-responses-items-what-becomes-what": (
-        "guides/reading-a-stream.md#openai-responses-items-what-becomes-what"
-    ),
-    "reading-a-stream": "guides/reading-a-stream.md",
-    "closing": "guides/closing.md",
-    "raw-bytes-and-lines": "guides/raw-bytes.md",
-    "interrupted-streams-and-provider-errors": "guides/interrupted-streams.md",
-    "finish-reasons": "guides/finish-reasons.md",
-    "server-side-tools": "guides/server-side-tools.md",
-    "limits": "guides/limits.md",
-    "running-tools-as-their-calls-are-sealed": "guides/tool-runner.md",
-    "when-a-call-is-sealed": "guides/tool-runner.md#when-a-call-is-sealed",
-    "sending-the-results-back": "guides/tool-runner.md#sending-the-results-back",
-    "live-previews-in-the-uis-people-already-use": "guides/ui-protocols.md",
-    "live-tool-calls-in-a-browser": "guides/ui-protocols.md#live-tool-calls-in-a-browser",
-    "watch-it-work-the-callstream-command": "guides/cli.md",
-    "output-parsers-and-tool-schemas": "guides/output-parsers.md",
-    "the-assembler": "guides/assembler.md",
-    "the-incremental-partial-json-parser": "guides/parser.md",
-    "performance": "performance.md",
-    "compiled-or-pure-python": "guides/builds.md",
-    "errors": "guides/errors.md",
-    "development": "contributing.md",
-}
-"""The README's sections before it became a front page (issue 25), and where they are."""
-
-LINK = re.compile(r"\]\((?P<target>(?:\./)?(?:README\.md|docs/)[^)\s]*)\)")
+LINK = re.compile(r"\]\((?P<target>(?:\./)?docs/[^)\s]*)\)")
 
 
 def _site_target(target: str) -> str:
-    target = target.removeprefix("./")
-    if target.startswith("docs/"):
-        return target.removeprefix("docs/")
-    anchor = target.partition("#")[2]
-    return README_SECTIONS.get(anchor, target)
+    return target.removeprefix("./").removeprefix("docs/")
 
 
 def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:

@@ -84,7 +84,10 @@ class UpdateRun:
                         raise
                     self._pending = recovered
                 else:
-                    self._pending = self._pipeline.feed(item)
+                    updates = self._pipeline.feed(item)
+                    if len(updates) == 1:  # the common case: handed out as it came
+                        return updates[0]
+                    self._pending = updates
             except BaseException:  # the source is closed on any exception, which propagates
                 self._ended = True
                 self.close()
@@ -157,7 +160,10 @@ class AsyncUpdateRun:
                         raise
                     self._pending = recovered
                 else:
-                    self._pending = self._pipeline.feed(item)
+                    updates = self._pipeline.feed(item)
+                    if len(updates) == 1:  # the common case: handed out as it came
+                        return updates[0]
+                    self._pending = updates
             except BaseException:  # the source is closed on any exception, which propagates
                 self._ended = True
                 await self.aclose()

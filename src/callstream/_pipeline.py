@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Final, final
 
 from callstream._assembly.arguments import BLOCK
 from callstream._assembly.assembler import ToolCallAssembler
-from callstream._assembly.types import AssemblyEvent, Signal, TextDelta
+from callstream._assembly.types import AssemblyEvent, CallChunk, Signal, TextDelta
 from callstream._errors import (
     OptionTypeError,
     StreamLimitError,
@@ -393,7 +393,8 @@ class Pipeline:
             UnknownFormatError: ``provider="auto"`` held back too many unrecognized payloads.
             UsageError: the pipeline was closed.
         """
-        self.raise_held()
+        if self._held is not None:  # raise_held() only when it raises (see views.parsed)
+            self.raise_held()
         if self._closed:
             raise UsageError("feed() after close(): this stream is over")
         updates: list[StreamUpdate] = []
@@ -538,7 +539,6 @@ class Pipeline:
         that carries only text gave signals, so it counts as of the format.
         """
         assert self._translate_payload is not None
-        events: list[AssemblyEvent] = []
         assembler = self._assembler
         signals: list[Signal] = self._translate_payload(payload)
         if self._format is not None:
@@ -546,6 +546,10 @@ class Pipeline:
                 self._misses = 0
             else:
                 self._mismatch(payload)
+        if len(signals) == 1 and type(signals[0]) is CallChunk:  # most payloads: no text,
+            self._emit(out, assembler.apply(signals[0]), payload)  # nothing to gather
+            return
+        events: list[AssemblyEvent] = []
         text = reasoning = ""
         for signal in signals:  # the assembler ignores signals after the stream's end
             if type(signal) is not TextDelta:
@@ -573,14 +577,15 @@ class Pipeline:
         reads the assembler's views, so a quiet pipeline never does)."""
         if not self._quiet:
             assembler = self._assembler
+            tool_calls, invalid_tool_calls, server_tool_calls = assembler.current_views()
             out.append(
                 StreamUpdate(
                     tuple(events),
-                    assembler.tool_calls,
-                    assembler.invalid_tool_calls,
+                    tool_calls,
+                    invalid_tool_calls,
                     assembler.finish_reason,
                     payload,
-                    assembler.server_tool_calls,
+                    server_tool_calls,
                     text,
                     reasoning,
                 )

@@ -294,6 +294,14 @@ def count_view_reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
             return original.fget(self)
 
         monkeypatch.setattr(ToolCallAssembler, view, property(counted))
+    at_once = ToolCallAssembler.current_views
+
+    def counted_at_once(self: ToolCallAssembler) -> Any:
+        for view in VIEWS:  # the three views read in one call
+            reads[view] += 1
+        return at_once(self)
+
+    monkeypatch.setattr(ToolCallAssembler, "current_views", counted_at_once)
     return reads
 
 

@@ -453,19 +453,21 @@ class AssemblyState:
         arguments.seen = True
         if arguments.dropped:
             return
-        self.views.grew(call)
         if call.verdict != UNDECIDED:  # invalid: the raw text grows, nothing else
+            self.views.grew(call)
             arguments.keep(text)
             return
         try:
             changes = arguments.add(text)
         except PartialJSONError as exc:
+            self.views.grew(call)
             self._invalidate(call, rejected(exc), events)
             return
         if changes is None:
+            self.views.grew(call)
             self._invalidate(call, arguments.limit_error or "", events)
             return
-        self.views.watch_preview(call)
+        self.views.parsed(call)
         if not call.announced:
             if call.name is None:
                 arguments.buffer(text, changes)

@@ -177,6 +177,10 @@ class AnthropicTranslator:
         """Return the signals carried by one streaming event (dict or SDK object)."""
         kind: str | None = None  # dispatch, never raise: callstream.providers._base
         try:
+            if type(payload) is dict and len(payload) == 3:  # a decoded delta event?
+                signals = self._json_delta(payload)
+                if signals is not None:
+                    return signals
             payload = _unwrap(payload)
             kind = get_str(payload, "type")
             return _HANDLERS.get(kind, ignore)(self, payload)
@@ -184,6 +188,34 @@ class AnthropicTranslator:
             return unreadable(self.name, kind, exc)
 
     # --- events ------------------------------------------------------------------------
+
+    def _json_delta(self, payload: dict[str, Any]) -> list[Signal] | None:
+        """The signals of a decoded ``content_block_delta`` event of the canonical shape
+        (``type``, ``index`` and an ``input_json_delta``), read with plain lookups; None,
+        having changed nothing, for any other payload, which the handler table reads
+        (the fast path of the common event: -0.4 µs of 5.7 per chunk pure, 200 B)."""
+        kind = payload.get("type")
+        delta = payload.get("delta")
+        index = payload.get("index")
+        if not (
+            type(kind) is str
+            and kind == "content_block_delta"
+            and type(delta) is dict
+            and type(index) is int
+            and index >= 0
+        ):
+            return None
+        delta_kind = delta.get("type")
+        text = delta.get("partial_json")
+        if not (
+            type(delta_kind) is str and delta_kind == "input_json_delta" and type(text) is str
+        ):
+            return None
+        block = self._open.get(index)
+        if not text or block is None:
+            return []  # as _block_delta: "" is a no-op, an unknown block no call
+        block.streamed = True
+        return [CallChunk(index, None, None, text)]
 
     def _block_start(self, payload: Any) -> list[Signal]:
         block = get(payload, "content_block")

@@ -169,15 +169,67 @@ class OpenAIChatTranslator:
         """Return the chunks and the finish signal carried by one payload."""
         kind: str | None = None  # dispatch, never raise: callstream.providers._base
         try:
-            if type(payload) is dict and payload.get("choices"):
-                kind = "choices"  # a decoded chunk: its handler called directly, not
-                return self._choices(payload)  # through the table (3 % compiled, compare_trees)
+            if type(payload) is dict:
+                choices = payload.get("choices")
+                if choices:
+                    kind = "choices"  # a decoded chunk: its handler called directly, not
+                    if type(choices) is list and len(choices) == 1:  # through the table
+                        signals = self._fragment(choices[0])  # (3 % compiled, compare_trees)
+                        if signals is not None:
+                            return signals
+                    return self._choices(payload)
             if type(payload) is not dict and get_str(payload, "type") == "chunk":
                 payload = get(payload, "chunk")  # the openai SDK stream helper's event
             kind = field_kind(payload, _HANDLERS)
             return _HANDLERS.get(kind, ignore)(self, payload)
         except Exception as exc:
             return unreadable(self.name, kind, exc)
+
+    def _fragment(self, choice: Any) -> list[Signal] | None:
+        """The signals of a decoded choice of the canonical mid-stream shape (a delta of
+        ``tool_calls`` entries only, each with an ``index`` and ``function``, no finish),
+        read with plain lookups; None, having changed nothing, for any other shape, which
+        :meth:`_choices` reads (the fast path of the common chunk: -1.4 µs of 7.2 per chunk
+        pure, compare_trees)."""
+        if type(choice) is not dict:
+            return None
+        number = choice.get("index", 0)
+        delta: Any = choice.get("delta")
+        entries = delta.get("tool_calls") if type(delta) is dict else None
+        if (
+            type(entries) is not list
+            or len(delta) != 1  # text, a legacy function_call, other spellings
+            or type(number) is not int
+            or number < 0
+            or choice.get("finish_reason") is not None
+            or choice.get("finishReason") is not None
+        ):
+            return None
+        signals: list[Signal] = []
+        if number != self._choice:
+            return signals
+        index = id_ = None
+        for entry in entries:
+            function = entry.get("function") if type(entry) is dict else None
+            if type(function) is not dict:
+                return None
+            index = entry.get("index")
+            id_ = entry.get("id")
+            name = function.get("name")
+            arguments = function.get("arguments")
+            if not (
+                type(index) is int
+                and index >= 0
+                and (id_ is None or type(id_) is str)
+                and (name is None or type(name) is str)
+                and (arguments is None or type(arguments) is str)
+            ):
+                return None
+            signals.append(CallChunk(index, id_, name, arguments))
+        if index is not None:  # the call streamed last (see _tool_call)
+            self._last_index = index
+            self._last_id = id_ or None
+        return signals
 
     def _choices(self, payload: Any) -> list[Signal]:
         signals: list[Signal] = []
