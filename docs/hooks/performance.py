@@ -171,12 +171,39 @@ def _runner(data: dict[str, Any]) -> str:
     return "Wall time per turn.\n\n" + _table(header, rows)
 
 
+def _structured(data: dict[str, Any]) -> str:
+    """``bench_structured``: µs per chunk per library and size, and the ratio to
+    callstream's ``StructuredParser`` (``~``: a run stopped at its budget, extrapolated)."""
+    rows = [r for r in data.get("rows", []) if isinstance(r, dict)]
+    ours = {
+        r.get("size"): r.get("total_s")
+        for r in rows
+        if r.get("library", "").startswith("callstream StructuredParser")
+    }
+
+    def cell(r: dict[str, Any]) -> str:
+        per, total = r.get("per_chunk_us"), r.get("total_s")
+        if r.get("status") == "n/a" or per is None:
+            return "n/a"
+        mark = "~" if r.get("status") == "stopped" else ""
+        base = ours.get(r.get("size"))
+        ratio = f" ({mark}{_num(total / base)}x)" if total and base else ""
+        return f"{mark}{_num(per, ' µs')}{ratio}"
+
+    records = [
+        {"label": r.get("library", "?"), "size": r.get("size"), "text": cell(r)} for r in rows
+    ]
+    body = _pivot(records, lambda r: str(r["text"]))
+    return "µs per 4-character chunk (total / callstream's total).\n\n" + body
+
+
 RENDERERS: dict[str, tuple[str, Callable[[dict[str, Any]], str]]] = {
     "builds": ("Compiled and pure Python, side by side", _builds),
     "pipeline": ("Whole streams against the peers", _pipeline),
     "runner": ("Eager tools: wall time per turn", _runner),
     "partial_json": ("The partial-JSON parser alone", _flat),
     "assembler": ("The assembler alone", _flat),
+    "structured": ("Structured output: partial objects per chunk", _structured),
 }
 
 

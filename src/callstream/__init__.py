@@ -5,9 +5,9 @@ parser (:class:`PartialJSONParser`), a sans-I/O assembler that merges chunks int
 (:class:`ToolCallAssembler`), translators for each provider's wire format
 (:mod:`callstream.providers`), tool schemas and output parsers (:mod:`callstream.tools`,
 :mod:`callstream.parsers`), thin sync / async drivers (:func:`stream`, :func:`astream`,
-:func:`collect`, :func:`acollect`), and on top of them the tool runner
-(:class:`ToolRunner`), the UI protocol encoders (:mod:`callstream.ui`) and the
-``callstream`` command.
+:func:`collect`, :func:`acollect`), and on top of them structured output streamed as
+partial objects (:func:`structured`), the tool runner (:class:`ToolRunner`), the UI
+protocol encoders (:mod:`callstream.ui`) and the ``callstream`` command.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from callstream._errors import OptionValueError as OptionValueError
 from callstream._errors import ParserStateError as ParserStateError
 from callstream._errors import PartialJSONError as PartialJSONError
 from callstream._errors import StreamLimitError as StreamLimitError
+from callstream._errors import StructuredOutputError as StructuredOutputError
 from callstream._errors import ToolDefinitionError as ToolDefinitionError
 from callstream._errors import UnknownFormatError as UnknownFormatError
 from callstream._errors import UsageError as UsageError
@@ -79,6 +80,7 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from callstream.parsers import JsonToolsParser as JsonToolsParser
     from callstream.parsers import ParsedCall as ParsedCall
     from callstream.parsers import PydanticToolsParser as PydanticToolsParser
+    from callstream.partial import StructuredParser as StructuredParser
     from callstream.runner import RunResult as RunResult
     from callstream.runner import Tool as Tool
     from callstream.runner import ToolCancelled as ToolCancelled
@@ -87,6 +89,14 @@ if TYPE_CHECKING:  # loaded on first use, see __getattr__
     from callstream.runner import ToolResult as ToolResult
     from callstream.runner import ToolRunner as ToolRunner
     from callstream.runner import ToolStarted as ToolStarted
+    from callstream.structured_output import AsyncStructuredStream as AsyncStructuredStream
+    from callstream.structured_output import StructuredResult as StructuredResult
+    from callstream.structured_output import StructuredStream as StructuredStream
+    from callstream.structured_output import StructuredUpdate as StructuredUpdate
+    from callstream.structured_output import acollect_structured as acollect_structured
+    from callstream.structured_output import astructured as astructured
+    from callstream.structured_output import collect_structured as collect_structured
+    from callstream.structured_output import structured as structured
     from callstream.tools import to_anthropic_tool as to_anthropic_tool
     from callstream.tools import to_openai_tool as to_openai_tool
     from callstream.tools import tool_adapter as tool_adapter
@@ -110,13 +120,23 @@ _LAZY: dict[str, str] = {
     "ToolResult": "callstream.runner",
     "ToolRunner": "callstream.runner",
     "ToolStarted": "callstream.runner",
+    "StructuredParser": "callstream.partial",
+    "AsyncStructuredStream": "callstream.structured_output",
+    "StructuredResult": "callstream.structured_output",
+    "StructuredStream": "callstream.structured_output",
+    "StructuredUpdate": "callstream.structured_output",
+    "acollect_structured": "callstream.structured_output",
+    "astructured": "callstream.structured_output",
+    "collect_structured": "callstream.structured_output",
+    "structured": "callstream.structured_output",
     "to_anthropic_tool": "callstream.tools",
     "to_openai_tool": "callstream.tools",
     "tool_adapter": "callstream.tools",
 }
-"""Names loaded on first use, and the module that holds each: the output parsers and tool
-schemas build pydantic models, ``Allow`` comes from partial-json-parser and the async
-driver and the tool runner import anyio, none of which ``stream()`` / ``collect()`` need."""
+"""Names loaded on first use, and the module that holds each: the output parsers, tool
+schemas and structured outputs build pydantic models, ``Allow`` comes from
+partial-json-parser and the async driver and the tool runner import anyio, none of which
+``stream()`` / ``collect()`` need."""
 
 
 def _version() -> str:
@@ -154,6 +174,7 @@ __all__ = (
     "ArgumentsDelta",
     "AssemblerStateError",
     "AssemblyEvent",
+    "AsyncStructuredStream",
     "AsyncToolCallStream",
     "CallChunk",
     "CallDone",
@@ -191,6 +212,11 @@ __all__ = (
     "StreamResult",
     "StreamUpdate",
     "StringExtended",
+    "StructuredOutputError",
+    "StructuredParser",
+    "StructuredResult",
+    "StructuredStream",
+    "StructuredUpdate",
     "TextDelta",
     "Tool",
     "ToolCall",
@@ -209,10 +235,14 @@ __all__ = (
     "ValueClosed",
     "ValueStarted",
     "acollect",
+    "acollect_structured",
     "astream",
+    "astructured",
     "collect",
+    "collect_structured",
     "parse_partial_json",
     "stream",
+    "structured",
     "to_anthropic_tool",
     "to_json_pointer",
     "to_openai_tool",

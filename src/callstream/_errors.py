@@ -20,6 +20,7 @@ Two families hang off one base class, so ``except CallstreamError`` catches both
         │   ├── MalformedJSONError       the text cannot be JSON, whatever follows
         │   └── JSONLimitError           a limit was exceeded (depth, size, digits)
         ├── StreamLimitError             the stream exceeded a limit (event, line or total size)
+        ├── StructuredOutputError        a structured output is not a valid object (.reason, .text)
         └── UnknownFormatError           a stream whose provider format cannot be recognized
 
 Data errors are what a provider may legitimately produce; the assembler turns them into
@@ -42,6 +43,7 @@ __all__ = (
     "ParserStateError",
     "PartialJSONError",
     "StreamLimitError",
+    "StructuredOutputError",
     "ToolDefinitionError",
     "UnknownFormatError",
     "UsageError",
@@ -118,6 +120,60 @@ class StreamLimitError(DataError):
     Raised by the drivers after every payload before the offending part was read, wherever
     the network cut; ``collect()`` / ``acollect()`` attach the partial result as
     ``exc.callstream_result`` (``interrupted=True``)."""
+
+
+class StructuredOutputError(DataError):
+    """A structured output (JSON the model wrote as text) is not a valid object.
+
+    Attributes:
+        reason: what went wrong: ``"length"`` (the token limit cut the output),
+            ``"incomplete"`` (the text ended before the JSON value did), ``"json"``
+            (the text is not JSON, or is over a limit), ``"validation"`` (the JSON does
+            not validate: ``errors`` holds pydantic's errors, the message pydantic's
+            text), ``"provider_error"`` (the provider ended the stream with an error).
+        text: the whole text the model wrote (nothing is dropped or repaired).
+        partial: the JSON preview when it stopped (plain data; None if none began).
+        value: the partial object when it stopped (see ``callstream.structured``).
+        finish_reason: the stream's finish reason, when known.
+        errors: pydantic's ``ValidationError.errors()`` for ``"validation"``, else None.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str,
+        text: str = "",
+        partial: object = None,
+        value: object = None,
+        finish_reason: str | None = None,
+        errors: list[dict[str, object]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.text = text
+        self.partial = partial
+        self.value = value
+        self.finish_reason = finish_reason
+        self.errors = errors
+
+    def __reduce__(self) -> tuple[object, ...]:
+        fields = {
+            "reason": self.reason,
+            "text": self.text,
+            "partial": self.partial,
+            "value": self.value,
+            "finish_reason": self.finish_reason,
+            "errors": self.errors,
+        }
+        return (_structured_error, (type(self), str(self), fields))
+
+
+def _structured_error(
+    cls: type[StructuredOutputError], message: str, fields: dict[str, object]
+) -> StructuredOutputError:
+    """Rebuild a pickled :class:`StructuredOutputError`."""
+    return cls(message, **fields)  # type: ignore[arg-type]
 
 
 class UnknownFormatError(DataError):

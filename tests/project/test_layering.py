@@ -41,6 +41,7 @@ def layer_of(module: str) -> tuple[int, str]:
         "_tool_schema": (3, "tools"),
         "feed": (3, "feed"),
         "examples": (3, "examples"),
+        "partial": (3, "partial"),
         "_pipeline": (5, "_pipeline"),
         "_result": (5, "_pipeline"),
         "_update": (5, "_pipeline"),
@@ -49,6 +50,7 @@ def layer_of(module: str) -> tuple[int, str]:
         "_sync": (6, "drivers"),
         "_async": (6, "drivers"),
         "runner": (7, "runner"),
+        "structured_output": (7, "structured_output"),
         "ui": (8, "ui"),
         "cli": (9, "cli"),
         "testing": (7, "testing"),
@@ -85,6 +87,7 @@ ONLY_IN = {
 WRAPPERS = {
     "callstream.cli._render": {"rich"},
     "callstream.parsers.langchain": {"langchain_core"},
+    "callstream.parsers.langchain_structured": {"langchain_core"},
 }
 
 

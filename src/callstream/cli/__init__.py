@@ -29,7 +29,12 @@ with C1 controls and bidi characters as ``\\uXXXX`` escapes. ``--output agui`` /
 the stream as the server-sent events a backend sends an AG-UI or a Vercel AI SDK front end
 (see :mod:`callstream.ui`).
 
-Exit status: 0 on success; 1 from ``inspect`` when some call is invalid; 2 for a bad
+``--structured`` reads the stream's text as a structured output instead: the object
+grows in a live window (or as JSON lines, AG-UI state events, Vercel data parts), then
+its final value, validated with ``--schema MODULE:NAME`` (see ``_structured``).
+
+Exit status: 0 on success; 1 from ``inspect`` when some call is invalid, and from
+``--structured`` when the output is not valid; 2 for a bad
 command line or an input that cannot be replayed (missing file, not JSON, unknown
 format), with a one-line message on standard error and no traceback; 130 on Ctrl-C.
 
@@ -241,13 +246,36 @@ def _show_rest(
         view.release(call.index)
 
 
+def _replay_structured(
+    prepared: Prepared, args: argparse.Namespace, stdout: IO[str], console: Console | None
+) -> int:
+    """``--structured``: the text as a structured output (see ``cli._structured``)."""
+    from callstream.cli._structured import load_schema, run_structured
+
+    speed = args.speed
+    if speed is None:
+        speed = 1.0 if _is_terminal(stdout) else 0.0
+    return run_structured(
+        prepared,
+        args.provider,
+        stdout,
+        console,
+        output=args.output,
+        interval=_interval(speed),
+        schema=load_schema(args.schema),
+        extract=args.extract,
+    )
+
+
 def _replay_one(
     recording: Recording | Source,
     args: argparse.Namespace,
     stdout: IO[str],
     console: Console | None,
-) -> None:
+) -> int:
     prepared = prepare(recording, provider=args.provider, split=args.split)
+    if args.structured:
+        return _replay_structured(prepared, args, stdout, console)
     if args.output == "jsonl":
         _run_jsonl(prepared, args.provider, args.speed, stdout)
     elif args.output in ("agui", "vercel"):
@@ -255,14 +283,14 @@ def _replay_one(
     else:
         assert console is not None
         _run_rich(prepared, args.provider, args.speed, console)
+    return 0
 
 
 def _cmd_replay(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
     recording = load_path(args.file)
     if args.output == "rich" and console is None:
         console = _console(stdout)
-    _replay_one(recording, args, stdout, console)
-    return 0
+    return _replay_one(recording, args, stdout, console)
 
 
 def _cmd_demo(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:

@@ -135,6 +135,25 @@ def build_parser() -> argparse.ArgumentParser:
                 "line; agui / vercel: the server-sent events of the AG-UI protocol / the "
                 "Vercel AI SDK UI message stream",
             )
+            command.add_argument(
+                "--structured",
+                action="store_true",
+                help="read the assistant's text as a structured output (JSON): show the "
+                "object as it grows, then the final value",
+            )
+            command.add_argument(
+                "--schema",
+                metavar="MODULE:NAME",
+                default=None,
+                help="with --structured: validate with this type (a pydantic model ...)",
+            )
+            command.add_argument(
+                "--extract",
+                choices=("json", "fenced", "prose"),
+                default="json",
+                help="with --structured: the text is the JSON (default), may be in a code "
+                "fence, or the JSON is the first {...} or [...] among prose",
+            )
 
     demo = commands.add_parser(
         "demo",
