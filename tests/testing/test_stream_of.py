@@ -16,6 +16,9 @@ from callstream.testing._stream import split_text
 from callstream.testing._wire import WIRE_FORMATS
 
 EXAMPLES = int(os.environ.get("CALLSTREAM_TESTING_EXAMPLES", "8"))
+# Vertex cannot express an empty container inside the arguments: those examples are
+# assumed away, which on a loaded machine can trip hypothesis' filter health check.
+SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much]
 WHOLE = {"gemini", "vertex", "mistral", "ollama"}  # formats that send a call's arguments whole
 WIRE = list(WIRE_FORMATS)
 
@@ -108,7 +111,7 @@ def check_outcome(
 
 
 @pytest.mark.parametrize(("fmt", "quirk", "split"), _cases())
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=SUPPRESSED)
 @given(calls=_calls, seed=st.integers(0, 2**32), text=st.none() | _text)
 def test_collect_gives_back_the_calls_or_the_quirks_outcome(
     fmt: str,
@@ -135,7 +138,7 @@ def _wire_cases() -> list[Any]:
 
 
 @pytest.mark.parametrize(("fmt", "quirk", "as_"), _wire_cases())
-@settings(max_examples=max(2, EXAMPLES // 2), deadline=None)
+@settings(max_examples=max(2, EXAMPLES // 2), deadline=None, suppress_health_check=SUPPRESSED)
 @given(calls=_calls, seed=st.integers(0, 2**32))
 def test_bytes_and_lines_read_as_the_payloads(
     fmt: str, quirk: str | None, as_: Any, calls: list[dict[str, Any]], seed: int
@@ -268,7 +271,7 @@ _OUTCOME_FIRST = ("token-limit", "provider-error", "dropped-connection", "stop-a
 
 
 @pytest.mark.parametrize(("fmt", "quirks"), _pairs())
-@settings(max_examples=max(2, EXAMPLES // 2), deadline=None)
+@settings(max_examples=max(2, EXAMPLES // 2), deadline=None, suppress_health_check=SUPPRESSED)
 @given(calls=_calls, seed=st.integers(0, 2**32), split=st.sampled_from(SPLITS))
 def test_quirks_combine(
     fmt: str, quirks: tuple[str, str], calls: list[dict[str, Any]], seed: int, split: Any
