@@ -42,8 +42,15 @@ from callstream.providers._base import (
     ignore,
     unreadable,
 )
-from callstream.providers._fields import get, get_int, get_list, get_str, is_record, is_sequence
-from callstream.providers._fields import path as field_path
+from callstream.providers._fields import (
+    get,
+    get_int,
+    get_list,
+    get_str,
+    is_record,
+    is_sequence,
+    path,
+)
 from callstream.providers._gemini_args import (  # the limits: still importable from here
     MAX_INDEX_GAP,  # noqa: F401
     MAX_PATH_DEPTH,  # noqa: F401
@@ -68,7 +75,7 @@ def detect(payload: Any) -> bool:
     """Return True if ``payload`` looks like a Gemini ``GenerateContentResponse`` chunk
     (it has a ``candidates`` list, or is a JSON array of such chunks). Cost: O(1)."""
     if is_sequence(payload):
-        items = field_path(payload, 0)
+        items = path(payload, 0)
         return items is not None and not is_sequence(items) and detect(items)
     return is_sequence(get(payload, "candidates"))
 
