@@ -5,7 +5,8 @@
     python benchmarks/bench_builds.py --tiny     # the test suite's (smallest sizes, 1 round)
     python benchmarks/bench_builds.py --render   # rewrite builds.md from builds.json
 
-Needs the compiled build installed (``pip install -e .`` with a C compiler); else exits
+Needs the compiled build installed (``CALLSTREAM_COMPILE=1 pip install '.[bench]'``, not
+editable, with a C compiler); else exits
 ``_report.SKIP_STATUS`` with a message. Each build runs in its own subprocess of this
 Python (``CALLSTREAM_PURE`` unset / ``=1``; each worker checks ``callstream.COMPILED``),
 alternated compiled then pure for 3 rounds (2 with ``--quick``) so that a change in the
@@ -363,8 +364,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             "bench_builds.py: the compiled build of callstream is not installed for "
             f"{sys.executable} (callstream._build.REASON: {compiled['reason']}{error}). "
-            "Install it with `pip install -e .` on a machine with a C compiler (the build "
-            "prints 'compiled N modules with mypyc'), then rerun.",
+            "Install it with `CALLSTREAM_COMPILE=1 pip install '.[bench]'` (not editable: a "
+            "development tree never holds compiled files) on a machine with a C compiler, "
+            "then rerun from the checkout.",
             file=sys.stderr,
         )
         return SKIP_STATUS
