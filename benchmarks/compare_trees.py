@@ -6,10 +6,12 @@
 
 For a change's before/after on one machine at one time. Each tree is measured in its own
 subprocess run with ``PYTHONPATH=<tree>`` (``callstream`` is imported from that tree,
-checked against ``callstream.__file__``); the benchmark code, streams included, is this
-directory's for both, so an old tree's own ``benchmarks/`` never runs. The subprocesses
-alternate, baseline then candidate, for several rounds (3; 2 with ``--quick``), so that
-a change in the machine's load falls on both.
+checked against ``callstream.__file__``), and both must run the same build (a tree from
+before the build switch may hold compiled modules beside its sources: then
+``CALLSTREAM_PURE=1`` compares the two in pure Python); the benchmark code, streams
+included, is this directory's for both, so an old tree's own ``benchmarks/`` never runs.
+The subprocesses alternate, baseline then candidate, for several rounds (3; 2 with
+``--quick``), so that a change in the machine's load falls on both.
 
 Measured in each subprocess: ``bench_pipeline.py``'s ``callstream stream()`` row (a
 ``for`` loop over ``stream(payloads, provider=fmt)`` reading ``update.tool_calls`` after
@@ -91,7 +93,12 @@ def work(tree: Path, sizes: Sequence[int], quick: bool) -> dict[str, Any]:
                     cell["wall"] = [t * 1e6 / m.inputs for t in m.wall_s]
                     cell["cpu"] = [t * 1e6 / m.inputs for t in m.cpu_s]
                     cells.append(cell)
-    return {"callstream_file": where.relative_to(tree.resolve()).as_posix(), "cells": cells}
+    compiled = bool(getattr(callstream, "COMPILED", False))
+    return {
+        "callstream_file": where.relative_to(tree.resolve()).as_posix(),
+        "build": "compiled" if compiled else "pure",
+        "cells": cells,
+    }
 
 
 # --- the parent: alternate the trees, then compare -----------------------------------------
@@ -164,14 +171,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             argv = [str(Path(__file__).resolve()), "--worker", str(tree), *size]
             env = {**os.environ, "PYTHONPATH": str(tree)}
             runs[name].append(worker_json(argv, env, f"{name} tree"))
-    command = f"python benchmarks/compare_trees.py --baseline {shown_path(ns.baseline)}"
+    builds = {name: results[0].get("build", "pure") for name, results in runs.items()}
+    if builds["baseline"] != builds["candidate"]:
+        print(
+            f"compare_trees.py: the baseline ran {builds['baseline']}, the candidate "
+            f"{builds['candidate']} (a tree from before the build switch may hold compiled "
+            "modules beside its sources): the ratio would compare builds, not trees. Rerun "
+            "with CALLSTREAM_PURE=1 to compare both in pure Python.",
+            file=sys.stderr,
+        )
+        return 2
+    pure = "CALLSTREAM_PURE=1 " if os.environ.get("CALLSTREAM_PURE") == "1" else ""
+    command = f"{pure}python benchmarks/compare_trees.py --baseline {shown_path(ns.baseline)}"
     if ns.candidate != parser.get_default("candidate"):
         command += f" --candidate {shown_path(ns.candidate)}"
     command += "".join(f" {a}" for a in size)
-    info = stamp(command) | {"load_average_1m_end": load_average()}
+    info = stamp(command, build=builds["candidate"]) | {"load_average_1m_end": load_average()}
     trees_md = "".join(
         f"- {name}: `{shown_path(tree)}` ({_commit(tree)}); callstream imported from "
-        f"`{shown_path(tree)}/{runs[name][0]['callstream_file']}`\n"
+        f"`{shown_path(tree)}/{runs[name][0]['callstream_file']}`, {builds[name]} build\n"
         for name, tree in trees.items()
     )
     tables = (

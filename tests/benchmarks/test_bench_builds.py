@@ -40,7 +40,7 @@ def test_refuses_without_the_compiled_build(tmp_path: Path) -> None:
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == bench_skip_status(), done.stderr[-3000:]
     assert "the compiled build of callstream is not installed" in done.stderr
-    assert "pip install -e ." in done.stderr
+    assert "CALLSTREAM_COMPILE=1 pip install" in done.stderr
     assert not (tmp_path / "out").exists()
 
 

@@ -142,7 +142,10 @@ def _compare_trees(bench: ModuleType, out: Path, stdout: str) -> None:
         for driver in ("callstream stream()", "callstream collect()"):
             assert text.count(f"| {fmt} | 1 call, 200 B | {driver} |") == 2  # CPU and wall
     assert "ratio (median)" in text and "Machine:" in text
-    assert "Regenerate: `python benchmarks/compare_trees.py --baseline src --tiny`" in text
+    assert "python benchmarks/compare_trees.py --baseline src --tiny`" in text
+    pure = os.environ.get("CALLSTREAM_PURE") == "1"
+    assert ("Regenerate: `CALLSTREAM_PURE=1 python" in text) is pure
+    assert text.count(", pure build\n") == 2 or text.count(", compiled build\n") == 2
 
 
 def _builds(bench: ModuleType, out: Path, stdout: str) -> None:
@@ -260,6 +263,24 @@ def test_compare_trees_worker_refuses_callstream_from_elsewhere(tmp_path: Path) 
     env = {**os.environ, "PYTHONPATH": str(src)}
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode != 0 and "not from the tree" in done.stderr
+
+
+def test_compare_trees_refuses_two_builds(tmp_path: Path) -> None:
+    """The installed compiled build against this checkout's pure src: the ratio would
+    compare builds, so the script refuses and says how to compare them in pure Python."""
+    import callstream
+
+    if not callstream.COMPILED or os.environ.get("CALLSTREAM_PURE") == "1":
+        pytest.skip("needs the compiled build installed (CI's first pass)")
+    installed = Path(callstream.__file__).resolve().parent.parent
+    argv = [sys.executable, str(BENCH / "compare_trees.py"), "--tiny", "--out", str(tmp_path)]
+    argv += ["--baseline", str(installed), "--candidate", str(BENCH.parent / "src")]
+    env = {k: v for k, v in os.environ.items() if k != "CALLSTREAM_PURE"}
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert "the baseline ran compiled, the candidate pure" in done.stderr
+    assert "CALLSTREAM_PURE=1" in done.stderr
+    assert not (tmp_path / "compare.md").exists()
 
 
 def test_every_results_file_is_stamped_alike() -> None:
