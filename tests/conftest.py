@@ -1,5 +1,5 @@
-"""Test-session hooks: hypothesis without deadlines, and one line in the summary when an
-outside corpus is absent."""
+"""Test-session hooks: hypothesis without deadlines, the shared ``browser`` fixture, and one
+line in the summary when an outside corpus is absent."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Any
 from hypothesis import settings
 
 from tests.support.corpus import PEERS, RECORDED_STREAMS
+
+pytest_plugins = ("tests.support.browser",)  # the headless Chromium fixture, ``browser``
 
 # No per-example deadline: a deadline is a timing assert, and on a loaded shared machine it
 # fails tests whose code is correct. Costs are checked as ratios (tests/growth) instead.

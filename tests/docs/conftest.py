@@ -11,15 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs.markdown_blocks import ROOT
-
-ON_CI = os.environ.get("CI") == "true"
-
-
-def unavailable(why: str) -> None:
-    """Skip with the reason, or fail under ``CI=true``, where nothing may be skipped."""
-    if ON_CI:
-        pytest.fail(f"CI=true but {why}", pytrace=False)
-    pytest.skip(why)
+from tests.support.browser import unavailable
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,36 +20,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.docs.conftest import unavailable
-
-CHROMIUM = Path(os.environ.get("CALLSTREAM_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PAGES = ("index.html", "guides/tool-runner.html", "reference/runner.html")
 """The home page, one guide, one API page."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        unavailable(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("playwright is not installed (pip install -e '.[test]')")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture(scope="module")

@@ -32,38 +32,20 @@ import pytest
 import callstream
 import callstream.ui
 from callstream.examples import EXAMPLES, read_example
+from tests.support.browser import unavailable
 from tests.support.paths import ROOT
 
 APP = ROOT / "examples" / "web" / "app.py"
-CHROMIUM = Path(os.environ.get("CALLSTREAM_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-ON_CI = os.environ.get("CI") == "true"
 SCREENSHOT = ROOT / "docs" / "web-example.png"
 SCREENSHOT_CASE = ("vercel", "openai_chat_invalid")  # the page the README shows
 PROTOCOLS = ("vercel", "agui")
 TIMEOUT_MS = 30_000
 
 
-def _unavailable(why: str) -> None:
-    """Skip (one reason for every test), or fail under CI, where nothing may be skipped."""
-    if ON_CI:
-        pytest.fail(f"CI=true but {why}: the web example's tests cannot run", pytrace=False)
-    pytest.skip(f"{why}: the web example's browser tests were skipped")
-
-
 def _need_web_extra() -> None:
     for module in ("starlette", "uvicorn"):
         if importlib.util.find_spec(module) is None:
-            _unavailable(f"{module} is not installed (pip install -e '.[web]')")
+            unavailable(f"{module} is not installed (pip install -e '.[web]')")
 
 
 # --- the app, without a browser -------------------------------------------------------------
@@ -239,22 +221,6 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.wait(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        _unavailable(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed (pip install -e '.[test]')")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture
