@@ -32,7 +32,8 @@ LIBRARIES = [pytest.param(httpx, id="httpx"), pytest.param(httpx2, id="httpx2")]
 # sign's three bytes over two chunks), with event / id / comment lines, a multi-line
 # data field, and bytes that are not UTF-8 at all.
 PIECES = [
-    b': keep-alive comment\n\nevent: message_start\nid: 7\ndata: {"a":',
+    # U+2028 and U+0085: line breaks to str.splitlines, not to JSON Lines
+    b': keep-alive comment\n\nevent: message_start\nid: 7\ndata: {"a\xe2\x80\xa8\xc2\x85":',
     b' "first line"}\ndata: {"b": "second line"}\n\nevent: delta\nid: 8\ndata: {"t": "5 \xe2',
     b'\x82\xac"}\n\n',
     b"\xff\xfe not utf-8 \x80\n\n",
@@ -142,7 +143,8 @@ def test_the_file_is_the_documented_json_lines(tmp_path: Path) -> None:
         httpx2, RecordingTransport(server(httpx2, PIECES), path), url="http://test/v1/chat?stream=1"
     )
     data = path.read_bytes()
-    lines = [strict_loads(line) for line in data.decode("utf-8").splitlines()]
+    assert data.endswith(b"\n") and "\u2028".encode() in data  # as UTF-8, unescaped
+    lines = [strict_loads(line) for line in data.decode("utf-8").split("\n")[:-1]]
     assert lines[0] == {"format": "callstream-recording", "version": 1}
     [line] = lines[1:]
     assert set(line) == {"request", "response", "chunks", "complete", "error"}
@@ -173,7 +175,7 @@ def test_request_bodies_json_text_and_binary(tmp_path: Path) -> None:
         client.post("http://test/c", content=b"\x00\xff")
         client.get("http://test/d")
     bodies = [
-        json.loads(line)["request"]["body"] for line in path.read_text("utf-8").splitlines()[1:]
+        json.loads(line)["request"]["body"] for line in path.read_text("utf-8").split("\n")[1:-1]
     ]
     assert bodies == [
         {"json": {"messages": [{"role": "user", "content": "é"}]}},
@@ -423,6 +425,25 @@ def test_a_bad_file_names_its_line(tmp_path: Path, text: str, message: str) -> N
     path = tmp_path / "bad.jsonl"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=message):
+        load_recording(path)
+
+
+def test_a_bad_field_is_refused(tmp_path: Path) -> None:
+    good = json.loads(chat("/").to_json())
+    bad_lines = [
+        {**good, "request": {**good["request"], "body": "not an object"}},
+        {**good, "request": {**good["request"], "body": {"yaml": "x"}}},
+        {**good, "response": {**good["response"], "headers": [["a", 1]]}},
+        {**good, "response": {**good["response"], "status": "200"}},
+        {**good, "complete": "yes"},
+    ]
+    for line in bad_lines:
+        path = tmp_path / "bad.jsonl"
+        path.write_text(Recording().dumps() + json.dumps(line) + "\n", encoding="utf-8")
+        with pytest.raises(ValueError, match=":2: malformed exchange"):
+            load_recording(path)
+    path.write_bytes(b"\xff\n")
+    with pytest.raises(ValueError, match="not UTF-8"):
         load_recording(path)
 
 

@@ -189,7 +189,15 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
         ValueError: the file is not a version-1 recording, or a line is malformed (the
             message names the line).
     """
-    lines = Path(path).read_bytes().decode("utf-8").splitlines()
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8: {exc}") from exc
+    # split on newlines only: str.splitlines would also cut at U+2028 or U+0085, which a
+    # chunk's text may hold unescaped
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
     if not lines:
         raise ValueError(f"{path}: empty file, expected the recording header line")
     header = _json_line(lines[0], path, 1)
@@ -201,7 +209,7 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
             continue
         try:
             exchanges.append(_exchange(_json_line(text, path, number)))
-        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError, binascii.Error) as exc:
             raise ValueError(f"{path}:{number}: malformed exchange: {exc!r}") from exc
     return Recording(tuple(exchanges))
 
@@ -707,6 +715,12 @@ def _chunk(item: dict[str, Any]) -> tuple[float, bytes]:
     raise ValueError(f"a chunk is {{'at', 'text' or 'base64'}}, got {sorted(item)}")
 
 
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {value!r}")
+    return value
+
+
 def _seconds(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise ValueError(f"a time is a number of seconds >= 0, got {value!r}")
@@ -727,10 +741,10 @@ def _exchange(line: dict[str, Any]) -> Exchange:
         else:
             raise ValueError(f"a request body is json, text or base64, got {kind!r}")
     pairs: Sequence[tuple[float, bytes]] = [_chunk(item) for item in line["chunks"]]
-    headers = tuple((str(k), str(v)) for k, v in response["headers"])
+    headers = tuple((_text(k), _text(v)) for k, v in response["headers"])
     error = line["error"]
     if error is not None:
-        error = (str(error["type"]), str(error["message"]))
+        error = (_text(error["type"]), _text(error["message"]))
     complete = line["complete"]
     status = response["status"]
     if not isinstance(complete, bool) or not isinstance(status, int) or isinstance(status, bool):
