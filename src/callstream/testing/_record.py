@@ -7,34 +7,9 @@ and the response body as the chunks the wrapped transport yielded them, each wit
 the same places, at the recorded pace or at once. SSE ``event:`` / ``id:`` lines, comments
 and multi-line ``data:`` survive because nothing is parsed: the body is kept as bytes.
 
-The file (format version 1), one JSON object per line, UTF-8:
+The file format is described on :class:`Recording`.
 
-* line 1, the header: ``{"format": "callstream-recording", "version": 1}``;
-* then one line per exchange, in the order the exchanges ended (for a client that sends
-  one request at a time, the order of the requests)::
-
-    {"request": {"method": "POST", "path": "/v1/chat/completions?stream=1",
-                 "body": {"json": {...}}},
-     "response": {"status": 200, "headers": [["content-type", "text/event-stream"]],
-                  "at": 0.21},
-     "chunks": [{"at": 0.25, "text": "data: {...}\\n\\n"}, {"at": 0.31, "base64": "8J+Y"}],
-     "complete": true,
-     "error": null}
-
-  ``at`` is seconds since the request was handed to the transport (``response.at``: when
-  the status and headers arrived). A chunk is ``text`` when its bytes are valid UTF-8 on
-  their own, else ``base64`` (a chunk cut inside a character, gzip). The request ``body``
-  is ``{"json": value}`` when the bytes parse as JSON, else ``{"text": ...}`` or
-  ``{"base64": ...}``, or ``null`` when empty. ``complete`` is false when the body was not
-  read to its end: then ``error`` is ``{"type": ..., "message": ...}`` when reading it
-  raised, or ``null`` when the client closed the response early.
-
-Credentials are never written: request headers are not recorded at all, response headers
-that carry credentials or cookies are dropped (``authorization``, ``x-api-key``,
-``api-key``, ``x-goog-api-key``, ``cookie``, ``set-cookie``, ``x-amz-security-token``,
-any name ending in ``-api-key`` or ``-token`` or containing ``secret``), and query
-parameters that carry them (``key``, ``api_key``, ``access_token``, ``sig``,
-``X-Amz-Signature``, ...) are removed from the path. The request body is written as sent.
+Credentials are never written (:class:`RecordingTransport` says what is left out).
 
 httpx and httpx2 are imported only when a transport or a request of that library is seen.
 """
@@ -171,7 +146,30 @@ class Exchange:
 
 @dataclass(frozen=True)
 class Recording:
-    """The exchanges of a recording file, in file order (:func:`load_recording`)."""
+    """The exchanges of a recording file, in file order (:func:`load_recording`).
+
+    The file (format version 1), one JSON object per line, UTF-8:
+
+    * line 1, the header: ``{"format": "callstream-recording", "version": 1}``;
+    * then one line per exchange, in the order the exchanges ended (for a client that sends
+      one request at a time, the order of the requests)::
+
+        {"request": {"method": "POST", "path": "/v1/chat/completions?stream=1",
+                     "body": {"json": {...}}},
+         "response": {"status": 200, "headers": [["content-type", "text/event-stream"]],
+                      "at": 0.21},
+         "chunks": [{"at": 0.25, "text": "data: {...}\\n\\n"}, {"at": 0.31, "base64": "8J+Y"}],
+         "complete": true,
+         "error": null}
+
+      ``at`` is seconds since the request was handed to the transport (``response.at``: when
+      the status and headers arrived). A chunk is ``text`` when its bytes are valid UTF-8 on
+      their own, else ``base64`` (a chunk cut inside a character, gzip). The request ``body``
+      is ``{"json": value}`` when the bytes parse as JSON, else ``{"text": ...}`` or
+      ``{"base64": ...}``, or ``null`` when empty. ``complete`` is false when the body was not
+      read to its end: then ``error`` is ``{"type": ..., "message": ...}`` when reading it
+      raised, or ``null`` when the client closed the response early.
+    """
 
     exchanges: tuple[Exchange, ...] = field(default_factory=tuple)
 
@@ -183,7 +181,7 @@ class Recording:
 
 def load_recording(path: str | os.PathLike[str]) -> Recording:
     """Read a recording file written by :class:`RecordingTransport` (or by hand, in the
-    format of this module's docstring). Reads the whole file; costs its size.
+    format :class:`Recording` describes). Reads the whole file; costs its size.
 
     Raises:
         ValueError: the file is not a version-1 recording, or a line is malformed (the
@@ -216,7 +214,7 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
 
 class RecordingTransport:
     """Wraps an httpx or httpx2 transport (sync or async) and records each exchange into
-    ``path``, a JSON Lines file (format: this module's docstring).
+    ``path``, a JSON Lines file (its format: :class:`Recording`).
 
     Use it as the client's transport: ``httpx2.Client(transport=RecordingTransport(
     httpx2.HTTPTransport(), "run.jsonl"))``. The file is created (truncated) with its
@@ -226,7 +224,23 @@ class RecordingTransport:
     for chunk; recording costs one copy of the body in memory until the exchange is
     written, and one small blocking file append per exchange.
 
+    Credentials are never written: request headers are not recorded at all, response headers
+    that carry credentials or cookies are dropped (``authorization``, ``x-api-key``,
+    ``api-key``, ``x-goog-api-key``, ``cookie``, ``set-cookie``, ``x-amz-security-token``,
+    any name ending in ``-api-key`` or ``-token`` or containing ``secret``), and query
+    parameters that carry them (``key``, ``api_key``, ``access_token``, ``sig``,
+    ``X-Amz-Signature``, ...) are removed from the path. The request body is written as sent.
+
+    Args:
+        transport: the transport to wrap: any ``BaseTransport`` or ``AsyncBaseTransport``
+            of httpx or httpx2 (``HTTPTransport``, ``MockTransport``, one of your own).
+        path: the file to write.
+
+    Raises:
+        TypeError: ``transport`` is not an httpx or httpx2 transport.
+
     Attributes:
+        library: ``"httpx"`` or ``"httpx2"``, the wrapped transport's library.
         exchanges: the exchanges written so far, in file order.
     """
 
@@ -236,7 +250,7 @@ class RecordingTransport:
         self.path = Path(path)
         self.exchanges: list[Exchange] = []
         self._lock = threading.Lock()
-        self.path.write_text(Recording().dumps(), encoding="utf-8")
+        self.path.write_text(Recording().dumps(), encoding="utf-8", newline="\n")
 
     def handle_request(self, request: Any) -> Any:
         """Forward ``request`` to the wrapped transport; the response's body is recorded
@@ -265,7 +279,7 @@ class RecordingTransport:
 
     def _write(self, exchange: Exchange) -> None:
         line = exchange.to_json() + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as file:
+        with self._lock, self.path.open("a", encoding="utf-8", newline="\n") as file:
             file.write(line)
             self.exchanges.append(exchange)
 
