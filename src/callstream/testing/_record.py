@@ -148,27 +148,26 @@ class Exchange:
 class Recording:
     """The exchanges of a recording file, in file order (:func:`load_recording`).
 
-    The file (format version 1), one JSON object per line, UTF-8:
-
-    * line 1, the header: ``{"format": "callstream-recording", "version": 1}``;
-    * then one line per exchange, in the order the exchanges ended (for a client that sends
-      one request at a time, the order of the requests)::
+    The file (format version 1) is UTF-8 JSON Lines. Line 1 is the header,
+    ``{"format": "callstream-recording", "version": 1}``; then comes one line per exchange,
+    in the order the exchanges ended (for a client that sends one request at a time, the
+    order of the requests). An exchange's line, wrapped here::
 
         {"request": {"method": "POST", "path": "/v1/chat/completions?stream=1",
-                     "body": {"json": {...}}},
+                     "body": {"json": {"model": "m", "stream": true}}},
          "response": {"status": 200, "headers": [["content-type", "text/event-stream"]],
                       "at": 0.21},
          "chunks": [{"at": 0.25, "text": "data: {...}\\n\\n"}, {"at": 0.31, "base64": "8J+Y"}],
          "complete": true,
          "error": null}
 
-      ``at`` is seconds since the request was handed to the transport (``response.at``: when
-      the status and headers arrived). A chunk is ``text`` when its bytes are valid UTF-8 on
-      their own, else ``base64`` (a chunk cut inside a character, gzip). The request ``body``
-      is ``{"json": value}`` when the bytes parse as JSON, else ``{"text": ...}`` or
-      ``{"base64": ...}``, or ``null`` when empty. ``complete`` is false when the body was not
-      read to its end: then ``error`` is ``{"type": ..., "message": ...}`` when reading it
-      raised, or ``null`` when the client closed the response early.
+    ``at`` is seconds since the request was handed to the transport (``response.at``: when
+    the status and headers arrived). A chunk is ``text`` when its bytes are valid UTF-8 on
+    their own, else ``base64`` (a chunk cut inside a character, gzip). The request ``body``
+    is ``{"json": value}`` when the bytes parse as JSON, else ``{"text": ...}`` or
+    ``{"base64": ...}``, or ``null`` when empty. ``complete`` is false when the body was
+    not read to its end: then ``error`` is ``{"type": ..., "message": ...}`` when reading
+    it raised, or ``null`` when the client closed the response early.
     """
 
     exchanges: tuple[Exchange, ...] = field(default_factory=tuple)
