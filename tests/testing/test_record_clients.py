@@ -4,6 +4,7 @@ what the network reads gave."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import threading
 from collections.abc import Iterator
@@ -134,34 +135,63 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         return None
 
 
-def test_over_a_loopback_socket_the_network_reads_are_recorded(tmp_path: Path) -> None:
-    pieces = [
-        b"event: ping\n: comment\n",
-        b'data: {"a": \xe2\x82',
-        b"\xac}\n\n",
-        b"data: [DONE]\n\n",
-    ]
+SOCKET_PIECES = [
+    b"event: ping\n: comment\n",
+    b'data: {"a": \xe2\x82',
+    b"\xac}\n\n",
+    b"data: [DONE]\n\n",
+]
+
+
+@contextlib.contextmanager
+def loopback(pieces: list[bytes]) -> Iterator[tuple[str, threading.Semaphore]]:
+    """A server on 127.0.0.1 streaming ``pieces``: its URL, and the semaphore the client
+    releases after reading each piece."""
     read = threading.Semaphore(0)
     handler = type("Handler", (_Handler,), {"pieces": pieces, "read": read})
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
-            path = tmp_path / "socket.jsonl"
-            recorder = RecordingTransport(httpx.HTTPTransport(), path)
-            got = []
-            with httpx.Client(transport=recorder) as client:
-                url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat"
-                with client.stream("POST", url, json={"stream": True}) as response:
-                    for chunk in response.iter_raw():
-                        got.append(chunk)
-                        read.release()
+            yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat", read
         finally:
             server.shutdown()
             thread.join()
-    assert got == pieces
+
+
+def check_recording(path: Path) -> None:
     [exchange] = load_recording(path).exchanges
-    assert list(exchange.chunks) == pieces and exchange.complete
+    assert list(exchange.chunks) == SOCKET_PIECES and exchange.complete
     with httpx2.Client(transport=ReplayTransport(path)) as client:
         with client.stream("POST", "http://elsewhere/v1/chat", json={"stream": True}) as response:
-            assert list(response.iter_raw()) == pieces
+            assert list(response.iter_raw()) == SOCKET_PIECES
+
+
+def test_over_a_loopback_socket_the_network_reads_are_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "socket.jsonl"
+    got = []
+    with loopback(SOCKET_PIECES) as (url, read):
+        with httpx.Client(transport=RecordingTransport(httpx.HTTPTransport(), path)) as client:
+            with client.stream("POST", url, json={"stream": True}) as response:
+                for chunk in response.iter_raw():
+                    got.append(chunk)
+                    read.release()
+    assert got == SOCKET_PIECES
+    check_recording(path)
+
+
+@pytest.mark.anyio
+async def test_async_over_a_loopback_socket_the_network_reads_are_recorded(
+    tmp_path: Path, anyio_backend: str
+) -> None:
+    path = tmp_path / "socket.jsonl"
+    got = []
+    with loopback(SOCKET_PIECES) as (url, read):
+        recorder = RecordingTransport(httpx2.AsyncHTTPTransport(), path)
+        async with httpx2.AsyncClient(transport=recorder) as client:
+            async with client.stream("POST", url, json={"stream": True}) as response:
+                async for chunk in response.aiter_raw():
+                    got.append(chunk)
+                    read.release()
+    assert got == SOCKET_PIECES
+    check_recording(path)
