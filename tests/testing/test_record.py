@@ -429,7 +429,7 @@ def test_a_bad_file_names_its_line(tmp_path: Path, text: str, message: str) -> N
 
 
 def test_a_bad_field_is_refused(tmp_path: Path) -> None:
-    good = json.loads(chat("/").to_json())
+    good = json.loads(chat("/").dumps())
     bad_lines = [
         {**good, "request": {**good["request"], "body": "not an object"}},
         {**good, "request": {**good["request"], "body": {"yaml": "x"}}},
@@ -448,7 +448,7 @@ def test_a_bad_field_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_bad_chunk_is_refused(tmp_path: Path) -> None:
-    good = json.loads(chat("/").to_json())
+    good = json.loads(chat("/").dumps())
     for chunk in [
         {"at": -1, "text": "x"},
         {"at": 0, "text": "x", "base64": "eA=="},

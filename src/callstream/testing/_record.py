@@ -123,7 +123,7 @@ class Exchange:
         """
         return json.loads(self.body, parse_constant=_reject_constant) if self.body else None
 
-    def to_json(self) -> str:
+    def dumps(self) -> str:
         """The exchange as one line of the file (no newline): valid UTF-8 JSON."""
         pairs = zip(self.offsets, self.chunks, strict=True)
         chunks = [{"at": at, **_bytes_field(chunk)} for at, chunk in pairs]
@@ -175,7 +175,7 @@ class Recording:
     def dumps(self) -> str:
         """The whole file's text: the header line, then one line per exchange."""
         header = json.dumps({"format": FORMAT, "version": VERSION}, separators=(",", ":"))
-        return "".join(line + "\n" for line in [header, *(e.to_json() for e in self.exchanges)])
+        return "".join(line + "\n" for line in [header, *(e.dumps() for e in self.exchanges)])
 
 
 def load_recording(path: str | os.PathLike[str]) -> Recording:
@@ -277,7 +277,7 @@ class RecordingTransport:
         )
 
     def _write(self, exchange: Exchange) -> None:
-        line = exchange.to_json() + "\n"
+        line = exchange.dumps() + "\n"
         with self._lock, self.path.open("a", encoding="utf-8", newline="\n") as file:
             file.write(line)
             self.exchanges.append(exchange)
