@@ -4,11 +4,21 @@
 raw bytes, or the lines) a provider streams, cut the way that provider cuts, with the named
 quirks of the servers that bend the format. Reading it back with :func:`callstream.collect`
 gives the calls again, or the documented outcome of a quirk that breaks the stream
-(:data:`QUIRKS`). Needs nothing beyond callstream (``pip install 'callstream[testing]'``).
+(:data:`QUIRKS`). :class:`RecordingTransport` and :class:`ReplayTransport` record a real
+streamed exchange chunk for chunk and answer an httpx or httpx2 client with it again.
+Needs nothing beyond callstream (``pip install 'callstream[testing]'``).
 """
 
 from __future__ import annotations
 
+from callstream.testing._record import (
+    Exchange,
+    Recording,
+    RecordingTransport,
+    ReplayError,
+    ReplayTransport,
+    load_recording,
+)
 from callstream.testing._stream import (
     FORMATS,
     QUIRKS,
@@ -28,13 +38,19 @@ __all__ = (
     "QUIRKS",
     "SPLITS",
     "Encoding",
+    "Exchange",
     "Quirk",
     "QuirkInfo",
+    "Recording",
+    "RecordingTransport",
+    "ReplayError",
+    "ReplayTransport",
     "Split",
     "StreamDropped",
     "WireCall",
     "WireStream",
     "encode",
+    "load_recording",
     "ndjson_line",
     "sse_event",
     "stream_of",
