@@ -81,6 +81,7 @@ ONLY_IN = {
         "callstream._sources",  # inside the async parts only: a sync stream never loads it
         "callstream.runner._run",
         "callstream.runner._turn",
+        "callstream.testing._transport",  # pacing an async response body
     },
 }
 # Modules that exist to wrap an optional package; they are themselves imported lazily.
