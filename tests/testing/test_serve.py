@@ -65,6 +65,9 @@ def test_bedrock_is_served_as_aws_eventstream_messages_botocore_decodes() -> Non
         head, chunks, ended = exchange(base_url, "/model/m/converse-stream", {"messages": []})
     assert b"application/vnd.amazon.eventstream" in head and ended
     assert chunks == encode(stream, "bedrock")
+    assert (
+        tuple(chunks) == stream_of(CALLS, format="bedrock", text="Let me look.", as_="bytes").items
+    )
     decoder = eventstream.EventStreamBuffer()  # checks both CRCs and every length
     for chunk in chunks:
         decoder.add_data(chunk)
@@ -100,7 +103,7 @@ def test_an_eventstream_message_is_framed_as_botocore_reads_it() -> None:
 
 
 def test_bedrock_payloads_that_are_not_one_event_are_refused() -> None:
-    with pytest.raises(ValueError, match="one {event type: body} pair"):
+    with pytest.raises(ValueError, match=r"one \{event type: body\} pair"):
         encode([{"messageStart": {}, "messageStop": {}}], "bedrock")
     with pytest.raises(ValueError, match="binary"):
         stream_of(CALLS, format="bedrock", as_="lines")

@@ -56,7 +56,9 @@ def test_the_body_arrives_in_the_streams_chunks(lib: str) -> None:
             assert response.status_code == 200
             assert response.headers["content-type"] == "text/event-stream"
             assert tuple(response.iter_raw()) == stream.items
-    assert callstream.collect(stream.items).tool_calls == [{**c, "type": "tool_call"} for c in CALLS]
+    assert callstream.collect(stream.items).tool_calls == [
+        {**c, "type": "tool_call"} for c in CALLS
+    ]
 
 
 @pytest.mark.anyio
@@ -90,7 +92,9 @@ async def test_async_pace_sleeps_with_anyio(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(anyio, "sleep", sleep)
     stream = stream_of(CALLS[:1], format="ollama", split="whole")
-    async with httpx.AsyncClient(transport=httpx.MockTransport(MockProvider(stream, pace=0.5))) as c:
+    async with httpx.AsyncClient(
+        transport=httpx.MockTransport(MockProvider(stream, pace=0.5))
+    ) as c:
         response = await c.post("http://test/api/chat", json={"messages": []})
     assert response.headers["content-type"] == "application/x-ndjson"
     assert [json.loads(line) for line in response.text.splitlines()] == list(stream)
@@ -127,13 +131,18 @@ def test_turns_match_the_tools_offered() -> None:
     assert callstream.collect([both.content]).tool_calls[0]["name"] == "search"
     other = post(mock, body={"messages": [], "tools": chat_tools("other")})
     assert other.status_code == 404
-    assert "offers tools ['other']; no turn left expects them (turn 0: ['get_weather'])" in (
-        other.json()["error"]["message"]
+    assert (
+        "offers tools ['other']; no turn left expects them (turn 0: ['get_weather'])"
+        in (other.json()["error"]["message"])
     )
     one = post(mock, body={"messages": [], "tools": chat_tools("get_weather")})
     assert callstream.collect([one.content]).tool_calls[0]["name"] == "get_weather"
     assert [r.turn for r in mock.requests] == [1, None, 0]
-    assert [r.tools for r in mock.requests] == [("search", "get_weather"), ("other",), ("get_weather",)]
+    assert [r.tools for r in mock.requests] == [
+        ("search", "get_weather"),
+        ("other",),
+        ("get_weather",),
+    ]
 
 
 def test_credentials_are_never_recorded() -> None:
@@ -183,8 +192,18 @@ def test_a_body_that_is_not_json_is_refused_and_recorded() -> None:
         ((), {}, ValueError, "at least one turn"),
         (("hello",), {}, ValueError, "give format="),
         (("hello",), {"format": "langchain"}, ValueError, "no HTTP endpoint for format"),
-        ((stream_of(CALLS, format="anthropic"),), {"format": "openai-chat"}, ValueError, "a anthropic stream in a openai-chat mock"),
-        ((stream_of(CALLS, format="openai-chat", as_="lines"),), {}, ValueError, "lost its chunk boundaries"),
+        (
+            (stream_of(CALLS, format="anthropic"),),
+            {"format": "openai-chat"},
+            ValueError,
+            "a anthropic stream in a openai-chat mock",
+        ),
+        (
+            (stream_of(CALLS, format="openai-chat", as_="lines"),),
+            {},
+            ValueError,
+            "lost its chunk boundaries",
+        ),
         ((stream_of(CALLS, format="openai-chat"),), {"pace": -1}, ValueError, "pace must be"),
         ((42,), {"format": "openai-chat"}, TypeError, "a turn is a WireStream"),
     ],
@@ -206,8 +225,17 @@ def test_turn_misuse() -> None:
 # --- what each format's request carries ------------------------------------------------------
 
 RESULTS = [
-    ToolResult(index=0, id="call_1", name="get_weather", args=CALLS[0]["args"], status="done", output={"temp": 18}),
-    ToolResult(index=1, id="call_2", name="search", args=CALLS[1]["args"], status="done", output="found"),
+    ToolResult(
+        index=0,
+        id="call_1",
+        name="get_weather",
+        args=CALLS[0]["args"],
+        status="done",
+        output={"temp": 18},
+    ),
+    ToolResult(
+        index=1, id="call_2", name="search", args=CALLS[1]["args"], status="done", output="found"
+    ),
 ]
 # where each format keeps its conversation, and its tool declarations
 BODIES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -226,7 +254,11 @@ BODIES: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "bedrock": (
         "messages",
-        {"toolConfig": {"tools": [{"toolSpec": {"name": "get_weather"}}, {"toolSpec": {"name": "search"}}]}},
+        {
+            "toolConfig": {
+                "tools": [{"toolSpec": {"name": "get_weather"}}, {"toolSpec": {"name": "search"}}]
+            }
+        },
     ),
 }
 TOOLS_SEEN = {"openai-responses": ("get_weather", "web_search")}

@@ -12,6 +12,7 @@ nothing beyond callstream (``pip install 'callstream[testing]'``).
 
 from __future__ import annotations
 
+from callstream.testing._server import serve
 from callstream.testing._stream import (
     FORMATS,
     QUIRKS,
@@ -23,7 +24,6 @@ from callstream.testing._stream import (
     WireStream,
     stream_of,
 )
-from callstream.testing._server import serve
 from callstream.testing._transport import (
     ENDPOINTS,
     MockProvider,

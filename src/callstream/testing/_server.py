@@ -27,7 +27,7 @@ def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
         return handler.rfile.read(int(length))
     if "chunked" not in handler.headers.get("transfer-encoding", "").lower():
         return b""
-    parts = []
+    parts: list[bytes] = []
     while True:
         size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
         if size == 0:

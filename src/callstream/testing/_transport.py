@@ -54,7 +54,7 @@ _ROUTES: dict[str, re.Pattern[str]] = {
 }
 
 CONTENT_TYPES: dict[str, str] = {
-    **{fmt: "text/event-stream" for fmt in ENDPOINTS},
+    **dict.fromkeys(ENDPOINTS, "text/event-stream"),
     "ollama": "application/x-ndjson",
     "bedrock": "application/vnd.amazon.eventstream",
 }
@@ -139,24 +139,19 @@ class Turn:
     Attributes:
         stream: what is streamed back.
         tools: when given, the turn answers only a request offering exactly these tool
-            names (in any order).
-        status: the HTTP status of the reply.
+            names (in any order); ``None`` answers whatever tools are offered.
     """
 
     stream: WireStream
     tools: frozenset[str] | None = None
-    status: int = 200
 
-    def __init__(
-        self, stream: WireStream, *, tools: Iterable[str] | None = None, status: int = 200
-    ) -> None:
+    def __init__(self, stream: WireStream, *, tools: Iterable[str] | None = None) -> None:
         if not isinstance(stream, WireStream):
             raise TypeError(f"Turn takes a WireStream (stream_of's result), not {stream!r:.80}")
         if isinstance(tools, str):
             raise TypeError(f"tools must be a collection of tool names, not the string {tools!r}")
         object.__setattr__(self, "stream", stream)
         object.__setattr__(self, "tools", None if tools is None else frozenset(tools))
-        object.__setattr__(self, "status", status)
 
 
 @dataclass(frozen=True)
@@ -257,8 +252,7 @@ class MockProvider:
             found = Turn(stream_of(turn, format=format))
         else:
             raise TypeError(
-                "a turn is a WireStream, a Turn, a list of tool calls or a text, "
-                f"not {turn!r:.80}"
+                f"a turn is a WireStream, a Turn, a list of tool calls or a text, not {turn!r:.80}"
             )
         if found.stream.format != format:
             raise ValueError(f"a {found.stream.format} stream in a {format} mock")
@@ -304,7 +298,7 @@ class MockProvider:
             return _error_reply(problem or "no turn")
         chosen = self._script.turns[turn]
         return Reply(
-            chosen.status,
+            200,
             {"content-type": CONTENT_TYPES[self.format]},
             self._chunks[turn],
             self.pace,
@@ -334,9 +328,7 @@ class MockProvider:
                 f"{len(self._script.turns)} scripted turns are answered"
             )
         offered = sorted(_tool_names(body, self.format))
-        wanted = "; ".join(
-            f"turn {n}: {sorted(self._script.turns[n].tools or ())}" for n in left
-        )
+        wanted = "; ".join(f"turn {n}: {sorted(self._script.turns[n].tools or ())}" for n in left)
         return (
             f"callstream MockProvider ({self.format}): {request} offers tools {offered}; "
             f"no turn left expects them ({wanted})"
@@ -402,7 +394,7 @@ def _body_class(module: Any) -> type:
     if found is not None:
         return found
 
-    class Body(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc,name-defined]
+    class Body(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc]
         def __init__(
             self, chunks: tuple[bytes, ...], pace: float | None, error: Exception | None
         ) -> None:

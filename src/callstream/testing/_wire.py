@@ -26,8 +26,9 @@ __all__ = (
 Encoding = Literal["payloads", "bytes", "lines"]
 """What a :class:`~callstream.testing.WireStream` yields: ``payloads`` (the decoded dicts
 an SDK or a JSON reader gives), ``bytes`` (one chunk of server bytes per payload: SSE
-events, NDJSON lines for Ollama, AWS eventstream messages for Bedrock) or ``lines`` (those bytes as ``str`` lines without
-their line ends, ``""`` for a blank line, as httpx's ``iter_lines()`` yields them)."""
+events, NDJSON lines for Ollama, AWS eventstream messages for Bedrock) or ``lines``
+(those bytes as ``str`` lines without their line ends, ``""`` for a blank line, as
+httpx's ``iter_lines()`` yields them; not for Bedrock)."""
 
 #: formats whose servers name each event after the payload's ``type``
 _NAMED_EVENTS = ("anthropic", "openai-responses", "cohere")
@@ -85,9 +86,7 @@ def _bedrock_message(payload: Any) -> bytes:
     server sends it: the type in ``:event-type`` (``:exception-type`` for an error event),
     the inner object as the JSON payload."""
     if not isinstance(payload, dict) or len(payload) != 1:
-        raise ValueError(
-            f"a bedrock payload is one {{event type: body}} pair, not {payload!r:.80}"
-        )
+        raise ValueError(f"a bedrock payload is one {{event type: body}} pair, not {payload!r:.80}")
     ((kind, body),) = payload.items()
     data = json.dumps(body).encode("utf-8", "surrogatepass")
     if kind.endswith("Exception"):
