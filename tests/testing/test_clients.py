@@ -371,13 +371,9 @@ def scripted(name: str) -> MockProvider:
 
 
 def check(name: str, mock: MockProvider, seen: Seen, result: callstream.StreamResult) -> None:
-    expected = EXPECTED
-    if name == "ollama":  # no ids in the SDK's calls
-        expected = [(n, a, None) for n, a, _ in EXPECTED]
-        assert [c["id"] for c in result.tool_calls] == [None, None]
-        assert calls_of(result) == expected
-    else:
-        assert calls_of(result) == expected
+    # the ollama SDK's ToolCall keeps no id: what it yields carries none
+    expected = [(n, a, None) for n, a, _ in EXPECTED] if name == "ollama" else EXPECTED
+    assert calls_of(result) == expected
     if seen:
         assert seen == expected
     assert result.text == TEXT
@@ -404,6 +400,20 @@ async def test_the_async_client_reads_the_served_stream(name: str, anyio_backend
     mock = scripted(name)
     seen, result = await arun(mock)
     check(name, mock, seen, result)
+
+
+def test_a_request_no_turn_answers_is_an_error_each_client_raises() -> None:
+    openai = pytest.importorskip("openai")
+    ollama = pytest.importorskip("ollama")
+    exceptions = pytest.importorskip("botocore.exceptions")
+    mock = MockProvider("one answer", format="anthropic")
+    with pytest.raises(openai.NotFoundError, match="expected a path ending /v1/messages"):
+        openai_chat(mock)
+    with pytest.raises(ollama.ResponseError, match="expected a path ending /v1/messages"):
+        ollama_chat(mock)
+    with pytest.raises(exceptions.ClientError, match="expected a path ending /v1/messages"):
+        bedrock_converse(mock)
+    assert len(mock.errors) == len(mock.requests) == 3 and mock.unanswered == (0,)
 
 
 # --- an agent loop over two scripted turns ---------------------------------------------------
