@@ -182,7 +182,10 @@ def test_a_body_that_is_not_json_is_refused_and_recorded() -> None:
     with httpx2.Client(transport=httpx2.MockTransport(mock)) as client:
         response = client.post(CHAT_URL, content=b"not json")
     assert response.status_code == 404
-    assert response.json()["error"]["message"] == "the request body is not JSON"
+    assert response.json()["error"]["message"] == (
+        "callstream MockProvider (openai-chat): request #0 (/v1/chat/completions): "
+        "the request body is not JSON"
+    )
     assert mock.requests[0].body == "not json" and mock.unanswered == (0,)
 
 
@@ -196,7 +199,7 @@ def test_a_body_that_is_not_json_is_refused_and_recorded() -> None:
             (stream_of(CALLS, format="anthropic"),),
             {"format": "openai-chat"},
             ValueError,
-            "a anthropic stream in a openai-chat mock",
+            "turn 0 is written in anthropic; this mock serves openai-chat",
         ),
         (
             (stream_of(CALLS, format="openai-chat", as_="lines"),),

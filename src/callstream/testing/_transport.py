@@ -17,7 +17,7 @@ import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -167,12 +167,6 @@ class Reply:
     dropped: bool = False
 
 
-@dataclass
-class _Script:
-    turns: list[Turn]
-    answered: list[bool] = field(default_factory=list)
-
-
 class MockProvider:
     """A provider endpoint scripted turn by turn, for the real SDK clients.
 
@@ -233,15 +227,15 @@ class MockProvider:
             raise ValueError(f"no HTTP endpoint for format {format!r}: one of {known}")
         self.format = format
         self.pace = pace
-        self._script = _Script([self._turn(t, format) for t in turns])
-        self._script.answered = [False] * len(self._script.turns)
-        self._chunks = [_chunks(t.stream) for t in self._script.turns]
+        self._turns = [self._turn(n, t, format) for n, t in enumerate(turns)]
+        self._answered = [False] * len(self._turns)
+        self._chunks = [_chunks(t.stream) for t in self._turns]
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.errors: list[str] = []
 
     @staticmethod
-    def _turn(turn: Any, format: str) -> Turn:
+    def _turn(n: int, turn: Any, format: str) -> Turn:
         if isinstance(turn, Turn):
             found = turn
         elif isinstance(turn, WireStream):
@@ -255,19 +249,21 @@ class MockProvider:
                 f"a turn is a WireStream, a Turn, a list of tool calls or a text, not {turn!r:.80}"
             )
         if found.stream.format != format:
-            raise ValueError(f"a {found.stream.format} stream in a {format} mock")
+            raise ValueError(
+                f"turn {n} is written in {found.stream.format}; this mock serves {format}"
+            )
         return found
 
     @property
     def turns(self) -> tuple[Turn, ...]:
         """The scripted turns, in order."""
-        return tuple(self._script.turns)
+        return tuple(self._turns)
 
     @property
     def unanswered(self) -> tuple[int, ...]:
         """The indexes of the turns no request has been answered with yet."""
         with self._lock:
-            return tuple(n for n, done in enumerate(self._script.answered) if not done)
+            return tuple(n for n, done in enumerate(self._answered) if not done)
 
     def respond(
         self, method: str, path: str, query: str, headers: Mapping[str, str], content: bytes
@@ -286,9 +282,11 @@ class MockProvider:
         with self._lock:
             turn = None if problem else self._match(path, body)
             if turn is not None:
-                self._script.answered[turn] = True
+                self._answered[turn] = True
             elif problem is None:
                 problem = self._why_not(path, body)
+            else:
+                problem = f"{self._name(path)}: {problem}"
             self.requests.append(
                 RecordedRequest(method, path, shown_query, kept, body, self.format, turn)
             )
@@ -296,7 +294,7 @@ class MockProvider:
                 self.errors.append(problem)
         if turn is None:
             return _error_reply(problem or "no turn")
-        chosen = self._script.turns[turn]
+        chosen = self._turns[turn]
         return Reply(
             200,
             {"content-type": CONTENT_TYPES[self.format]},
@@ -309,30 +307,27 @@ class MockProvider:
         if not _ROUTES[self.format].search(path):
             return None
         offered = frozenset(_tool_names(body, self.format))
-        for n, turn in enumerate(self._script.turns):
-            if not self._script.answered[n] and turn.tools in (None, offered):
+        for n, turn in enumerate(self._turns):
+            if not self._answered[n] and turn.tools in (None, offered):
                 return n
         return None
 
+    def _name(self, path: str) -> str:
+        return f"callstream MockProvider ({self.format}): request #{len(self.requests)} ({path})"
+
     def _why_not(self, path: str, body: Any) -> str:
-        request = f"request #{len(self.requests)} ({path})"
+        request = self._name(path)
         if not _ROUTES[self.format].search(path):
             return (
-                f"callstream MockProvider ({self.format}): {request} is not the "
-                f"{self.format} endpoint: expected a path ending {ENDPOINTS[self.format]}"
+                f"{request} is not the {self.format} endpoint: expected a path ending "
+                f"{ENDPOINTS[self.format]}"
             )
-        left = [n for n, done in enumerate(self._script.answered) if not done]
+        left = [n for n, done in enumerate(self._answered) if not done]
         if not left:
-            return (
-                f"callstream MockProvider ({self.format}): {request}, but all "
-                f"{len(self._script.turns)} scripted turns are answered"
-            )
+            return f"{request}, but all {len(self._turns)} scripted turns are answered"
         offered = sorted(_tool_names(body, self.format))
-        wanted = "; ".join(f"turn {n}: {sorted(self._script.turns[n].tools or ())}" for n in left)
-        return (
-            f"callstream MockProvider ({self.format}): {request} offers tools {offered}; "
-            f"no turn left expects them ({wanted})"
-        )
+        wanted = "; ".join(f"turn {n}: {sorted(self._turns[n].tools or ())}" for n in left)
+        return f"{request} offers tools {offered}; no turn left expects them ({wanted})"
 
     def __call__(self, request: Any) -> Any:
         """Answer an ``httpx`` or ``httpx2`` request (``MockTransport``'s handler): a
@@ -357,8 +352,7 @@ class MockProvider:
 
     def __repr__(self) -> str:
         return (
-            f"<MockProvider {self.format}: {len(self._script.turns)} turns, "
-            f"{len(self.requests)} requests>"
+            f"<MockProvider {self.format}: {len(self._turns)} turns, {len(self.requests)} requests>"
         )
 
 
