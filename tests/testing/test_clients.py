@@ -1,7 +1,8 @@
 """The real SDK clients read what ``callstream.testing.MockProvider`` serves: openai (Chat
-Completions and Responses), anthropic, google-genai, ollama, cohere, botocore's Bedrock
-(over the loopback server, in AWS eventstream framing) and LangChain's ``ChatOpenAI`` /
-``ChatAnthropic``; sync, asyncio and trio where the client runs there.
+Completions, Responses, and Mistral's chunks), anthropic, google-genai (Gemini and
+Vertex's ``partialArgs``), ollama, cohere, botocore's Bedrock (over the loopback server,
+in AWS eventstream framing) and LangChain's ``ChatOpenAI`` / ``ChatAnthropic``; sync,
+asyncio and trio where the client runs there.
 
 For each: the calls the client assembles itself (where it does) and the calls
 ``callstream.collect`` reads from what the client yields both equal the calls given to
@@ -93,6 +94,21 @@ async def aopenai_chat(mock: MockProvider) -> tuple[Seen, callstream.StreamResul
         chunks = [event.chunk async for event in stream if event.type == "chunk"]
         final = await stream.get_final_completion()
     return chat_calls(final), await callstream.acollect(chunks)
+
+
+def mistral_chat(mock: MockProvider) -> tuple[Seen, callstream.StreamResult]:
+    # Mistral's calls come without index, which the SDK's stream helper cannot merge:
+    # the raw stream only
+    request = {"model": "mistral-test", "messages": [{"role": "user", "content": PROMPT}]}
+    chunks = openai_client(mock).chat.completions.create(**request, tools=CHAT_TOOLS, stream=True)
+    return [], callstream.collect(chunks)
+
+
+async def amistral_chat(mock: MockProvider) -> tuple[Seen, callstream.StreamResult]:
+    request = {"model": "mistral-test", "messages": [{"role": "user", "content": PROMPT}]}
+    client = openai_client(mock, aio=True)
+    chunks = await client.chat.completions.create(**request, tools=CHAT_TOOLS, stream=True)
+    return [], await callstream.acollect(chunks)
 
 
 RESPONSES_TOOLS = [{"type": "function", "name": n, "parameters": SCHEMA} for n in NAMES]
@@ -205,6 +221,15 @@ async def agemini(mock: MockProvider) -> tuple[Seen, callstream.StreamResult]:
     )
     chunks = [chunk async for chunk in stream]
     return parts_calls(chunks), await callstream.acollect(chunks)
+
+
+def vertex(mock: MockProvider) -> tuple[Seen, callstream.StreamResult]:
+    # the SDK passes Vertex's partialArgs leaves through without joining them
+    return [], gemini(mock)[1]
+
+
+async def avertex(mock: MockProvider) -> tuple[Seen, callstream.StreamResult]:
+    return [], (await agemini(mock))[1]
 
 
 # --- ollama ----------------------------------------------------------------------------------
@@ -343,6 +368,8 @@ CLIENTS: dict[str, tuple[str, Run, ARun | None, bool, int]] = {
     "openai-responses": ("openai-responses", openai_responses, aopenai_responses, True, 1),
     "anthropic": ("anthropic", anthropic_messages, aanthropic_messages, True, 2),
     "google-genai": ("gemini", gemini, agemini, True, 1),
+    "google-genai-vertex": ("vertex", vertex, avertex, True, 1),
+    "openai-mistral": ("mistral", mistral_chat, amistral_chat, True, 1),
     "ollama": ("ollama", ollama_chat, aollama_chat, True, 1),
     "cohere": ("cohere", cohere_chat, acohere_chat, True, 1),
     "botocore-bedrock": ("bedrock", bedrock_converse, None, False, 1),
