@@ -58,6 +58,16 @@ def test_each_stream_chunk_is_one_http_chunk() -> None:
     assert seen.path == "/v1/chat/completions" and "authorization" not in seen.headers
 
 
+def test_pace_pauses_between_http_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    slept: list[float] = []
+    monkeypatch.setattr("time.sleep", slept.append)
+    stream = stream_of(CALLS, format="cohere", split="whole")
+    with serve(MockProvider(stream, pace=0.5)) as base_url:
+        _, chunks, ended = exchange(base_url, "/v2/chat", {"messages": []})
+    assert chunks == encode(stream, "cohere") and ended
+    assert slept == [0.5] * (len(chunks) - 1)
+
+
 def test_bedrock_is_served_as_aws_eventstream_messages_botocore_decodes() -> None:
     eventstream = pytest.importorskip("botocore.eventstream")
     stream = stream_of(CALLS, format="bedrock", text="Let me look.")
