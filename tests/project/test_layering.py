@@ -82,6 +82,7 @@ ONLY_IN = {
         "callstream.runner._run",
         "callstream.runner._turn",
         "callstream.testing._record",  # inside the async replay only
+        "callstream.testing._transport",  # pacing an async response body
     },
 }
 # Modules that exist to wrap an optional package; they are themselves imported lazily.

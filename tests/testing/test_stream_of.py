@@ -225,7 +225,7 @@ def test_without_finish_the_stream_just_stops() -> None:
             "cannot be combined",
         ),
         ({"format": "openai-chat", "quirks": "whole-calls"}, TypeError, "not the string"),
-        ({"format": "bedrock", "as_": "bytes"}, ValueError, "eventstream framing is not"),
+        ({"format": "bedrock", "as_": "lines"}, ValueError, "eventstream is binary"),
         ({"format": "openai-chat", "as_": "sse"}, ValueError, "unknown as_ 'sse'"),
     ],
 )

@@ -4,9 +4,12 @@
 raw bytes, or the lines) a provider streams, cut the way that provider cuts, with the named
 quirks of the servers that bend the format. Reading it back with :func:`callstream.collect`
 gives the calls again, or the documented outcome of a quirk that breaks the stream
-(:data:`QUIRKS`). :class:`RecordingTransport` and :class:`ReplayTransport` record a real
-streamed exchange chunk for chunk and answer an httpx or httpx2 client with it again.
-Needs nothing beyond callstream (``pip install 'callstream[testing]'``).
+(:data:`QUIRKS`). :class:`MockProvider` serves such streams to the real SDK clients,
+turn by turn, as the handler of ``httpx.MockTransport`` / ``httpx2.MockTransport`` or
+behind a loopback server (:func:`serve`), and records what each client sent.
+:class:`RecordingTransport` and :class:`ReplayTransport` record a real streamed
+exchange chunk for chunk and answer an httpx or httpx2 client with it again. Needs
+nothing beyond callstream (``pip install 'callstream[testing]'``).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from callstream.testing._record import (
     ReplayTransport,
     load_recording,
 )
+from callstream.testing._server import serve
 from callstream.testing._stream import (
     FORMATS,
     QUIRKS,
@@ -30,28 +34,44 @@ from callstream.testing._stream import (
     WireStream,
     stream_of,
 )
-from callstream.testing._wire import Encoding, encode, ndjson_line, sse_event
+from callstream.testing._transport import (
+    ENDPOINTS,
+    MockProvider,
+    RecordedRequest,
+    Reply,
+    SentToolResult,
+    Turn,
+)
+from callstream.testing._wire import Encoding, encode, eventstream_message, ndjson_line, sse_event
 from callstream.testing._writers import WireCall, write_calls
 
 __all__ = (
+    "ENDPOINTS",
     "FORMATS",
     "QUIRKS",
     "SPLITS",
     "Encoding",
     "Exchange",
+    "MockProvider",
     "Quirk",
     "QuirkInfo",
+    "RecordedRequest",
     "Recording",
     "RecordingTransport",
     "ReplayError",
     "ReplayTransport",
+    "Reply",
+    "SentToolResult",
     "Split",
     "StreamDropped",
+    "Turn",
     "WireCall",
     "WireStream",
     "encode",
+    "eventstream_message",
     "load_recording",
     "ndjson_line",
+    "serve",
     "sse_event",
     "stream_of",
     "write_calls",

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from callstream.testing._wire import WIRE_FORMATS, Encoding, encode
+from callstream.testing._wire import BYTE_FORMATS, WIRE_FORMATS, Encoding, encode
 from callstream.testing._writers import WRITERS, Shape, WireCall
 
 __all__ = (
@@ -315,18 +315,18 @@ def stream_of(
             apply to ``format`` (the message names the formats it applies to); quirks
             that cannot be combined; arguments the format cannot express (``vertex``:
             an empty list or object below the top); repeated ids; ``bytes`` or
-            ``lines`` of a format with no such wire (``bedrock``, whose AWS eventstream
-            framing is not written yet; ``langchain`` and ``langchain-events``, which are
-            Python objects).
+            ``lines`` of a format with no such wire (``lines`` of ``bedrock``, whose
+            bytes are AWS eventstream messages; ``langchain`` and ``langchain-events``,
+            which are Python objects).
         TypeError: a call that is not a ``ToolCall``-shaped mapping.
 
     Cost: O(total argument text) to write; the stream holds every item.
     """
     named = _check(calls, format, split, quirks, as_)
-    if as_ != "payloads" and format not in WIRE_FORMATS:
+    if as_ != "payloads" and format not in (BYTE_FORMATS if as_ == "bytes" else WIRE_FORMATS):
         raise ValueError(
-            f"{format} has no {as_} wire here: bedrock's AWS eventstream framing is not "
-            "written yet, langchain chunks and events are Python objects; use as_='payloads'"
+            f"{format} has no {as_} wire here: bedrock's AWS eventstream is binary (bytes "
+            "only), langchain chunks and events are Python objects; use as_='payloads'"
         )
     rng = random.Random(seed)
     texts = [json.dumps(dict(call.get("args", {})), ensure_ascii=False) for call in calls]

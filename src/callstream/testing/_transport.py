@@ -1,0 +1,511 @@
+"""``MockProvider``: a scripted provider endpoint that answers the real SDK clients with
+written streams, turn by turn, and records what each client sent.
+
+One object serves two ways: as the handler of ``httpx.MockTransport`` or
+``httpx2.MockTransport`` (sync and async clients; the response body is an iterator over
+the stream's chunks, so the client sees each chunk as the network would give it), and
+behind :func:`callstream.testing.serve`, a loopback HTTP server for clients that need a
+socket. Both go through :meth:`MockProvider.respond`, which picks the turn, records the
+request and returns a :class:`Reply`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import threading
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from callstream.testing._stream import FORMATS, WireStream, stream_of
+from callstream.testing._wire import BYTE_FORMATS, encode
+
+__all__ = (
+    "CONTENT_TYPES",
+    "ENDPOINTS",
+    "MockProvider",
+    "RecordedRequest",
+    "Reply",
+    "SentToolResult",
+    "Turn",
+)
+
+ENDPOINTS: dict[str, str] = {
+    "openai-chat": "/chat/completions",
+    "openai-responses": "/responses",
+    "anthropic": "/v1/messages",
+    "gemini": ":streamGenerateContent",
+    "vertex": ":streamGenerateContent",
+    "bedrock": "/model/{modelId}/converse-stream",
+    "cohere": "/v2/chat",
+    "mistral": "/v1/chat/completions",
+    "ollama": "/api/chat",
+}
+"""The path each format's streaming endpoint ends with (what :class:`MockProvider`
+answers; any prefix before it, such as a base URL's ``/v1``, is accepted)."""
+
+_ROUTES: dict[str, re.Pattern[str]] = {
+    fmt: re.compile(re.escape(path).replace(re.escape("{modelId}"), "[^/]+") + "$")
+    for fmt, path in ENDPOINTS.items()
+}
+
+CONTENT_TYPES: dict[str, str] = {
+    **dict.fromkeys(ENDPOINTS, "text/event-stream"),
+    "ollama": "application/x-ndjson",
+    "bedrock": "application/vnd.amazon.eventstream",
+}
+"""The ``content-type`` of each format's streamed response."""
+
+#: request headers never recorded: they carry credentials (AWS signs in ``authorization``)
+_SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "x-api-key",
+        "api-key",
+        "x-goog-api-key",
+        "cookie",
+        "x-amz-security-token",
+    }
+)
+#: query parameters never recorded (Gemini's API key may ride in ``?key=``)
+_SECRET_QUERY = frozenset({"key", "api_key", "api-key"})
+
+
+@dataclass(frozen=True)
+class SentToolResult:
+    """A tool result a client sent back: the call's ``id`` (``None`` where the format has
+    none: Ollama, Gemini without ids), the tool's ``name`` where the format says it, and
+    the ``content`` as the request carried it (a string, a list of blocks, an object)."""
+
+    id: str | None
+    name: str | None
+    content: Any
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request a client sent to a :class:`MockProvider`.
+
+    Attributes:
+        method: ``POST``, ...
+        path: the URL path (no query).
+        query: the query string, credentials (``key=``) left out.
+        headers: lower-cased names to values, credentials left out (``authorization``,
+            ``x-api-key``, ``api-key``, ``x-goog-api-key``, ``cookie``,
+            ``x-amz-security-token``: never stored).
+        body: the JSON body, decoded (``None`` for an empty body).
+        format: the format of the provider it was sent to.
+        turn: the index of the turn that answered it, ``None`` when none did (the client
+            got an error reply naming what was expected).
+    """
+
+    method: str
+    path: str
+    query: str
+    headers: Mapping[str, str]
+    body: Any
+    format: str
+    turn: int | None
+
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """The names of the tools the request offered, in order (hosted tools without a
+        name by their ``type``). Cost: O(tools)."""
+        return tuple(_tool_names(self.body, self.format))
+
+    @property
+    def messages(self) -> list[Any]:
+        """The conversation the request carried, as sent: ``messages`` (``contents`` for
+        Gemini, ``input`` for Responses, as a list). Cost: O(1)."""
+        return _messages(self.body, self.format)
+
+    @property
+    def tool_results(self) -> list[SentToolResult]:
+        """Every tool result in the conversation, in order, read in the format's shape
+        (``role: "tool"`` messages, ``tool_result`` / ``toolResult`` blocks,
+        ``functionResponse`` parts, ``*_call_output`` items). Cost: O(messages)."""
+        return _tool_results(self.messages, self.format)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted answer of a :class:`MockProvider`.
+
+    Attributes:
+        stream: what is streamed back.
+        tools: when given, the turn answers only a request offering exactly these tool
+            names (in any order); ``None`` answers whatever tools are offered.
+    """
+
+    stream: WireStream
+    tools: frozenset[str] | None = None
+
+    def __init__(self, stream: WireStream, *, tools: Iterable[str] | None = None) -> None:
+        if not isinstance(stream, WireStream):
+            raise TypeError(f"Turn takes a WireStream (stream_of's result), not {stream!r:.80}")
+        if isinstance(tools, str):
+            raise TypeError(f"tools must be a collection of tool names, not the string {tools!r}")
+        object.__setattr__(self, "stream", stream)
+        object.__setattr__(self, "tools", None if tools is None else frozenset(tools))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a :class:`MockProvider` answers one request with: the status, the headers, the
+    body in its chunks, the pause between chunks, and whether the connection drops after
+    the last chunk (the stream was written with the ``dropped-connection`` quirk)."""
+
+    status: int
+    headers: Mapping[str, str]
+    chunks: tuple[bytes, ...]
+    pace: float | None = None
+    dropped: bool = False
+
+
+class MockProvider:
+    """A provider endpoint scripted turn by turn, for the real SDK clients.
+
+    Each request to the format's endpoint (:data:`ENDPOINTS`) is answered by the first
+    turn not answered yet whose ``tools`` (if set) are the tools the request offers; the
+    reply streams that turn's chunks, ``pace`` seconds apart when given. A request that
+    no turn answers (another path, other tools, every turn used) gets a 404 JSON error
+    whose message says what was expected; it is recorded too, and its message is kept in
+    :attr:`errors`.
+
+    Use it as the handler of ``httpx.MockTransport(mock)`` or
+    ``httpx2.MockTransport(mock)`` (sync and async clients), or behind
+    :func:`callstream.testing.serve` for clients that need a socket.
+
+    Args:
+        turns: the answers, in order: a :class:`WireStream` (``stream_of``'s result, as
+            payloads or bytes), a :class:`Turn`, a list of tool calls (written with
+            ``stream_of(calls, format=format)``) or a string (a text answer).
+        format: the provider format; by default the format of the streams given.
+        pace: seconds between chunks (``None``: no pause).
+
+    Attributes:
+        requests: every request received, as :class:`RecordedRequest`, in order.
+        errors: the message of every error reply, in order.
+
+    Raises:
+        ValueError: no turns, an unknown format or one with no HTTP endpoint
+            (``langchain``), streams of another format, a stream of ``lines`` (they
+            lost the chunk boundaries: write ``payloads`` or ``bytes``), a negative pace.
+        TypeError: a turn of another kind.
+
+    Cost: writing the turns once; each reply O(its bytes); thread-safe (the loopback
+    server answers from its threads).
+    """
+
+    def __init__(
+        self,
+        *turns: WireStream | Turn | Sequence[Mapping[str, Any]] | str,
+        format: str | None = None,
+        pace: float | None = None,
+    ) -> None:
+        if not turns:
+            raise ValueError("MockProvider needs at least one turn")
+        if pace is not None and not pace >= 0:
+            raise ValueError(f"pace must be seconds >= 0, not {pace!r}")
+        streams = [t.stream if isinstance(t, Turn) else t for t in turns]
+        formats = {s.format for s in streams if isinstance(s, WireStream)}
+        if format is None:
+            if len(formats) != 1:
+                raise ValueError(
+                    "give format=: no turn is a WireStream to take it from"
+                    if not formats
+                    else f"turns of several formats ({', '.join(sorted(formats))}): one per mock"
+                )
+            format = formats.pop()
+        if format not in ENDPOINTS:
+            known = ", ".join(f for f in FORMATS if f in ENDPOINTS)
+            raise ValueError(f"no HTTP endpoint for format {format!r}: one of {known}")
+        self.format = format
+        self.pace = pace
+        self._turns = [self._turn(n, t, format) for n, t in enumerate(turns)]
+        self._answered = [False] * len(self._turns)
+        self._chunks = [_chunks(t.stream) for t in self._turns]
+        self._lock = threading.Lock()
+        self.requests: list[RecordedRequest] = []
+        self.errors: list[str] = []
+
+    @staticmethod
+    def _turn(n: int, turn: Any, format: str) -> Turn:
+        if isinstance(turn, Turn):
+            found = turn
+        elif isinstance(turn, WireStream):
+            found = Turn(turn)
+        elif isinstance(turn, str):
+            found = Turn(stream_of([], format=format, text=turn))
+        elif isinstance(turn, Sequence) and all(isinstance(c, Mapping) for c in turn):
+            found = Turn(stream_of(turn, format=format))
+        else:
+            raise TypeError(
+                f"a turn is a WireStream, a Turn, a list of tool calls or a text, not {turn!r:.80}"
+            )
+        if found.stream.format != format:
+            raise ValueError(
+                f"turn {n} is written in {found.stream.format}; this mock serves {format}"
+            )
+        return found
+
+    @property
+    def turns(self) -> tuple[Turn, ...]:
+        """The scripted turns, in order."""
+        return tuple(self._turns)
+
+    @property
+    def unanswered(self) -> tuple[int, ...]:
+        """The indexes of the turns no request has been answered with yet."""
+        with self._lock:
+            return tuple(n for n, done in enumerate(self._answered) if not done)
+
+    def respond(
+        self, method: str, path: str, query: str, headers: Mapping[str, str], content: bytes
+    ) -> Reply:
+        """Answer one request (what the transports and the server call): record it, pick
+        the turn, return the :class:`Reply`. Cost: O(request + turns)."""
+        kept = {k.lower(): v for k, v in headers.items() if k.lower() not in _SECRET_HEADERS}
+        shown_query = urlencode([(k, v) for k, v in parse_qsl(query) if k not in _SECRET_QUERY])
+        try:
+            body = json.loads(content) if content.strip() else None
+        except ValueError:
+            body = content.decode("utf-8", "replace")
+            problem: str | None = "the request body is not JSON"
+        else:
+            problem = None
+        with self._lock:
+            turn = None if problem else self._match(path, body)
+            if turn is not None:
+                self._answered[turn] = True
+            elif problem is None:
+                problem = self._why_not(path, body)
+            else:
+                problem = f"{self._name(path)}: {problem}"
+            self.requests.append(
+                RecordedRequest(method, path, shown_query, kept, body, self.format, turn)
+            )
+            if problem is not None:
+                self.errors.append(problem)
+        if turn is None:
+            return _error_reply(problem or "no turn")
+        chosen = self._turns[turn]
+        return Reply(
+            200,
+            {"content-type": CONTENT_TYPES[self.format]},
+            self._chunks[turn],
+            self.pace,
+            chosen.stream.dropped,
+        )
+
+    def _match(self, path: str, body: Any) -> int | None:
+        if not _ROUTES[self.format].search(path):
+            return None
+        offered = frozenset(_tool_names(body, self.format))
+        for n, turn in enumerate(self._turns):
+            if not self._answered[n] and turn.tools in (None, offered):
+                return n
+        return None
+
+    def _name(self, path: str) -> str:
+        return f"callstream MockProvider ({self.format}): request #{len(self.requests)} ({path})"
+
+    def _why_not(self, path: str, body: Any) -> str:
+        request = self._name(path)
+        if not _ROUTES[self.format].search(path):
+            return (
+                f"{request} is not the {self.format} endpoint: expected a path ending "
+                f"{ENDPOINTS[self.format]}"
+            )
+        left = [n for n, done in enumerate(self._answered) if not done]
+        if not left:
+            return f"{request}, but all {len(self._turns)} scripted turns are answered"
+        offered = sorted(_tool_names(body, self.format))
+        wanted = "; ".join(f"turn {n}: {sorted(self._turns[n].tools or ())}" for n in left)
+        return f"{request} offers tools {offered}; no turn left expects them ({wanted})"
+
+    def __call__(self, request: Any) -> Any:
+        """Answer an ``httpx`` or ``httpx2`` request (``MockTransport``'s handler): a
+        response whose body yields the turn's chunks (sync or async, as the client reads),
+        raising the library's ``RemoteProtocolError`` after the last chunk when the
+        stream's connection drops."""
+        module = importlib.import_module(type(request).__module__.split(".")[0])
+        reply = self.respond(
+            request.method,
+            request.url.path,
+            request.url.query.decode("ascii"),
+            request.headers,
+            request.content,
+        )
+        error = (
+            module.RemoteProtocolError("callstream MockProvider: the stream was dropped")
+            if reply.dropped
+            else None
+        )
+        body = _body_class(module)(reply.chunks, reply.pace, error)
+        return module.Response(reply.status, headers=dict(reply.headers), stream=body)
+
+    def __repr__(self) -> str:
+        return (
+            f"<MockProvider {self.format}: {len(self._turns)} turns, {len(self.requests)} requests>"
+        )
+
+
+def _error_reply(message: str) -> Reply:
+    body = {"error": {"type": "callstream_mock_no_match", "message": message}, "message": message}
+    headers = {
+        "content-type": "application/json",
+        "x-amzn-errortype": "ResourceNotFoundException",  # botocore names the error by it
+    }
+    return Reply(404, headers, (json.dumps(body).encode(),))
+
+
+def _chunks(stream: WireStream) -> tuple[bytes, ...]:
+    items = stream.items
+    if all(isinstance(item, bytes) for item in items):
+        return tuple(items)
+    if any(isinstance(item, str) for item in items):
+        raise ValueError(
+            "a stream of lines lost its chunk boundaries: serve payloads or bytes "
+            "(stream_of's as_='payloads' or 'bytes')"
+        )
+    if stream.format not in BYTE_FORMATS:
+        raise ValueError(f"{stream.format} has no wire to serve")
+    return tuple(encode(items, stream.format, "bytes"))
+
+
+_BODIES: dict[str, type] = {}
+
+
+def _body_class(module: Any) -> type:
+    """A response body class of ``module`` (httpx or httpx2), sync and async at once."""
+    found = _BODIES.get(module.__name__)
+    if found is not None:
+        return found
+
+    class Body(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc]
+        def __init__(
+            self, chunks: tuple[bytes, ...], pace: float | None, error: Exception | None
+        ) -> None:
+            self.chunks = chunks
+            self.pace = pace
+            self.error = error
+
+        def __iter__(self) -> Iterator[bytes]:
+            for n, chunk in enumerate(self.chunks):
+                if n and self.pace:
+                    time.sleep(self.pace)
+                yield chunk
+            if self.error is not None:
+                raise self.error
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            import anyio
+            import anyio.lowlevel
+
+            for n, chunk in enumerate(self.chunks):
+                if n and self.pace:
+                    await anyio.sleep(self.pace)
+                else:
+                    await anyio.lowlevel.checkpoint()
+                yield chunk
+            if self.error is not None:
+                raise self.error
+
+    _BODIES[module.__name__] = Body
+    return Body
+
+
+# --- what a request carries, per format --------------------------------------------------
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _tool_names(body: Any, format: str) -> list[str]:
+    if not isinstance(body, dict):
+        return []
+    if format == "bedrock":
+        config = body.get("toolConfig")
+        tools = _list(config.get("tools")) if isinstance(config, dict) else []
+        return [
+            t["toolSpec"]["name"]
+            for t in tools
+            if isinstance(t, dict)
+            and isinstance(t.get("toolSpec"), dict)
+            and isinstance(t["toolSpec"].get("name"), str)
+        ]
+    if format in ("gemini", "vertex"):
+        names = []
+        for tool in _list(body.get("tools")):
+            if not isinstance(tool, dict):
+                continue
+            declared = tool.get("functionDeclarations", tool.get("function_declarations"))
+            names += [d["name"] for d in _list(declared) if isinstance(d, dict) and "name" in d]
+        return names
+    names = []
+    for tool in _list(body.get("tools")):
+        if not isinstance(tool, dict):
+            continue
+        inner = tool.get(tool.get("type", "function"))
+        if isinstance(inner, dict) and isinstance(inner.get("name"), str):
+            names.append(inner["name"])  # {"type": "function", "function": {"name": ...}}
+        elif isinstance(tool.get("name"), str):
+            names.append(tool["name"])  # Anthropic, Responses functions
+        elif isinstance(tool.get("type"), str):
+            names.append(tool["type"])  # a hosted tool: web_search, ...
+    return names
+
+
+def _messages(body: Any, format: str) -> list[Any]:
+    if not isinstance(body, dict):
+        return []
+    if format in ("gemini", "vertex"):
+        return _list(body.get("contents"))
+    if format == "openai-responses":
+        given = body.get("input")
+        return [{"role": "user", "content": given}] if isinstance(given, str) else _list(given)
+    return _list(body.get("messages"))
+
+
+def _tool_results(messages: list[Any], format: str) -> list[SentToolResult]:
+    found: list[SentToolResult] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        if format == "openai-responses":
+            kind = message.get("type")
+            if isinstance(kind, str) and kind.endswith("_call_output"):
+                found.append(SentToolResult(message.get("call_id"), None, message.get("output")))
+            continue
+        if message.get("role") == "tool":  # Chat Completions, Mistral, Cohere, Ollama
+            found.append(
+                SentToolResult(
+                    message.get("tool_call_id"),
+                    message.get("tool_name", message.get("name")),
+                    message.get("content"),
+                )
+            )
+            continue
+        for part in _list(message.get("content", message.get("parts"))):
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "tool_result":  # Anthropic
+                found.append(SentToolResult(part.get("tool_use_id"), None, part.get("content")))
+            elif isinstance(part.get("toolResult"), dict):  # Bedrock
+                result = part["toolResult"]
+                found.append(SentToolResult(result.get("toolUseId"), None, result.get("content")))
+            elif isinstance(part.get("functionResponse"), dict):  # Gemini
+                response = part["functionResponse"]
+                found.append(
+                    SentToolResult(
+                        response.get("id"), response.get("name"), response.get("response")
+                    )
+                )
+    return found
