@@ -46,6 +46,7 @@ from callstream._errors import DataError as DataError
 from callstream._errors import IncompleteJSONError as IncompleteJSONError
 from callstream._errors import JSONLimitError as JSONLimitError
 from callstream._errors import MalformedJSONError as MalformedJSONError
+from callstream._errors import MalformedStreamError as MalformedStreamError
 from callstream._errors import OptionTypeError as OptionTypeError
 from callstream._errors import OptionValueError as OptionValueError
 from callstream._errors import ParserStateError as ParserStateError
@@ -194,6 +195,7 @@ __all__ = (
     "JSONPath",
     "JsonToolsParser",
     "MalformedJSONError",
+    "MalformedStreamError",
     "OptionTypeError",
     "OptionValueError",
     "ParsedCall",

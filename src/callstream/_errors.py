@@ -20,6 +20,7 @@ Two families hang off one base class, so ``except CallstreamError`` catches both
         │   ├── MalformedJSONError       the text cannot be JSON, whatever follows
         │   └── JSONLimitError           a limit was exceeded (depth, size, digits)
         ├── StreamLimitError             the stream exceeded a limit (event, line or total size)
+        ├── MalformedStreamError         the raw stream's framing is broken (AWS eventstream)
         ├── StructuredOutputError        a structured output is not a valid object (.reason, .text)
         └── UnknownFormatError           a stream whose provider format cannot be recognized
 
@@ -38,6 +39,7 @@ __all__ = (
     "IncompleteJSONError",
     "JSONLimitError",
     "MalformedJSONError",
+    "MalformedStreamError",
     "OptionTypeError",
     "OptionValueError",
     "ParserStateError",
@@ -120,6 +122,15 @@ class StreamLimitError(DataError):
     Raised by the drivers after every payload before the offending part was read, wherever
     the network cut; ``collect()`` / ``acollect()`` attach the partial result as
     ``exc.callstream_result`` (``interrupted=True``)."""
+
+
+class MalformedStreamError(DataError):
+    """The raw stream's framing is broken: an AWS eventstream message whose length or
+    checksum is wrong, or text inside a binary stream. Nothing after it can be read.
+
+    Raised by the drivers after every payload before the broken message was read, as
+    :class:`StreamLimitError` is; ``collect()`` / ``acollect()`` attach the partial result
+    as ``exc.callstream_result`` (``interrupted=True``)."""
 
 
 class StructuredOutputError(DataError):

@@ -57,6 +57,7 @@ from callstream._assembly.arguments import BLOCK
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, CallChunk, Signal, TextDelta
 from callstream._errors import (
+    MalformedStreamError,
     OptionTypeError,
     StreamLimitError,
     UnknownFormatError,
@@ -251,7 +252,8 @@ class Pipeline:
             None if self._translator is None else self._translator.translate
         )
         self._transport: TransportDecoder | None = None
-        self._held: StreamLimitError | None = None  # raised by raise_held()
+        # raised by raise_held()
+        self._held: StreamLimitError | MalformedStreamError | None = None
         self._pending: list[Any] = []
         self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
         self._format: str | None = None  # the format "auto" chose, checked for mismatches
@@ -381,15 +383,17 @@ class Pipeline:
     def feed(self, item: Any) -> list[StreamUpdate]:
         """Take one item from the source; return one update per payload it completed.
 
-        A raw chunk past a transport limit (see :class:`~callstream.StreamLimitError`)
-        still gives the updates of the payloads it completed before the offending line,
-        event or object; the error is then held for :meth:`raise_held` (which a driver
+        A raw chunk past a transport limit (see :class:`~callstream.StreamLimitError`), or
+        whose framing is broken (:class:`~callstream.MalformedStreamError`), still gives the
+        updates of the payloads it completed before the offending line, event, object or
+        message; the error is then held for :meth:`raise_held` (which a driver
         calls before reading the next item; the next ``feed`` / ``close`` calls it too),
         so neither the updates nor the result depend on where the network cut.
 
         Raises:
             StreamLimitError: a raw chunk past a limit with no payload before it, or the
                 error held from the last call; the stream ends as interrupted first.
+            MalformedStreamError: the same, for a raw chunk whose framing is broken.
             UnknownFormatError: ``provider="auto"`` held back too many unrecognized payloads.
             UsageError: the pipeline was closed.
         """
@@ -406,7 +410,7 @@ class Pipeline:
                 )
             try:
                 messages = transport.feed(item)
-            except StreamLimitError as exc:
+            except (StreamLimitError, MalformedStreamError) as exc:
                 self.interrupt(exc)
                 raise
             self._payloads([_normalize(m) for m in messages], updates)
@@ -435,7 +439,7 @@ class Pipeline:
         if transport is not None:
             try:
                 messages = transport.close()
-            except StreamLimitError as exc:
+            except (StreamLimitError, MalformedStreamError) as exc:
                 self.interrupt(exc)
                 raise
             self._payloads([_normalize(m) for m in messages], updates)
@@ -455,7 +459,8 @@ class Pipeline:
         return updates
 
     def raise_held(self) -> None:
-        """Raise the :class:`~callstream.StreamLimitError` the last :meth:`feed` held back,
+        """Raise the :class:`~callstream.StreamLimitError` (or
+        :class:`~callstream.MalformedStreamError`) the last :meth:`feed` held back,
         after ending the stream as :meth:`interrupt` does (the partial result names the
         error); does nothing when none is held. Cost: O(1), O(number of calls) when it
         raises.

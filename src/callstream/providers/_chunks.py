@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import codecs
 
-from callstream._errors import OptionTypeError, OptionValueError, StreamLimitError
+from callstream._errors import (
+    MalformedStreamError,
+    OptionTypeError,
+    OptionValueError,
+    StreamLimitError,
+)
 
 __all__ = (
     "DEFAULT_MAX_EVENT_CHARS",
     "ChunkText",
     "LimitHold",
+    "StreamError",
     "TextChunk",
     "check_max_event_chars",
     "is_transport_chunk",
@@ -58,8 +64,13 @@ def too_long(what: str, limit: int) -> StreamLimitError:
     )
 
 
+StreamError = StreamLimitError | MalformedStreamError
+"""What ends a raw stream part way: a limit passed, or framing broken."""
+
+
 class LimitHold:
-    """Where a decoder keeps a :class:`~callstream.StreamLimitError` it must not raise yet.
+    """Where a decoder keeps a :class:`~callstream.StreamLimitError` (or a
+    :class:`~callstream.MalformedStreamError`) it must not raise yet.
 
     The rule (the same for every decoder, so the output never depends on where the
     network cut): what a chunk completed *before* the line, event or object that broke
@@ -70,7 +81,7 @@ class LimitHold:
     __slots__ = ("error",)
 
     def __init__(self) -> None:
-        self.error: StreamLimitError | None = None
+        self.error: StreamError | None = None
         """The error held for the next call, None when there is none."""
 
     def check(self) -> None:
@@ -80,7 +91,7 @@ class LimitHold:
             self.error = None
             raise error
 
-    def keep(self, error: StreamLimitError, completed: int) -> None:
+    def keep(self, error: StreamError, completed: int) -> None:
         """``error`` stopped a chunk after ``completed`` items: hold it, or raise it now
         when there are none to return first."""
         if not completed:

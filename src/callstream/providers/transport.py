@@ -10,11 +10,13 @@ return only what is complete, carrying the rest over.
   final event that lacks its blank line, because many servers and captures end that way.
 - :class:`JSONStreamDecoder` splits NDJSON, concatenated or pretty-printed JSON objects,
   and a JSON array of objects (Gemini's non-SSE stream) into one text per top-level object.
-- :class:`TransportDecoder` picks one of the two from the first non-blank character
-  (``{`` or ``[`` means JSON, anything else SSE; "blank" is any Unicode whitespace or a
-  byte-order mark, decoded incrementally, so where a chunk is cut never changes the
-  choice) and turns the results into decoded payloads (:class:`TransportMessage`),
-  dropping ``[DONE]`` and data that is not JSON.
+- :class:`~callstream.providers._eventstream.EventStreamDecoder` reads Bedrock's binary
+  AWS eventstream messages (``application/vnd.amazon.eventstream``), checksums included.
+- :class:`TransportDecoder` picks one of them from the first non-blank character
+  (``{`` or ``[`` means JSON, U+0000 an eventstream, anything else SSE; "blank" is any
+  Unicode whitespace or a byte-order mark, decoded incrementally, so where a chunk is cut
+  never changes the choice) and turns the results into decoded payloads
+  (:class:`TransportMessage`), dropping ``[DONE]`` and data that is not JSON.
 
 Line iterators. Besides raw chunks, the decoders take the items of a line iterator:
 ``httpx``'s ``iter_lines()`` / ``aiter_lines()`` (``str`` lines without their line ends,
@@ -58,7 +60,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from callstream._errors import StreamLimitError
+from callstream._errors import MalformedStreamError, StreamLimitError
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     ChunkText,
@@ -68,6 +70,7 @@ from callstream.providers._chunks import (
     is_transport_chunk,
     too_long,
 )
+from callstream.providers._eventstream import EventStreamDecoder, is_eventstream_start
 from callstream.providers._json_stream import JSONStreamDecoder
 from callstream.providers._sse import ServerSentEvent, SSEDecoder
 
@@ -117,7 +120,8 @@ class TransportDecoder:
     """Raw ``str`` / ``bytes`` chunks in, decoded payloads out; SSE or JSON found automatically.
 
     The first non-blank character decides: ``{`` or ``[`` means a JSON stream (NDJSON,
-    concatenated objects, or an array of objects), anything else server-sent events.
+    concatenated objects, or an array of objects), U+0000 Bedrock's binary AWS
+    eventstream (read from bytes chunks), anything else server-sent events.
     Blank means Unicode whitespace or a byte-order mark, read through an incremental
     UTF-8 decoder, so the choice is the same wherever the chunks are cut. SSE ``data``
     that is ``[DONE]``, empty, or not JSON is dropped; so is a JSON object that does not
@@ -129,12 +133,15 @@ class TransportDecoder:
         StreamLimitError: (from ``feed`` / ``close``) a line, event or object is longer
             than ``max_event_chars``, or a payload is nested too deep to decode; the
             payloads before it are returned first (see :meth:`feed`).
+        MalformedStreamError: (from ``feed``) an eventstream message whose length or
+            checksum is wrong, the same way.
         OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
     __slots__ = (
         "_blank_chars",
         "_dropped",
+        "_events",
         "_head",
         "_hold",
         "_json",
@@ -161,22 +168,26 @@ class TransportDecoder:
         self._dropped = 0
         self._sse: SSEDecoder | None = None
         self._json: JSONStreamDecoder | None = None
+        self._events: EventStreamDecoder | None = None
         self._hold = LimitHold()
 
     @property
     def dropped(self) -> int:
         """How much text was dropped as undecodable so far: SSE data or JSON objects that
-        are not JSON, lines that are no SSE field, an object left open at the end.
+        are not JSON, lines that are no SSE field, an object left open at the end, an
+        eventstream message without JSON or cut short at the end.
         ``[DONE]``, comments and blank text do not count."""
         dropped = self._dropped
         if self._sse is not None:
             dropped += self._sse.unknown_lines
         if self._json is not None:
             dropped += self._json.unclosed
+        if self._events is not None:
+            dropped += self._events.dropped
         return dropped
 
     @property
-    def error(self) -> StreamLimitError | None:
+    def error(self) -> StreamLimitError | MalformedStreamError | None:
         """The limit error the next :meth:`feed` or :meth:`close` will raise, None when
         there is none: set when a chunk completed payloads before the line, event or
         object over a limit (they were returned first). A caller that stops at a limit
@@ -195,7 +206,7 @@ class TransportDecoder:
         out: list[TransportMessage] = []
         try:
             self._feed_into(chunk, out)
-        except StreamLimitError as exc:
+        except (StreamLimitError, MalformedStreamError) as exc:
             self._hold.keep(exc, len(out))
         return out
 
@@ -210,6 +221,8 @@ class TransportDecoder:
             self._messages(self._sse.close(), out)
         elif self._json is not None:
             self._objects(self._json.close(), out)
+        elif self._events is not None:
+            self._events.close()
         return out
 
     def _feed_into(self, chunk: TextChunk, out: list[TransportMessage]) -> None:
@@ -232,6 +245,8 @@ class TransportDecoder:
         self._head = None
         if text[blanks] in "{[":
             self._json = JSONStreamDecoder(max_event_chars=self._max_event_chars)
+        elif is_eventstream_start(text[blanks]) and not isinstance(chunk, str):
+            self._events = EventStreamDecoder(max_event_chars=self._max_event_chars)
         else:
             self._sse = SSEDecoder(max_event_chars=self._max_event_chars)
         for piece in head:
@@ -241,8 +256,15 @@ class TransportDecoder:
         """One chunk through the chosen decoder into ``out``. The payloads completed
         before a limit error are decoded first; a payload among them too deep to decode
         comes first in the stream, so its error is the one raised."""
-        error: StreamLimitError | None = None
-        if self._sse is not None:
+        error: StreamLimitError | MalformedStreamError | None = None
+        if self._events is not None:
+            payloads: list[Any] = []
+            try:
+                self._events.feed_into(chunk, payloads)
+            except (StreamLimitError, MalformedStreamError) as exc:
+                error = exc
+            out.extend(TransportMessage(payload) for payload in payloads)
+        elif self._sse is not None:
             events: list[ServerSentEvent] = []
             try:
                 self._sse.feed_into(chunk, events)

@@ -447,8 +447,8 @@ def as_events(payload: Any) -> Any:
     """Junk made an event (a dict with a known ``event``) or a LangGraph envelope: provider
     data, never raised on. (Bare lists are the user's tool-call chunks: a wrong one is
     the calling code's bug and raises ChunkValidationError, see test_providers_langchain.)"""
-    if isinstance(payload, dict):
-        return {"event": "content-block-delta", **payload}
+    if isinstance(payload, dict):  # its own "event" key must not unmake the event
+        return {**payload, "event": "content-block-delta"}
     return envelope(payload)
 
 
