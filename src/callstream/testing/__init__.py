@@ -21,10 +21,11 @@ from callstream.testing._stream import (
     stream_of,
 )
 from callstream.testing._wire import Encoding, encode, ndjson_line, sse_event
-from callstream.testing._writers import WireCall, write_calls
+from callstream.testing._writers import ITEM_TYPES, WireCall, write_calls
 
 __all__ = (
     "FORMATS",
+    "ITEM_TYPES",
     "QUIRKS",
     "SPLITS",
     "Encoding",
