@@ -38,7 +38,7 @@ class WireCall:
     name: str
     pieces: tuple[str, ...]
     item: str = "function_call"
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Any] = field(default_factory=dict, hash=False)
     commands: tuple[tuple[str, ...], ...] = ()
 
     @property
@@ -212,6 +212,10 @@ _STATUS = {
     "mcp_call": (("in_progress",), ("completed",)),
 }
 
+MCP_SERVER_LABEL = "test-server"
+"""The ``server_label`` of the ``mcp_call`` items written."""
+
+
 RESPONSES_FAILED = {
     "code": "server_error",
     "message": "The server had an error while processing your request.",
@@ -308,10 +312,6 @@ def _item_events(call: WireCall, index: int, n: int) -> _ItemEvents:
     return _ItemEvents(
         [added_event, *status_before], steps or [[]], [*ends, *status_after, done_event]
     )
-
-
-MCP_SERVER_LABEL = "test-server"
-"""The ``server_label`` of the ``mcp_call`` items written."""
 
 
 def _shell_steps(commands: tuple[tuple[str, ...], ...], index: int) -> list[list[dict[str, Any]]]:
