@@ -272,6 +272,10 @@ def test_bad_calls_raise() -> None:
         stream_of([{"name": "f", "args": {"a": []}}], format="vertex")
     with pytest.raises(ValueError, match="needs at least one call"):
         stream_of([], format="anthropic", quirks=["token-limit"])
+    with pytest.raises(ValueError, match=r"calls\[0\]\['args'\] is not JSON: Out of range"):
+        stream_of([{"name": "f", "args": {"x": float("inf")}}], format="anthropic")
+    with pytest.raises(TypeError, match=r"calls\[0\]\['args'\] is not JSON data"):
+        stream_of([{"name": "f", "args": {"x": object()}}], format="anthropic")
 
 
 def test_every_quirk_names_its_servers_and_formats() -> None:

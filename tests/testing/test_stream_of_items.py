@@ -39,7 +39,12 @@ RESPONSES_QUIRKS = [q for q, info in QUIRKS.items() if "openai-responses" in inf
 CUTTING = ("token-limit", "provider-error", "dropped-connection")
 
 # values without nulls in objects (a Responses item's null fields are left out when read)
-_leaf = st.booleans() | st.integers(-(10**9), 10**9) | st.floats(allow_nan=False) | json_text
+_leaf = (
+    st.booleans()
+    | st.integers(-(10**9), 10**9)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | json_text
+)
 _plain = st.recursive(
     _leaf,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(json_text, inner, max_size=3),
@@ -192,24 +197,32 @@ def check_items(stream: Any, calls: list[dict[str, Any]], quirk: str | None) -> 
         assert result.finish_reason == ("tool_calls" if client else "stop")
 
 
+#: every quirk of the format alone, and the parallel calls interleaved with each cut
+QUIRK_SETS = [
+    (),
+    *((q,) for q in RESPONSES_QUIRKS),
+    *(("interleaved", q) for q in CUTTING),
+]
+
+
 def _cases() -> list[Any]:
     return [
-        pytest.param(quirk, split, id=f"{quirk or 'plain'}-{split}")
-        for quirk in [None, *RESPONSES_QUIRKS]
+        pytest.param(quirks, split, id=f"{'+'.join(quirks) or 'plain'}-{split}")
+        for quirks in QUIRK_SETS
         for split in SPLITS
     ]
 
 
-@pytest.mark.parametrize(("quirk", "split"), _cases())
+@pytest.mark.parametrize(("quirks", "split"), _cases())
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=SUPPRESSED)
 @given(data=st.data(), seed=st.integers(0, 2**32))
 def test_items_read_back_as_the_guide_says(
-    quirk: str | None, split: Any, data: st.DataObject, seed: int
+    quirks: tuple[Any, ...], split: Any, data: st.DataObject, seed: int
 ) -> None:
-    calls = data.draw(_cut_calls if quirk in CUTTING else _calls)
-    quirks: Any = () if quirk is None else (quirk,)
+    outcome = next((q for q in quirks if q in CUTTING), None)
+    calls = data.draw(_cut_calls if outcome else _calls)
     stream = stream_of(calls, format="openai-responses", split=split, quirks=quirks, seed=seed)
-    check_items(stream, calls, quirk)
+    check_items(stream, calls, outcome)
 
 
 @pytest.mark.parametrize("quirk", [None, *RESPONSES_QUIRKS])

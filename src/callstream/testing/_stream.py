@@ -109,7 +109,7 @@ QUIRKS: dict[str, QuirkInfo] = {
         "each argument update carries the whole text so far (a snapshot), not the new part",
         "LangChain's content-block protocol (block-delta snapshots of a tool-call chunk); "
         "OpenAI-compatible servers that resend the arguments so far on every chunk "
-        "(DeepSeek and Baidu Qianfan through some gateways, GLM-style local servers)",
+        "(reported for DeepSeek and Baidu Qianfan endpoints, and GLM-style local servers)",
         ("openai-chat", "langchain-events"),
         "langchain-events: the calls; openai-chat: Chat arguments are read as deltas, so "
         "the snapshots are appended: a call whose text came in more than one piece is "
@@ -309,6 +309,12 @@ def _check_calls(calls: Sequence[Mapping[str, Any]]) -> None:
             raise TypeError(f"calls[{n}]['args'] must be a mapping (the arguments object)")
         if call.get("id") is not None and not isinstance(call.get("id"), str):
             raise TypeError(f"calls[{n}]['id'] must be a str or None")
+        try:
+            json.dumps(dict(call.get("args", {})), allow_nan=False)
+        except ValueError as exc:  # NaN or an infinity: no JSON text can carry it
+            raise ValueError(f"calls[{n}]['args'] is not JSON: {exc}") from None
+        except TypeError as exc:
+            raise TypeError(f"calls[{n}]['args'] is not JSON data: {exc}") from None
     ids = [call.get("id") or f"call_{n}" for n, call in enumerate(calls)]
     if len(set(ids)) != len(ids):
         raise ValueError("call ids must be distinct within one stream")
@@ -473,7 +479,8 @@ def stream_of(
         ValueError: an unknown format, split, quirk or encoding; a quirk that does not
             apply to ``format`` (the message names the formats it applies to); quirks
             that cannot be combined; arguments the format cannot express (``vertex``:
-            an empty list or object below the top); repeated ids; ``bytes`` or
+            an empty list or object below the top); a NaN or infinite float in the
+            arguments (no JSON text carries one); repeated ids; ``bytes`` or
             ``lines`` of a format with no such wire (``bedrock``, whose AWS eventstream
             framing is not written yet; ``langchain`` and ``langchain-events``, which are
             Python objects); an ``item_type`` outside ``openai-responses``, unknown, or
@@ -482,7 +489,8 @@ def stream_of(
             left out when read); a quirk that cuts the last call (``token-limit``,
             ``provider-error``, ``dropped-connection``) when that call is an item whose
             text does not stream (only a function or custom tool call is cut).
-        TypeError: a call that is not a ``ToolCall``-shaped mapping.
+        TypeError: a call that is not a ``ToolCall``-shaped mapping, or arguments that
+            are not JSON data.
 
     Cost: O(total argument text) to write; the stream holds every item.
     """
