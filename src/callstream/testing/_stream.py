@@ -324,7 +324,7 @@ def _check_item(n: int, call: Mapping[str, Any], format: str) -> str:
     """The Responses item type of ``calls[n]``, checked against what callstream gives
     back for that item (its fixed name, the fields it reads)."""
     kind = call.get("item_type", "function_call")
-    if kind not in ITEM_TYPES:
+    if not isinstance(kind, str) or kind not in ITEM_TYPES:
         raise ValueError(f"calls[{n}]['item_type'] {kind!r}: one of {', '.join(ITEM_TYPES)}")
     if kind == "function_call":
         return kind

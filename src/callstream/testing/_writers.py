@@ -560,8 +560,8 @@ def _cohere(calls: list[WireCall], shape: Shape) -> list[Any]:
         if not (cut and i == len(calls) - 1):
             out.append({"type": "tool-call-end", "index": i})
     if shape.error:
-        delta = {"finish_reason": "ERROR", "error": COHERE_ERROR}
-        out.append({"type": "message-end", "delta": delta})
+        failed = {"finish_reason": "ERROR", "error": COHERE_ERROR}
+        out.append({"type": "message-end", "delta": failed})
     elif shape.finish:
         out.append(
             {
