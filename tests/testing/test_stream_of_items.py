@@ -352,3 +352,15 @@ def test_write_calls_takes_items_in_responses_only() -> None:
         write_calls([call], format="openai-chat")
     with pytest.raises(ValueError, match="unknown item 'nope'"):
         write_calls([WireCall("c", "f", ("{}",), "nope")], format="openai-responses")
+
+
+def test_a_failed_response_reads_the_same_as_sdk_objects() -> None:
+    pydantic = pytest.importorskip("pydantic")
+    responses = pytest.importorskip("openai.types.responses")
+    adapter = pydantic.TypeAdapter(responses.ResponseStreamEvent)
+    function = {"name": "f", "args": {"a": [1]}, "id": "call_2", "item_type": "function_call"}
+    calls = [{**CUSTOM, "id": "call_1"}, function]
+    stream = stream_of(calls, format="openai-responses", quirks=["provider-error"])
+    objects = [adapter.validate_python(event) for event in stream]
+    assert type(objects[-1]).__name__ == "ResponseFailedEvent"
+    check_items(objects, calls, "provider-error")
