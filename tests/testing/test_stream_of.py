@@ -3,7 +3,9 @@ documented outcome of its quirk, for every format x quirk x split (and every enc
 
 from __future__ import annotations
 
+import json
 import os
+import random
 from typing import Any
 
 import pytest
@@ -75,39 +77,63 @@ def _got(result: Any) -> list[tuple[Any, ...]]:
     return [(c["name"], c["args"], c["id"]) for c in result.tool_calls]
 
 
+def snapshot_broken(
+    calls: list[dict[str, Any]], fmt: str, quirks: tuple[str, ...], split: str, seed: int | None
+) -> frozenset[str]:
+    """The ids of the calls ``cumulative-arguments`` makes invalid in ``fmt``: on Chat,
+    every call whose text ``stream_of`` cuts in more than one piece (the snapshots are
+    appended), found by cutting the texts as it does, with the same seed."""
+    if "cumulative-arguments" not in quirks or fmt != "openai-chat":
+        return frozenset()
+    rng = random.Random(seed)
+    texts = [json.dumps(c["args"], ensure_ascii=False) for c in calls]
+    return frozenset(
+        c["id"] for c, t in zip(calls, texts, strict=True) if len(split_text(t, split, rng)) > 1
+    )
+
+
 def check_outcome(
     stream: WireStream,
     calls: list[dict[str, Any]],
     fmt: str,
     quirk: str | None,
     text: str | None = None,
+    broken: frozenset[str] = frozenset(),
 ) -> None:
-    """``collect(stream)`` is what QUIRKS documents for ``quirk``."""
+    """``collect(stream)`` is what QUIRKS documents for ``quirk`` (``broken``: the ids of
+    the calls ``cumulative-arguments`` makes invalid besides, see
+    :func:`snapshot_broken`)."""
+    invalid: list[str]  # the names of the calls the quirk makes invalid
     if quirk == "dropped-connection":
         with pytest.raises(StreamDropped) as caught:
             callstream.collect(stream)
         result = caught.value.callstream_result  # type: ignore[attr-defined]
         assert result.interrupted
-        assert _got(result) == _seen(calls[:-1], fmt)
-        invalid = [c["name"] for c in result.invalid_tool_calls]
-        assert invalid == ([] if fmt in WHOLE else [calls[-1]["name"]])
-        return
-    result = callstream.collect(stream, reasoning=True)
-    if text:
-        assert result.text == text
+        valid, invalid = calls[:-1], ([] if fmt in WHOLE else [calls[-1]["name"]])
+    else:
+        # an error line alone (one call, sent whole, never sent) names no format
+        alone = quirk == "provider-error" and fmt in WHOLE
+        provider = {"vertex": "gemini"}.get(fmt, fmt) if alone else "auto"
+        result = callstream.collect(stream, reasoning=True, provider=provider)
+        if text:
+            assert result.text == text
+        valid, invalid = calls, []
     if quirk == "token-limit":
-        assert _got(result) == _seen(calls[:-1], fmt)
-        assert [c["name"] for c in result.invalid_tool_calls] == [calls[-1]["name"]]
+        valid, invalid = calls[:-1], [calls[-1]["name"]]
         assert result.finish_reason == "length"
     elif quirk == "provider-error":
         assert result.finish_reason == "error" and result.provider_error
-        assert [c["name"] for c in result.invalid_tool_calls] == [calls[-1]["name"]]
-        assert _got(result) == ([] if fmt == "openai-chat" else _seen(calls[:-1], fmt))
-    else:
-        assert _got(result) == _seen(calls, fmt)
-        assert result.invalid_tool_calls == []
-        if quirk == "stop-after-calls":
-            assert result.finish_reason == "stop"
+        if fmt == "openai-chat":  # Groq: the failed generation, no call streamed
+            valid, invalid, broken = [], [calls[-1]["name"]], frozenset()
+        else:  # the last call cut by the error, or (calls sent whole) never sent
+            valid, invalid = calls[:-1], ([] if fmt in WHOLE else [calls[-1]["name"]])
+    elif quirk == "stop-after-calls":
+        assert result.finish_reason == "stop"
+    invalid += [c["name"] for c in valid if c["id"] in broken]
+    valid = [c for c in valid if c["id"] not in broken]
+    assert _got(result) == _seen(valid, fmt)
+    # calls made invalid mid-stream (snapshots) are listed as they fail: compare as sets
+    assert sorted(c["name"] for c in result.invalid_tool_calls) == sorted(invalid)
 
 
 @pytest.mark.parametrize(("fmt", "quirk", "split"), _cases())
@@ -125,7 +151,7 @@ def test_collect_gives_back_the_calls_or_the_quirks_outcome(
         assume(not any(_has_inner_empty(c["args"]) for c in calls))
     quirks: Any = () if quirk is None else (quirk,)
     stream = stream_of(calls, format=fmt, split=split, quirks=quirks, seed=seed, text=text)
-    check_outcome(stream, calls, fmt, quirk, text)
+    check_outcome(stream, calls, fmt, quirk, text, snapshot_broken(calls, fmt, quirks, split, seed))
 
 
 def _wire_cases() -> list[Any]:
@@ -148,7 +174,8 @@ def test_bytes_and_lines_read_as_the_payloads(
     quirks: Any = () if quirk is None else (quirk,)
     stream = stream_of(calls, format=fmt, split="random", quirks=quirks, seed=seed, as_=as_)
     assert all(isinstance(item, bytes if as_ == "bytes" else str) for item in stream.items)
-    check_outcome(stream, calls, fmt, quirk)
+    broken = snapshot_broken(calls, fmt, quirks, "random", seed)
+    check_outcome(stream, calls, fmt, quirk, broken=broken)
 
 
 # --- examples and misuse ----------------------------------------------------------------------
@@ -245,6 +272,10 @@ def test_bad_calls_raise() -> None:
         stream_of([{"name": "f", "args": {"a": []}}], format="vertex")
     with pytest.raises(ValueError, match="needs at least one call"):
         stream_of([], format="anthropic", quirks=["token-limit"])
+    with pytest.raises(ValueError, match=r"calls\[0\]\['args'\] is not JSON: Out of range"):
+        stream_of([{"name": "f", "args": {"x": float("inf")}}], format="anthropic")
+    with pytest.raises(TypeError, match=r"calls\[0\]\['args'\] is not JSON data"):
+        stream_of([{"name": "f", "args": {"x": object()}}], format="anthropic")
 
 
 def test_every_quirk_names_its_servers_and_formats() -> None:
@@ -280,4 +311,6 @@ def test_quirks_combine(
         assume(not any(_has_inner_empty(c["args"]) for c in calls))
     stream = stream_of(calls, format=fmt, split=split, quirks=quirks, seed=seed)  # type: ignore[arg-type]
     outcome = next((q for q in _OUTCOME_FIRST if q in quirks), None)
-    check_outcome(stream, calls, fmt, outcome)
+    check_outcome(
+        stream, calls, fmt, outcome, broken=snapshot_broken(calls, fmt, quirks, split, seed)
+    )

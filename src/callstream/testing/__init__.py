@@ -43,11 +43,12 @@ from callstream.testing._transport import (
     Turn,
 )
 from callstream.testing._wire import Encoding, encode, eventstream_message, ndjson_line, sse_event
-from callstream.testing._writers import WireCall, write_calls
+from callstream.testing._writers import ITEM_TYPES, WireCall, write_calls
 
 __all__ = (
     "ENDPOINTS",
     "FORMATS",
+    "ITEM_TYPES",
     "QUIRKS",
     "SPLITS",
     "Encoding",

@@ -12,11 +12,12 @@ import json
 import random
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
+from callstream.providers._responses_items import CALL_ITEMS, CUSTOM_ARG
 from callstream.testing._wire import BYTE_FORMATS, WIRE_FORMATS, Encoding, encode
-from callstream.testing._writers import WRITERS, Shape, WireCall
+from callstream.testing._writers import ITEM_TYPES, WRITERS, Shape, WireCall
 
 __all__ = (
     "FORMATS",
@@ -106,9 +107,14 @@ QUIRKS: dict[str, QuirkInfo] = {
     ),
     "cumulative-arguments": QuirkInfo(
         "each argument update carries the whole text so far (a snapshot), not the new part",
-        "LangChain's content-block protocol (block-delta snapshots of a tool-call chunk)",
-        ("langchain-events",),
-        "the calls",
+        "LangChain's content-block protocol (block-delta snapshots of a tool-call chunk); "
+        "OpenAI-compatible servers that resend the arguments so far on every chunk "
+        "(reported for DeepSeek and Baidu Qianfan endpoints, and GLM-style local servers)",
+        ("openai-chat", "langchain-events"),
+        "langchain-events: the calls; openai-chat: Chat arguments are read as deltas, so "
+        "the snapshots are appended: a call whose text came in more than one piece is "
+        "invalid (its error names where the text stops being JSON), a call in one piece "
+        "valid",
     ),
     "arguments-object": QuirkInfo(
         "arguments sent as a JSON object, whole, instead of a string",
@@ -145,10 +151,26 @@ QUIRKS: dict[str, QuirkInfo] = {
     "provider-error": QuirkInfo(
         "the provider ends the stream with an error event",
         "Groq (tool_use_failed, with the failed generation: no call is streamed), "
-        "Anthropic (overloaded_error in the middle of the last call)",
-        ("openai-chat", "anthropic"),
+        "Anthropic (overloaded_error in the middle of the last call), OpenAI Responses "
+        "(response.failed, error code server_error), Bedrock (a modelStreamErrorException "
+        "event), Cohere (message-end with finish_reason ERROR and delta.error), Gemini and "
+        'Vertex (a {"error": {"code": 503, "status": "UNAVAILABLE", ...}} chunk), Ollama '
+        '(an {"error": "..."} line)',
+        (
+            "openai-chat",
+            "openai-responses",
+            "anthropic",
+            "gemini",
+            "vertex",
+            "bedrock",
+            "cohere",
+            "ollama",
+        ),
         'finish_reason "error" and provider_error set; Groq: the failed call invalid; '
-        "Anthropic: every call but the last valid, the last invalid",
+        "where arguments stream in fragments (anthropic, openai-responses, bedrock, "
+        "cohere): every call but the last valid, the last invalid (cut, with the "
+        "provider's message); where calls arrive whole (gemini, vertex, ollama): every "
+        "call but the last valid, the last absent",
     ),
     "dropped-connection": QuirkInfo(
         "the connection drops: iterating raises StreamDropped partway into the last call",
@@ -179,6 +201,8 @@ _CONFLICTS = (
     ("whole-calls", "empty-first-fragment"),
     ("arguments-object", "interleaved"),
     ("arguments-object", "empty-first-fragment"),
+    ("cumulative-arguments", "whole-calls"),
+    ("cumulative-arguments", "arguments-object"),
 )
 
 _TOKEN = re.compile(r"\w{1,6}|\s+|[^\w\s]{1,2}")
@@ -261,7 +285,20 @@ def _check(
     if not calls and named.intersection(_EXCLUSIVE):
         raise ValueError(f"quirk {ending[0]!r} needs at least one call to cut")
     _check_calls(calls)
+    kinds = [_check_item(n, call, format) for n, call in enumerate(calls)]
+    cutting = sorted(named.intersection(_EXCLUSIVE))
+    if cutting and kinds[-1] not in _CUTTABLE:
+        raise ValueError(
+            f"quirk {cutting[0]!r} cuts the last call, whose text must stream: a "
+            f"{' or '.join(_CUTTABLE)} item, not a {kinds[-1]}"
+        )
     return named
+
+
+#: the items whose text a cut can shorten (what callstream gives for them is documented)
+_CUTTABLE = ("function_call", "custom_tool_call")
+#: formats that send each call whole: a cut drops their last call instead
+_WHOLE = ("gemini", "vertex", "mistral", "ollama")
 
 
 def _check_calls(calls: Sequence[Mapping[str, Any]]) -> None:
@@ -272,9 +309,124 @@ def _check_calls(calls: Sequence[Mapping[str, Any]]) -> None:
             raise TypeError(f"calls[{n}]['args'] must be a mapping (the arguments object)")
         if call.get("id") is not None and not isinstance(call.get("id"), str):
             raise TypeError(f"calls[{n}]['id'] must be a str or None")
+        try:
+            json.dumps(dict(call.get("args", {})), allow_nan=False)
+        except ValueError as exc:  # NaN or an infinity: no JSON text can carry it
+            raise ValueError(f"calls[{n}]['args'] is not JSON: {exc}") from None
+        except TypeError as exc:
+            raise TypeError(f"calls[{n}]['args'] is not JSON data: {exc}") from None
     ids = [call.get("id") or f"call_{n}" for n, call in enumerate(calls)]
     if len(set(ids)) != len(ids):
         raise ValueError("call ids must be distinct within one stream")
+
+
+def _check_item(n: int, call: Mapping[str, Any], format: str) -> str:
+    """The Responses item type of ``calls[n]``, checked against what callstream gives
+    back for that item (its fixed name, the fields it reads)."""
+    kind = call.get("item_type", "function_call")
+    if not isinstance(kind, str) or kind not in ITEM_TYPES:
+        raise ValueError(f"calls[{n}]['item_type'] {kind!r}: one of {', '.join(ITEM_TYPES)}")
+    if kind == "function_call":
+        return kind
+    if format != "openai-responses":
+        raise ValueError(f"calls[{n}]: a {kind} item is written in openai-responses only")
+    args = dict(call.get("args", {}))
+    spec = CALL_ITEMS[kind]
+    if spec.name is not None and call["name"] != spec.name:
+        raise ValueError(
+            f"calls[{n}]: a {kind} is read back named {spec.name!r}, not {call['name']!r}"
+        )
+    if kind == "custom_tool_call":
+        if set(args) != {CUSTOM_ARG} or not isinstance(args[CUSTOM_ARG], str):
+            raise ValueError(
+                f"calls[{n}]: a custom_tool_call's args are {{{CUSTOM_ARG!r}: input text}}"
+            )
+        return kind
+    if kind == "mcp_call":
+        return kind
+    fields = spec.fields or ()
+    extra = sorted(set(args) - set(fields))
+    if extra:
+        raise ValueError(
+            f"calls[{n}]: a {kind}'s args are its fields {', '.join(fields)}; "
+            f"not {', '.join(map(repr, extra))}"
+        )
+    missing = [name for name in _REQUIRED.get(kind, ()) if name not in args]
+    if missing:
+        raise ValueError(f"calls[{n}]: a {kind} needs args {', '.join(map(repr, missing))}")
+    where = _null_member(args)
+    if where is not None:
+        raise ValueError(
+            f"calls[{n}]: a {kind}'s null member {where} would be left out when read back"
+        )
+    _check_values(n, kind, args)
+    return kind
+
+
+def _check_values(n: int, kind: str, args: Mapping[str, Any]) -> None:
+    """The values of the fields callstream streams: a shell call's commands, a code
+    interpreter's container and code."""
+    if kind == "shell_call":
+        action = args["action"]
+        commands = action.get("commands") if isinstance(action, Mapping) else None
+        if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
+            raise ValueError(f"calls[{n}]: a shell_call's action needs 'commands', a list of str")
+    if kind == "code_interpreter_call" and not all(
+        isinstance(args[name], str) for name in ("container_id", "code")
+    ):
+        raise ValueError(f"calls[{n}]: a code_interpreter_call's container_id and code are str")
+
+
+#: the fields an item's args must have (openai-python's models require them)
+_REQUIRED = {
+    "shell_call": ("action",),
+    "local_shell_call": ("action",),
+    "apply_patch_call": ("operation",),
+    "web_search_call": ("action",),
+    "file_search_call": ("queries",),
+    "code_interpreter_call": ("container_id", "code"),
+}
+
+
+def _null_member(value: Any, where: str = "args") -> str | None:
+    """Where ``value`` has an object member that is null (callstream leaves them out of a
+    Responses item's fields), or None."""
+    if isinstance(value, Mapping):
+        for key, member in value.items():
+            inner = f"{where}[{key!r}]"
+            if member is None:
+                return inner
+            found = _null_member(member, inner)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for position, member in enumerate(value):
+            found = _null_member(member, f"{where}[{position}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _wire_call(
+    n: int, call: Mapping[str, Any], kind: str, split: str, rng: random.Random
+) -> tuple[WireCall, str]:
+    """``calls[n]`` as the writers take it, and the text it streams (what a cut shortens)."""
+    id_ = call.get("id") or f"call_{n}"
+    args = dict(call.get("args", {}))
+    if kind == "custom_tool_call":
+        text = args[CUSTOM_ARG]
+    elif kind == "code_interpreter_call":
+        text = args.pop("code")
+    elif kind in ("function_call", "mcp_call"):
+        text = json.dumps(args, ensure_ascii=False)
+    elif kind == "shell_call":
+        action = dict(args["action"])
+        commands = tuple(split_text(c, split, rng) for c in action.pop("commands"))
+        return WireCall(id_, call["name"], ("",), kind, {"action": action}, commands), ""
+    else:  # the item's fields, whole
+        return WireCall(id_, call["name"], ("",), kind, args), ""
+    fields = args if kind == "code_interpreter_call" else {}
+    return WireCall(id_, call["name"], split_text(text, split, rng), kind, fields), text
 
 
 def stream_of(
@@ -293,7 +445,20 @@ def stream_of(
 
     Args:
         calls: the tool calls, as LangChain ``ToolCall`` dicts (``name``, ``args`` object,
-            ``id``; a missing id becomes ``call_<n>``).
+            ``id``; a missing id becomes ``call_<n>``). In ``openai-responses`` a call
+            may name the output item it is written as, ``item_type`` (one of
+            :data:`ITEM_TYPES`; default ``function_call``), with the ``name`` and
+            ``args`` callstream gives back for that item (the reading guide's Responses
+            items table): ``custom_tool_call`` any name, args ``{"__arg1": input}``
+            (the input streamed); ``shell_call`` named ``shell``, ``{"action":
+            {"commands": [...], ...}}`` (the commands streamed); ``local_shell_call``,
+            ``apply_patch_call``, ``computer_call`` their fields, whole; ``mcp_call``
+            the MCP tool's name and its arguments (streamed); the hosted
+            ``web_search_call``, ``file_search_call``, ``code_interpreter_call`` (its
+            ``code`` streamed) and ``image_generation_call`` named ``web_search`` ...,
+            their request fields. The hosted ones and ``mcp_call`` come back in
+            ``server_tool_calls`` (their ``id`` is the item's id), the others in
+            ``tool_calls``; every item's type is its ``item_type`` extra.
         format: one of :data:`FORMATS`.
         text: assistant text streamed before the calls.
         reasoning: reasoning / thinking text streamed before the text.
@@ -314,11 +479,19 @@ def stream_of(
         ValueError: an unknown format, split, quirk or encoding; a quirk that does not
             apply to ``format`` (the message names the formats it applies to); quirks
             that cannot be combined; arguments the format cannot express (``vertex``:
-            an empty list or object below the top); repeated ids; ``bytes`` or
+            an empty list or object below the top); a NaN or infinite float in the
+            arguments (no JSON text carries one); repeated ids; ``bytes`` or
             ``lines`` of a format with no such wire (``lines`` of ``bedrock``, whose
             bytes are AWS eventstream messages; ``langchain`` and ``langchain-events``,
-            which are Python objects).
-        TypeError: a call that is not a ``ToolCall``-shaped mapping.
+            which are Python objects); an ``item_type`` outside ``openai-responses``,
+            unknown, or with a ``name`` or ``args`` callstream would not give back as
+            they are (a fixed name, fields the item does not have or lacks, a null
+            member, which is left out when read); a quirk that cuts the last call
+            (``token-limit``, ``provider-error``, ``dropped-connection``) when that call
+            is an item whose text does not stream (only a function or custom tool call
+            is cut).
+        TypeError: a call that is not a ``ToolCall``-shaped mapping, or arguments that
+            are not JSON data.
 
     Cost: O(total argument text) to write; the stream holds every item.
     """
@@ -329,33 +502,29 @@ def stream_of(
             "only), langchain chunks and events are Python objects; use as_='payloads'"
         )
     rng = random.Random(seed)
-    texts = [json.dumps(dict(call.get("args", {})), ensure_ascii=False) for call in calls]
-    wire = [
-        WireCall(call.get("id") or f"call_{n}", call["name"], split_text(t, split, rng))
-        for n, (call, t) in enumerate(zip(calls, texts, strict=True))
-    ]
+    wire: list[WireCall] = []
+    texts: list[str] = []
+    for n, call in enumerate(calls):
+        one, streamed = _wire_call(n, call, call.get("item_type", "function_call"), split, rng)
+        wire.append(one)
+        texts.append(streamed)
     reason = "stop" if "stop-after-calls" in named else "tool_calls"
     dropped = "dropped-connection" in named
-    whole = format in ("gemini", "vertex", "mistral", "ollama")
-    if (
-        "token-limit" in named
-        or (dropped and not whole)
-        or ("provider-error" in named and format == "anthropic")
-    ):
+    error = "provider-error" in named
+    whole = format in _WHOLE
+    groq = error and format == "openai-chat"  # the failed generation, whole, in the error
+    if "token-limit" in named or ((dropped or error) and not whole and not groq):
         last = texts[-1]
         cut = last[: max(1, len(last) // 2)] if len(last) > 1 else last[:0]
-        wire[-1] = WireCall(wire[-1].id, wire[-1].name, split_text(cut, split, rng))
+        wire[-1] = replace(wire[-1], pieces=split_text(cut, split, rng))
     if "token-limit" in named:
         reason = "length"
-    if dropped:
-        if whole:
-            wire = wire[:-1]
-        else:
-            reason = "length"  # the last call left open, as a cut leaves it
-    shape = Shape(
-        text, reasoning, finish and not dropped, named, reason, error="provider-error" in named
-    )
-    if "provider-error" in named and format == "openai-chat":
+    if (dropped or error) and whole:
+        wire = wire[:-1]  # the last call never arrived
+    elif dropped:
+        reason = "length"  # the last call left open, as a cut leaves it
+    shape = Shape(text, reasoning, finish and not dropped, named, reason, error=error)
+    if groq:
         payloads = WRITERS[format]([], Shape(text, reasoning, False, named, reason))
         payloads.append(WRITERS[format](wire, shape)[-1])  # the error event alone
     else:

@@ -11,21 +11,35 @@ second copy of a format exists.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ("WRITERS", "Shape", "WireCall", "write_calls")
+__all__ = ("ITEM_TYPES", "WRITERS", "Shape", "WireCall", "write_calls")
 
 
 @dataclass(frozen=True)
 class WireCall:
     """One call to write: its id, name, and argument text cut into pieces (joined, the
-    pieces are the whole text; one empty piece for no text)."""
+    pieces are the whole text; one empty piece for no text).
+
+    ``item`` is the OpenAI Responses output item it is written as (one of
+    :data:`ITEM_TYPES`; other formats write function calls only). What streams in
+    ``pieces`` depends on it: the JSON argument text (``function_call``, ``mcp_call``),
+    the input text (``custom_tool_call``), the code (``code_interpreter_call``); a
+    ``shell_call`` streams ``commands`` (each command's text in pieces). ``fields`` are
+    the item's other fields, written whole: ``action`` without its ``commands`` (shell),
+    ``container_id`` (code interpreter), every field of the items that do not stream
+    (``local_shell_call``, ``apply_patch_call``, ``computer_call``, ``web_search_call``,
+    ``file_search_call``, ``image_generation_call``).
+    """
 
     id: str
     name: str
     pieces: tuple[str, ...]
+    item: str = "function_call"
+    fields: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    commands: tuple[tuple[str, ...], ...] = ()
 
     @property
     def text(self) -> str:
@@ -42,9 +56,14 @@ class Shape:
     quirks: frozenset[str] = field(default_factory=frozenset)
     #: the finish word: "tool_calls" (the usual), "stop" or "length"
     reason: str = "tool_calls"
-    #: a provider error payload to end the stream with, after ``error_after`` pieces of
-    #: the last call (see the ``provider-error`` quirk)
+    #: end with the provider's error payload, the last call left open (its text cut by
+    #: the caller) or absent (see the ``provider-error`` quirk)
     error: bool = False
+
+    @property
+    def cuts_last(self) -> bool:
+        """Whether the last call is left open (cut by the token limit, or by an error)."""
+        return self.reason == "length" or self.error
 
 
 def _loads_or_text(text: str) -> Any:
@@ -54,17 +73,24 @@ def _loads_or_text(text: str) -> Any:
         return text
 
 
-def _interleave(calls: list[WireCall]) -> list[tuple[int, int]]:
-    """(call, piece) pairs, round robin over the calls: parallel calls' fragments mixed."""
+def _order(counts: Sequence[int], mixed: bool) -> list[tuple[int, int]]:
+    """(call, piece) pairs for calls of ``counts`` pieces: call after call, or (``mixed``)
+    round robin over the calls, parallel calls' fragments mixed."""
+    if not mixed:
+        return [(i, j) for i, count in enumerate(counts) for j in range(count)]
     order: list[tuple[int, int]] = []
-    longest = max((len(c.pieces) for c in calls), default=0)
-    for j in range(longest):
-        order += [(i, j) for i, call in enumerate(calls) if j < len(call.pieces)]
+    for j in range(max(counts, default=0)):
+        order += [(i, j) for i, count in enumerate(counts) if j < count]
     return order
 
 
+def _interleave(calls: list[WireCall]) -> list[tuple[int, int]]:
+    """(call, piece) pairs, round robin over the calls: parallel calls' fragments mixed."""
+    return _order([len(c.pieces) for c in calls], True)
+
+
 def _in_order(calls: list[WireCall]) -> list[tuple[int, int]]:
-    return [(i, j) for i, call in enumerate(calls) for j in range(len(call.pieces))]
+    return _order([len(c.pieces) for c in calls], False)
 
 
 # --- OpenAI Chat Completions (and Mistral, a Chat dialect) ---------------------------------
@@ -102,7 +128,9 @@ def _chat_fragments(calls: list[WireCall], q: frozenset[str]) -> list[dict[str, 
             function = {"name": call.name, "arguments": ""}
             out.append(_chat_key({"id": call.id, "type": "function", "function": function}, i, q))
             named = "resent-ids" in q
-        entry: dict[str, Any] = {"function": {"arguments": call.pieces[j]}}
+        # cumulative-arguments: the text so far on every chunk, not the new piece
+        piece = "".join(call.pieces[: j + 1]) if "cumulative-arguments" in q else call.pieces[j]
+        entry: dict[str, Any] = {"function": {"arguments": piece}}
         if named:
             entry.update(id=call.id, type="function")
             entry["function"]["name"] = call.name
@@ -150,6 +178,51 @@ def _openai_chat(calls: list[WireCall], shape: Shape) -> list[Any]:
 
 # --- OpenAI Responses ----------------------------------------------------------------------
 
+ITEM_TYPES: tuple[str, ...] = (
+    "function_call",
+    "custom_tool_call",
+    "shell_call",
+    "local_shell_call",
+    "apply_patch_call",
+    "computer_call",
+    "mcp_call",
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+)
+"""The OpenAI Responses output items a call can be written as (:attr:`WireCall.item`)."""
+
+#: the item id's prefix, per item type (a call the client runs keeps its id as ``call_id``)
+_ITEM_PREFIX = {
+    "function_call": "fc",
+    "custom_tool_call": "ctc",
+    "shell_call": "sh",
+    "local_shell_call": "lsh",
+    "apply_patch_call": "apc",
+    "computer_call": "cu",
+}
+
+#: the status events of a hosted tool: (before its streamed text, after it)
+_STATUS = {
+    "web_search_call": (("in_progress", "searching"), ("completed",)),
+    "file_search_call": (("in_progress", "searching"), ("completed",)),
+    "code_interpreter_call": (("in_progress",), ("interpreting", "completed")),
+    "image_generation_call": (("in_progress", "generating"), ("completed",)),
+    "mcp_call": (("in_progress",), ("completed",)),
+}
+
+MCP_SERVER_LABEL = "test-server"
+"""The ``server_label`` of the ``mcp_call`` items written."""
+
+
+RESPONSES_FAILED = {
+    "code": "server_error",
+    "message": "The server had an error while processing your request.",
+}
+"""The ``error`` of the ``response.failed`` event the ``provider-error`` quirk ends an
+OpenAI Responses stream with (``code`` from openai-python's ``ResponseError``)."""
+
 
 def _response(status: str, **extra: Any) -> dict[str, Any]:
     return {
@@ -159,8 +232,106 @@ def _response(status: str, **extra: Any) -> dict[str, Any]:
         "model": "test-model",
         "status": status,
         "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
         **extra,
     }
+
+
+@dataclass
+class _ItemEvents:
+    """One call item's events: ``opening`` (added, status), one list per argument piece
+    (``steps``), ``closing`` (the ``.done`` events, status, ``output_item.done``)."""
+
+    opening: list[dict[str, Any]]
+    steps: list[list[dict[str, Any]]]
+    closing: list[dict[str, Any]]
+
+
+def _item_events(call: WireCall, index: int, n: int) -> _ItemEvents:
+    """The events of ``call`` as item ``call.item`` at ``output_index`` ``index`` (``n``:
+    its place among the calls, for the item id)."""
+    kind = call.item
+    prefix = _ITEM_PREFIX.get(kind)
+    item_id = call.id if prefix is None else f"{prefix}_{n}"
+    item: dict[str, Any] = {"type": kind, "id": item_id}
+    if prefix is not None:
+        item["call_id"] = call.id
+    where = {"item_id": item_id, "output_index": index}
+
+    def event(kind_: str, **fields: Any) -> dict[str, Any]:
+        return {"type": kind_, **where, **fields}
+
+    before, after = _STATUS.get(kind, ((), ()))
+    status_before = [event(f"response.{kind}.{word}") for word in before]
+    status_after = [event(f"response.{kind}.{word}") for word in after]
+    steps: list[list[dict[str, Any]]]
+    if kind in ("function_call", "mcp_call"):
+        delta = f"response.{kind}_arguments.delta"
+        added = {**item, "name": call.name, "arguments": "", "status": "in_progress"}
+        if kind == "mcp_call":
+            added["server_label"] = MCP_SERVER_LABEL
+        done = {**added, "arguments": call.text, "status": "completed"}
+        steps = [[event(delta, delta=piece)] for piece in call.pieces]
+        ends = [event(f"response.{kind}_arguments.done", arguments=call.text)]
+    elif kind == "custom_tool_call":
+        added = {**item, "name": call.name, "input": ""}
+        done = {**added, "input": call.text}
+        delta = "response.custom_tool_call_input.delta"
+        steps = [[event(delta, delta=piece)] if piece else [] for piece in call.pieces]
+        ends = [event("response.custom_tool_call_input.done", input=call.text)]
+    elif kind == "code_interpreter_call":
+        added = {**item, **call.fields, "code": "", "outputs": None, "status": "in_progress"}
+        done = {**added, "code": call.text, "outputs": [], "status": "completed"}
+        delta = "response.code_interpreter_call_code.delta"
+        steps = [[event(delta, delta=piece)] if piece else [] for piece in call.pieces]
+        ends = [event("response.code_interpreter_call_code.done", code=call.text)]
+    elif kind == "shell_call":
+        action = dict(call.fields.get("action", {}))
+        added = {
+            **item,
+            "action": {**action, "commands": []},
+            "environment": {"type": "local"},
+            "status": "in_progress",
+        }
+        commands = ["".join(pieces) for pieces in call.commands]
+        done = {**added, "action": {**action, "commands": commands}, "status": "completed"}
+        steps = _shell_steps(call.commands, index)
+        ends = []
+    else:  # an item whose fields come whole, in its added and done events
+        added = {**item, **call.fields, "status": "in_progress"}
+        done = {**added, "status": "completed"}
+        if kind == "image_generation_call":
+            added["result"] = None
+            done["result"] = ""
+        steps = [[]]
+        ends = []
+    added_event = {"type": "response.output_item.added", "output_index": index, "item": added}
+    done_event = {"type": "response.output_item.done", "output_index": index, "item": done}
+    return _ItemEvents(
+        [added_event, *status_before], steps or [[]], [*ends, *status_after, done_event]
+    )
+
+
+def _shell_steps(commands: tuple[tuple[str, ...], ...], index: int) -> list[list[dict[str, Any]]]:
+    """A shell call's command events: each command added, its text in deltas, done."""
+    steps: list[list[dict[str, Any]]] = []
+    for number, pieces in enumerate(commands):
+        where = {"output_index": index, "command_index": number}
+        for k, piece in enumerate(pieces):
+            step: list[dict[str, Any]] = []
+            if k == 0:
+                step.append({"type": "response.shell_call_command.added", **where, "command": ""})
+            if piece:
+                step.append({"type": "response.shell_call_command.delta", **where, "delta": piece})
+            if k == len(pieces) - 1:
+                command = "".join(pieces)
+                step.append(
+                    {"type": "response.shell_call_command.done", **where, "command": command}
+                )
+            steps.append(step)
+    return steps
 
 
 def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
@@ -195,45 +366,19 @@ def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
         )
         out.append({"type": "response.output_item.done", "output_index": base, "item": item})
         base += 1
-    items = [
-        {
-            "type": "function_call",
-            "id": f"fc_{i}",
-            "call_id": call.id,
-            "name": call.name,
-            "arguments": "",
-            "status": "in_progress",
-        }
-        for i, call in enumerate(calls)
-    ]
-    cut = shape.reason == "length"
-    order = _interleave(calls) if "interleaved" in q else _in_order(calls)
-    opened: set[int] = set()
+    items = [_item_events(call, base + i, i) for i, call in enumerate(calls)]
+    cut = shape.cuts_last
+    order = _order([len(e.steps) for e in items], "interleaved" in q)
     for i, j in order:
-        if i not in opened:
-            opened.add(i)
-            out.append(
-                {"type": "response.output_item.added", "output_index": base + i, "item": items[i]}
-            )
-        out.append(
-            {
-                "type": "response.function_call_arguments.delta",
-                "item_id": f"fc_{i}",
-                "output_index": base + i,
-                "delta": calls[i].pieces[j],
-            }
-        )
-        if j == len(calls[i].pieces) - 1 and not (cut and i == len(calls) - 1):
-            out.append(
-                {
-                    "type": "response.output_item.done",
-                    "output_index": base + i,
-                    "item": dict(items[i], arguments=calls[i].text, status="completed"),
-                }
-            )
-    if not shape.finish:
-        return out
-    if cut:
+        if j == 0:
+            out += items[i].opening
+        out += items[i].steps[j]
+        if j == len(items[i].steps) - 1 and not (cut and i == len(calls) - 1):
+            out += items[i].closing
+    if shape.error:
+        failed = _response("failed", error=dict(RESPONSES_FAILED))
+        out.append({"type": "response.failed", "response": failed})
+    elif shape.finish and shape.reason == "length":
         details = {"reason": "max_output_tokens"}
         out.append(
             {
@@ -241,9 +386,9 @@ def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
                 "response": _response("incomplete", incomplete_details=details),
             }
         )
-    else:
+    elif shape.finish:
         out.append({"type": "response.completed", "response": _response("completed")})
-    return out
+    return [{**event, "sequence_number": n} for n, event in enumerate(out)]
 
 
 # --- Anthropic Messages --------------------------------------------------------------------
@@ -322,6 +467,15 @@ def _anthropic(calls: list[WireCall], shape: Shape) -> list[Any]:
 # --- Bedrock ConverseStream ----------------------------------------------------------------
 
 
+BEDROCK_STREAM_ERROR = {
+    "message": "The model failed while streaming its response.",
+    "originalStatusCode": 500,
+    "originalMessage": "internal error",
+}
+"""The ``modelStreamErrorException`` event the ``provider-error`` quirk ends a Bedrock
+stream with (its members as botocore's ``bedrock-runtime`` model has them)."""
+
+
 def _bedrock(calls: list[WireCall], shape: Shape) -> list[Any]:
     q = shape.quirks
     out: list[Any] = [{"messageStart": {"role": "assistant"}}]
@@ -337,7 +491,7 @@ def _bedrock(calls: list[WireCall], shape: Shape) -> list[Any]:
         )
         out.append({"contentBlockStop": {"contentBlockIndex": index}})
         index += 1
-    cut = shape.reason == "length"
+    cut = shape.cuts_last
     order = _interleave(calls) if "interleaved" in q else _in_order(calls)
     for i, j in order:
         call = calls[i]
@@ -348,12 +502,19 @@ def _bedrock(calls: list[WireCall], shape: Shape) -> list[Any]:
         out.append({"contentBlockDelta": {"delta": delta, "contentBlockIndex": index + i}})
         if j == len(call.pieces) - 1 and not (cut and i == len(calls) - 1):
             out.append({"contentBlockStop": {"contentBlockIndex": index + i}})
-    if shape.finish:
+    if shape.error:
+        out.append({"modelStreamErrorException": dict(BEDROCK_STREAM_ERROR)})
+    elif shape.finish:
         out.append({"messageStop": {"stopReason": "max_tokens" if cut else "tool_use"}})
     return out
 
 
 # --- Cohere v2 -----------------------------------------------------------------------------
+
+
+COHERE_ERROR = "an internal error occurred during generation"
+"""The ``delta.error`` of the ``message-end`` event (``finish_reason`` ``ERROR``) the
+``provider-error`` quirk ends a Cohere v2 stream with."""
 
 
 def _cohere(calls: list[WireCall], shape: Shape) -> list[Any]:
@@ -383,7 +544,7 @@ def _cohere(calls: list[WireCall], shape: Shape) -> list[Any]:
             }
         )
         out.append({"type": "content-end", "index": 0})
-    cut = shape.reason == "length"
+    cut = shape.cuts_last
     for i, call in enumerate(calls):
         entry = {
             "id": call.id,
@@ -398,7 +559,10 @@ def _cohere(calls: list[WireCall], shape: Shape) -> list[Any]:
             out.append({"type": "tool-call-delta", "index": i, "delta": delta})
         if not (cut and i == len(calls) - 1):
             out.append({"type": "tool-call-end", "index": i})
-    if shape.finish:
+    if shape.error:
+        failed = {"finish_reason": "ERROR", "error": COHERE_ERROR}
+        out.append({"type": "message-end", "delta": failed})
+    elif shape.finish:
         out.append(
             {
                 "type": "message-end",
@@ -427,6 +591,16 @@ def _gemini_text(shape: Shape) -> list[Any]:
     return out
 
 
+GEMINI_ERROR = {
+    "code": 503,
+    "message": "The model is overloaded. Please try again later.",
+    "status": "UNAVAILABLE",
+}
+"""The Google API error the ``provider-error`` quirk ends a Gemini or Vertex stream with,
+as one more chunk ``{"error": ...}`` (google-genai raises its ``APIError`` on such a
+chunk of a stream)."""
+
+
 def _gemini(calls: list[WireCall], shape: Shape) -> list[Any]:
     out = _gemini_text(shape)
     for call in calls:
@@ -434,7 +608,9 @@ def _gemini(calls: list[WireCall], shape: Shape) -> list[Any]:
             "functionCall": {"id": call.id, "name": call.name, "args": _loads_or_text(call.text)}
         }
         out.append(_gemini_chunk([part]))
-    if shape.finish:
+    if shape.error:
+        out.append({"error": dict(GEMINI_ERROR)})
+    elif shape.finish:
         out.append(_gemini_chunk([], "MAX_TOKENS" if shape.reason == "length" else "STOP"))
     return out
 
@@ -527,7 +703,9 @@ def _vertex(calls: list[WireCall], shape: Shape) -> list[Any]:
                 )
         if not (cut and n == len(calls) - 1):
             out.append(_gemini_chunk([{"functionCall": {}}]))
-    if shape.finish:
+    if shape.error:
+        out.append({"error": dict(GEMINI_ERROR)})
+    elif shape.finish:
         out.append(_gemini_chunk([], "MAX_TOKENS" if cut else "STOP"))
     return out
 
@@ -541,6 +719,11 @@ def _cut_like(value: str, call: WireCall) -> list[str]:
 
 
 # --- Ollama /api/chat ----------------------------------------------------------------------
+
+
+OLLAMA_ERROR = "an error was encountered while running the model"
+"""The text of the ``{"error": ...}`` line the ``provider-error`` quirk ends an Ollama
+``/api/chat`` stream with (the ollama client raises ``ResponseError`` on such a line)."""
 
 
 def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
@@ -573,7 +756,9 @@ def _ollama(calls: list[WireCall], shape: Shape) -> list[Any]:
         out.append(line({"tool_calls": entries}))
     else:
         out += [line({"tool_calls": [entry]}) for entry in entries]
-    if shape.finish:
+    if shape.error:
+        out.append({"error": OLLAMA_ERROR})
+    elif shape.finish:
         out.append(
             line({}, done=True, done_reason="length" if shape.reason == "length" else "stop")
         )
@@ -766,10 +951,16 @@ def write_calls(
             the token limit was reached).
 
     Raises:
-        ValueError: an unknown format or reason.
+        ValueError: an unknown format or reason; an unknown ``item``, or an item other
+            than ``function_call`` in a format other than ``openai-responses``.
     """
     if format not in WRITERS:
         raise ValueError(f"unknown format {format!r}: one of {', '.join(WRITERS)}")
     if reason not in ("tool_calls", "stop", "length"):
         raise ValueError(f"reason must be 'tool_calls', 'stop' or 'length', not {reason!r}")
+    for call in calls:
+        if call.item not in ITEM_TYPES:
+            raise ValueError(f"unknown item {call.item!r}: one of {', '.join(ITEM_TYPES)}")
+        if call.item != "function_call" and format != "openai-responses":
+            raise ValueError(f"{call.item} items are written in openai-responses only")
     return WRITERS[format](list(calls), Shape(text, reasoning, finish, frozenset(), reason))
