@@ -1,0 +1,357 @@
+"""A LangChain chat model that streams scripted tool calls the way a provider's integration does.
+
+``FakeToolCallingChatModel`` answers each call with the next scripted turn: the turn's
+calls (and text) written by :func:`~callstream.testing.stream_of` in a provider's wire
+format, cut by a split, bent by quirks, then turned into ``AIMessageChunk`` objects the
+way that provider's LangChain integration turns its stream into chunks (``STYLES``).
+LangChain's own ``GenericFakeChatModel`` streams no ``tool_call_chunks``; this one does,
+so code that merges chunks, reads ``tool_call_chunks`` or runs an agent loop meets the
+chunks it meets in production. ``stream_events(version="v3")`` works through
+langchain-core's bridge from ``_stream`` chunks to protocol events.
+
+Needs ``langchain-core`` (``pip install 'callstream[testing,langchain]'``); this module
+imports it and is imported only when asked for (``callstream.testing`` does not import it).
+
+How each style places ``index``, ``id`` and ``name`` (read from langchain-openai 1.8 and
+langchain-anthropic 1.7):
+
+- ``openai-chat`` (``ChatOpenAI``, Chat Completions): one chunk per ``delta``; each
+  ``tool_calls`` entry becomes a tool-call chunk with the entry's ``index``, ``id``,
+  ``function.name`` and ``function.arguments`` as sent (the id and name on the first
+  fragment only, unless the server resends them: the ``resent-ids`` quirk, whose names
+  LangChain's chunk addition then concatenates). A delta with an entry lacking ``index``
+  gives no tool-call chunks at all (``ChatOpenAI`` drops them: ``missing-index``). The
+  finish chunk carries ``finish_reason`` and ``model_name`` in ``response_metadata``.
+- ``anthropic`` (``ChatAnthropic``): ``index`` is the content block's index (a text block
+  before the calls moves them to 1, 2, ...); ``content_block_start`` gives a chunk with
+  the ``tool_use`` block in ``content`` and a tool-call chunk with ``id``, ``name`` and
+  ``args=""``; each ``input_json_delta`` gives the delta block in ``content`` and a
+  tool-call chunk with only ``index`` and ``args``; ``message_delta`` gives the
+  ``stop_reason`` and ``chunk_position="last"``.
+- ``langchain``: the format-neutral chunks of ``stream_of(format="langchain")``
+  (``index`` the call's position, ``id`` and ``name`` on its first chunk).
+
+A provider error quirk (``provider-error``) raises :class:`FakeProviderError` from the
+stream, carrying the provider's error body as ``body`` (as the openai and anthropic SDKs
+do, so callstream's LangChain reader recovers from it); ``dropped-connection`` raises
+:class:`~callstream.testing.StreamDropped`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models.chat_models import agenerate_from_stream, generate_from_stream
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import PrivateAttr, field_validator
+
+from callstream.testing._stream import QUIRKS, SPLITS, stream_of
+
+__all__ = ("STYLES", "FakeProviderError", "FakeToolCallingChatModel", "Turn")
+
+STYLES: tuple[str, ...] = ("openai-chat", "anthropic", "langchain")
+"""The chunk styles :class:`FakeToolCallingChatModel` streams in: ``ChatOpenAI``'s (Chat
+Completions), ``ChatAnthropic``'s, and callstream's format-neutral ``langchain`` chunks."""
+
+#: quirks a style cannot carry into LangChain chunks, and why
+_UNSUPPORTED = {
+    "arguments-object": "its integration expects argument text, not an object",
+}
+
+
+class FakeProviderError(RuntimeError):
+    """Raised from a fake stream written with the ``provider-error`` quirk, as the provider's
+    SDK raises it mid-stream; ``body`` is the error payload the server sent."""
+
+    def __init__(self, body: Mapping[str, Any]) -> None:
+        super().__init__(f"provider error in the stream: {json.dumps(body)[:200]}")
+        self.body: dict[str, Any] = dict(body)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted answer: the tool calls (``ToolCall``-shaped dicts: ``name``, ``args``,
+    ``id``), the text streamed before them, and the quirks of this turn (``None``: the
+    model's ``quirks``)."""
+
+    calls: tuple[Mapping[str, Any], ...] = ()
+    text: str | None = None
+    quirks: tuple[str, ...] | None = None
+
+
+def _turn(value: Any, n: int) -> Turn:
+    if isinstance(value, Turn):
+        return value
+    if isinstance(value, str):
+        return Turn(text=value)
+    if isinstance(value, Mapping) and "name" not in value:
+        unknown = set(value) - {"calls", "text", "quirks"}
+        if unknown:
+            raise ValueError(f"turns[{n}] has unknown keys {sorted(unknown)}: calls, text, quirks")
+        quirks = value.get("quirks")
+        return Turn(
+            tuple(value.get("calls", ())), value.get("text"), None if quirks is None else tuple(quirks)
+        )
+    if isinstance(value, Sequence):
+        return Turn(calls=tuple(value))
+    raise TypeError(
+        f"turns[{n}] must be a Turn, a list of calls, a text, or a mapping with calls / text / "
+        f"quirks, not {type(value).__name__}"
+    )
+
+
+# --- the chunk styles --------------------------------------------------------------------
+
+
+def _openai_chat_chunk(payload: Mapping[str, Any]) -> AIMessageChunk:
+    if "error" in payload:
+        raise FakeProviderError(payload)
+    choice = payload["choices"][0]
+    delta = choice.get("delta") or {}
+    chunks: list[Any] = []
+    entries = delta.get("tool_calls") or []
+    if all("index" in entry for entry in entries):  # ChatOpenAI drops the lot otherwise
+        chunks = [
+            tool_call_chunk(
+                name=entry.get("function", {}).get("name"),
+                args=entry.get("function", {}).get("arguments"),
+                id=entry.get("id"),
+                index=entry["index"],
+            )
+            for entry in entries
+        ]
+    metadata: dict[str, Any] = {"model_provider": "openai"}
+    if choice.get("finish_reason"):
+        metadata.update(finish_reason=choice["finish_reason"], model_name=payload.get("model"))
+    return AIMessageChunk(
+        content=delta.get("content") or "",
+        tool_call_chunks=chunks,
+        response_metadata=metadata,
+    )
+
+
+def _anthropic_chunk(payload: Mapping[str, Any], opened: dict[int, str]) -> AIMessageChunk | None:
+    kind = payload.get("type")
+    provider = {"model_provider": "anthropic"}
+    if kind == "error":
+        raise FakeProviderError(payload)
+    if kind == "message_start":
+        model = payload["message"].get("model")
+        return AIMessageChunk(content=[], response_metadata={"model_name": model, **provider})
+    index = payload.get("index")
+    if kind == "content_block_start" and isinstance(index, int):
+        block = dict(payload["content_block"], index=index)
+        opened[index] = block["type"]
+        if block["type"] != "tool_use":
+            return None  # an empty text or thinking start gives no chunk
+        head = tool_call_chunk(index=index, id=block["id"], name=block["name"], args="")
+        return AIMessageChunk(content=[block], tool_call_chunks=[head], response_metadata=provider)
+    if kind == "content_block_delta" and isinstance(index, int):
+        delta = dict(payload["delta"], index=index)
+        if delta["type"] == "input_json_delta":
+            piece = [] if opened.get(index) != "tool_use" else [
+                tool_call_chunk(index=index, id=None, name=None, args=delta["partial_json"])
+            ]
+            return AIMessageChunk(content=[delta], tool_call_chunks=piece, response_metadata=provider)
+        delta["type"] = "thinking" if delta["type"] == "thinking_delta" else "text"
+        return AIMessageChunk(content=[delta], response_metadata=provider)
+    if kind == "message_delta":
+        reason = payload["delta"].get("stop_reason")
+        chunk = AIMessageChunk(
+            content=[],
+            response_metadata={"stop_reason": reason, "stop_sequence": None, **provider},
+        )
+        if reason:
+            chunk.chunk_position = "last"
+        return chunk
+    return None  # content_block_stop, message_stop
+
+
+def _langchain_chunk(payload: Mapping[str, Any]) -> AIMessageChunk:
+    return AIMessageChunk(**{k: v for k, v in payload.items() if k != "type"})
+
+
+def _chunks(payloads: Iterator[Any], style: str) -> Iterator[AIMessageChunk]:
+    opened: dict[int, str] = {}
+    for payload in payloads:
+        if style == "openai-chat":
+            yield _openai_chat_chunk(payload)
+        elif style == "anthropic":
+            chunk = _anthropic_chunk(payload, opened)
+            if chunk is not None:
+                yield chunk
+        else:
+            yield _langchain_chunk(payload)
+
+
+# --- the model ---------------------------------------------------------------------------
+
+
+class FakeToolCallingChatModel(BaseChatModel):
+    """A chat model that streams scripted tool calls in a provider's chunk style.
+
+    Each call of the model (``invoke``, ``stream``, ``astream``, ``stream_events``, an
+    agent's step) answers with the next of ``turns`` and records the messages it was sent
+    (:attr:`received`), so a test can assert the tool results an agent sent back.
+
+    Args:
+        turns: the answers, in order: a :class:`Turn`, a list of ``ToolCall``-shaped
+            dicts (``{"name", "args", "id"}``), a text, or a mapping with ``calls`` /
+            ``text`` / ``quirks``.
+        format: the chunk style, one of :data:`STYLES`.
+        split: how argument text is cut (:data:`~callstream.testing.Split`).
+        quirks: quirk names of :data:`~callstream.testing.QUIRKS` that apply to
+            ``format`` (``arguments-object`` excepted), for every turn without its own.
+        seed: the seed of the ``random`` split.
+
+    Raises:
+        ValueError: an unknown style, split or quirk, a quirk that does not apply to the
+            style, or a turn's calls ``stream_of`` rejects (when the turn is streamed);
+            a call after the last turn (the message says how many turns there were).
+        TypeError: a turn of another type.
+
+    Cost: a turn costs what ``stream_of`` costs for its calls plus one chunk object per
+    payload; ``invoke`` adds LangChain's chunk addition (O(chunks x calls)).
+    """
+
+    turns: list[Any]
+    format: str = "openai-chat"
+    split: str = "token"
+    quirks: tuple[str, ...] = ()
+    seed: int | None = None
+
+    _turns: list[Turn] = PrivateAttr(default_factory=list)
+    _next: int = PrivateAttr(default=0)
+    _received: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _bound: list[dict[str, Any]] = PrivateAttr(default_factory=list)
+
+    @field_validator("format")
+    @classmethod
+    def _known_style(cls, value: str) -> str:
+        if value not in STYLES:
+            raise ValueError(f"unknown chunk style {value!r}: one of {', '.join(STYLES)}")
+        return value
+
+    @field_validator("split")
+    @classmethod
+    def _known_split(cls, value: str) -> str:
+        if value not in SPLITS:
+            raise ValueError(f"unknown split {value!r}: one of {', '.join(SPLITS)}")
+        return value
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Reads the turns and checks every quirk named against the style."""
+        self._turns = [_turn(value, n) for n, value in enumerate(self.turns)]
+        for turn in (None, *self._turns):
+            for quirk in self.quirks if turn is None else turn.quirks or ():
+                self._check_quirk(quirk)
+
+    def _check_quirk(self, quirk: str) -> None:
+        if quirk not in QUIRKS:
+            raise ValueError(f"unknown quirk {quirk!r}: one of {', '.join(QUIRKS)}")
+        if quirk in _UNSUPPORTED:
+            raise ValueError(f"quirk {quirk!r} is not streamed as LangChain chunks: "
+                             f"{_UNSUPPORTED[quirk]}")
+        if self.format not in QUIRKS[quirk].formats:
+            raise ValueError(
+                f"quirk {quirk!r} does not apply to the {self.format} style: it applies to "
+                f"{', '.join(QUIRKS[quirk].formats)}"
+            )
+
+    @property
+    def _llm_type(self) -> str:
+        return "callstream-fake-tool-calling"
+
+    @property
+    def received(self) -> list[list[BaseMessage]]:
+        """The messages of every call so far, one list per call, in order."""
+        return self._received
+
+    @property
+    def bound_tools(self) -> list[dict[str, Any]]:
+        """The tools of the last :meth:`bind_tools`, as OpenAI tool schemas."""
+        return self._bound
+
+    @property
+    def calls_made(self) -> int:
+        """How many turns have been answered."""
+        return self._next
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | Any],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Records ``tools`` (as OpenAI tool schemas: :attr:`bound_tools`) and returns this
+        model bound to them; the scripted turns do not depend on them. Cost: one schema
+        conversion per tool."""
+        self._bound = [convert_to_openai_tool(tool) for tool in tools]
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=self._bound, **kwargs)
+
+    def _take(self, messages: list[BaseMessage]) -> Iterator[AIMessageChunk]:
+        if self._next >= len(self._turns):
+            raise ValueError(
+                f"FakeToolCallingChatModel was called {self._next + 1} times but has "
+                f"{len(self._turns)} turns"
+            )
+        turn = self._turns[self._next]
+        self._next += 1
+        self._received.append(list(messages))
+        quirks: Any = self.quirks if turn.quirks is None else turn.quirks
+        split: Any = self.split
+        stream = stream_of(
+            turn.calls, format=self.format, text=turn.text, split=split, quirks=quirks,
+            seed=self.seed,
+        )
+        return _chunks(iter(stream), self.format)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        for chunk in self._take(messages):
+            yield ChatGenerationChunk(message=chunk)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for chunk in self._take(messages):
+            yield ChatGenerationChunk(message=chunk)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return generate_from_stream(self._stream(messages, stop, run_manager, **kwargs))
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return await agenerate_from_stream(self._astream(messages, stop, run_manager, **kwargs))
