@@ -22,7 +22,6 @@ from callstream.testing.langchain import (
     STYLES,
     FakeProviderError,
     FakeToolCallingChatModel,
-    Turn,
 )
 
 CALLS = [
@@ -259,7 +258,7 @@ def test_a_langgraph_react_agent_runs_two_turns() -> None:
 
 def test_turns_come_in_every_shape() -> None:
     model = FakeToolCallingChatModel(
-        turns=[Turn(calls=tuple(CALLS[:1]), text="a"), {"text": "b"}, "c", CALLS[1:]],
+        turns=[{"calls": CALLS[:1], "text": "a"}, {"text": "b"}, "c", CALLS[1:]],
         format="langchain",
     )
     got = [model.invoke("x") for _ in range(4)]
@@ -287,7 +286,7 @@ def test_a_turns_own_quirks_replace_the_models() -> None:
          "does not apply to the anthropic style"),
         ({"quirks": ["arguments-object"]}, ValueError, "is not streamed as LangChain chunks"),
         ({"turns": [{"calls": [], "quirk": []}]}, ValueError, "unknown keys"),
-        ({"turns": [3]}, TypeError, r"turns\[0\] must be a Turn"),
+        ({"turns": [3]}, TypeError, r"turns\[0\] must be a list of tool calls"),
     ],
 )
 def test_misuse_raises_a_precise_error(kwargs: Any, error: type[Exception], match: str) -> None:

@@ -4,11 +4,16 @@
 raw bytes, or the lines) a provider streams, cut the way that provider cuts, with the named
 quirks of the servers that bend the format. Reading it back with :func:`callstream.collect`
 gives the calls again, or the documented outcome of a quirk that breaks the stream
-(:data:`QUIRKS`). Needs nothing beyond callstream (``pip install 'callstream[testing]'``).
+(:data:`QUIRKS`). :func:`cases` gives formats x quirks x splits as pytest parameters.
+Needs nothing beyond callstream; ``pip install 'callstream[testing]'`` adds pytest and
+hypothesis for the pytest plugin (``callstream.testing.pytest_plugin``, registered by
+entry point) and the strategies (``callstream.testing.strategies``). The LangChain fake
+(``callstream.testing.langchain``) needs langchain-core.
 """
 
 from __future__ import annotations
 
+from callstream.testing._cases import Case, cases, combinations
 from callstream.testing._stream import (
     FORMATS,
     QUIRKS,
@@ -27,6 +32,7 @@ __all__ = (
     "FORMATS",
     "QUIRKS",
     "SPLITS",
+    "Case",
     "Encoding",
     "Quirk",
     "QuirkInfo",
@@ -34,6 +40,8 @@ __all__ = (
     "StreamDropped",
     "WireCall",
     "WireStream",
+    "cases",
+    "combinations",
     "encode",
     "ndjson_line",
     "sse_event",

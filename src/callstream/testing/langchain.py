@@ -56,7 +56,7 @@ from pydantic import PrivateAttr, field_validator
 
 from callstream.testing._stream import QUIRKS, SPLITS, stream_of
 
-__all__ = ("STYLES", "FakeProviderError", "FakeToolCallingChatModel", "Turn")
+__all__ = ("STYLES", "FakeProviderError", "FakeToolCallingChatModel")
 
 STYLES: tuple[str, ...] = ("openai-chat", "anthropic", "langchain")
 """The chunk styles :class:`FakeToolCallingChatModel` streams in: ``ChatOpenAI``'s (Chat
@@ -78,34 +78,30 @@ class FakeProviderError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Turn:
-    """One scripted answer: the tool calls (``ToolCall``-shaped dicts: ``name``, ``args``,
-    ``id``), the text streamed before them, and the quirks of this turn (``None``: the
-    model's ``quirks``)."""
+class _Turn:
+    """One scripted answer: the tool calls, the text before them, the turn's own quirks."""
 
     calls: tuple[Mapping[str, Any], ...] = ()
     text: str | None = None
     quirks: tuple[str, ...] | None = None
 
 
-def _turn(value: Any, n: int) -> Turn:
-    if isinstance(value, Turn):
-        return value
+def _turn(value: Any, n: int) -> _Turn:
     if isinstance(value, str):
-        return Turn(text=value)
+        return _Turn(text=value)
     if isinstance(value, Mapping) and "name" not in value:
         unknown = set(value) - {"calls", "text", "quirks"}
         if unknown:
             raise ValueError(f"turns[{n}] has unknown keys {sorted(unknown)}: calls, text, quirks")
         quirks = value.get("quirks")
-        return Turn(
+        return _Turn(
             tuple(value.get("calls", ())), value.get("text"), None if quirks is None else tuple(quirks)
         )
-    if isinstance(value, Sequence):
-        return Turn(calls=tuple(value))
+    if isinstance(value, Sequence) and all(isinstance(call, Mapping) for call in value):
+        return _Turn(calls=tuple(value))
     raise TypeError(
-        f"turns[{n}] must be a Turn, a list of calls, a text, or a mapping with calls / text / "
-        f"quirks, not {type(value).__name__}"
+        f"turns[{n}] must be a list of tool calls, a text, or a mapping with calls / text / "
+        f"quirks, not {value!r:.80}"
     )
 
 
@@ -204,9 +200,9 @@ class FakeToolCallingChatModel(BaseChatModel):
     (:attr:`received`), so a test can assert the tool results an agent sent back.
 
     Args:
-        turns: the answers, in order: a :class:`Turn`, a list of ``ToolCall``-shaped
-            dicts (``{"name", "args", "id"}``), a text, or a mapping with ``calls`` /
-            ``text`` / ``quirks``.
+        turns: the answers, in order: a list of ``ToolCall``-shaped dicts (``{"name",
+            "args", "id"}``), a text, or a mapping with ``calls``, ``text`` (streamed
+            before the calls) and ``quirks`` (this turn's, instead of the model's).
         format: the chunk style, one of :data:`STYLES`.
         split: how argument text is cut (:data:`~callstream.testing.Split`).
         quirks: quirk names of :data:`~callstream.testing.QUIRKS` that apply to
@@ -229,7 +225,7 @@ class FakeToolCallingChatModel(BaseChatModel):
     quirks: tuple[str, ...] = ()
     seed: int | None = None
 
-    _turns: list[Turn] = PrivateAttr(default_factory=list)
+    _turns: list[_Turn] = PrivateAttr(default_factory=list)
     _next: int = PrivateAttr(default=0)
     _received: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
     _bound: list[dict[str, Any]] = PrivateAttr(default_factory=list)
