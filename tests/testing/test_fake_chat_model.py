@@ -48,12 +48,16 @@ def _cases() -> list[Any]:
         quirks = [None, *(q for q in _MERGEABLE if style in QUIRKS[q].formats)]
         for quirk in quirks:
             for split in ("token", "char", "random"):
-                out.append(pytest.param(style, quirk, split, id=f"{style}-{quirk or 'plain'}-{split}"))
+                out.append(
+                    pytest.param(style, quirk, split, id=f"{style}-{quirk or 'plain'}-{split}")
+                )
     return out
 
 
 @pytest.mark.parametrize(("style", "quirk", "split"), _cases())
-def test_merged_chunks_and_collect_give_the_calls(style: str, quirk: str | None, split: str) -> None:
+def test_merged_chunks_and_collect_give_the_calls(
+    style: str, quirk: str | None, split: str
+) -> None:
     model = FakeToolCallingChatModel(
         turns=[{"calls": CALLS, "text": "Let me look."}],
         format=style,
@@ -70,8 +74,13 @@ def test_merged_chunks_and_collect_give_the_calls(style: str, quirk: str | None,
     result = callstream.collect(chunks, provider="langchain")
     assert _triples(result.tool_calls) == _triples(CALLS)
     assert result.text == "Let me look."
-    assert result.finish_reason == ("stop" if quirk == "stop-after-calls" else
-                                    "tool_use" if style == "anthropic" else "tool_calls")
+    assert result.finish_reason == (
+        "stop"
+        if quirk == "stop-after-calls"
+        else "tool_use"
+        if style == "anthropic"
+        else "tool_calls"
+    )
 
 
 def _first_chunks(chunks: list[AIMessageChunk]) -> list[dict[str, Any]]:
@@ -84,7 +93,8 @@ def test_openai_style_places_index_id_and_name_as_chat_openai() -> None:
     assert [p["index"] for p in pieces if p["id"]] == [0, 1]  # calls counted from 0
     heads = [p for p in pieces if p["id"]]
     assert [(p["id"], p["name"], p["args"]) for p in heads] == [
-        ("call_a", "get_weather", pieces[0]["args"]), ("call_b", "search", heads[1]["args"])
+        ("call_a", "get_weather", pieces[0]["args"]),
+        ("call_b", "search", heads[1]["args"]),
     ]
     assert all(p["name"] is None for p in pieces if not p["id"])
 
@@ -96,7 +106,8 @@ def test_anthropic_style_uses_the_content_block_index_and_an_empty_head() -> Non
     heads = [p for p in pieces if p["id"]]
     # the text block is block 0: the calls are blocks 1 and 2, each opened with args ""
     assert [(p["index"], p["name"], p["args"]) for p in heads] == [
-        (1, "get_weather", ""), (2, "search", "")
+        (1, "get_weather", ""),
+        (2, "search", ""),
     ]
     assert {p["index"] for p in pieces} == {1, 2}
     blocks = [b for c in chunks if isinstance(c.content, list) for b in c.content]
@@ -224,8 +235,9 @@ def test_a_plain_agent_loop_sends_the_tool_results_back() -> None:
     from langchain_core.tools import tool
 
     tools = {t.name: t for t in (tool(get_weather), tool(search))}
-    model = FakeToolCallingChatModel(turns=[{"calls": CALLS, "text": "Checking."}, "Sunny."],
-                                     format="anthropic", split="char")
+    model = FakeToolCallingChatModel(
+        turns=[{"calls": CALLS, "text": "Checking."}, "Sunny."], format="anthropic", split="char"
+    )
     bound = model.bind_tools(list(tools.values()))
     messages: list[Any] = [HumanMessage("weather?")]
     while True:
@@ -237,7 +249,8 @@ def test_a_plain_agent_loop_sends_the_tool_results_back() -> None:
     assert messages[-1].text == "Sunny."
     sent = [m for m in model.received[1] if isinstance(m, ToolMessage)]
     assert [(m.tool_call_id, m.text) for m in sent] == [
-        ("call_a", "São Paulo: sunny for 2 days"), ("call_b", 'found say "hi"')
+        ("call_a", "São Paulo: sunny for 2 days"),
+        ("call_b", 'found say "hi"'),
     ]
 
 
@@ -268,7 +281,8 @@ def test_turns_come_in_every_shape() -> None:
 
 def test_a_turns_own_quirks_replace_the_models() -> None:
     model = FakeToolCallingChatModel(
-        turns=[{"calls": CALLS, "quirks": ["token-limit"]}, CALLS], format="langchain",
+        turns=[{"calls": CALLS, "quirks": ["token-limit"]}, CALLS],
+        format="langchain",
         quirks=["interleaved"],
     )
     first = callstream.collect(model.stream("x"), provider="langchain")
@@ -282,8 +296,11 @@ def test_a_turns_own_quirks_replace_the_models() -> None:
         ({"format": "gemini"}, ValueError, "unknown chunk style 'gemini'"),
         ({"split": "word"}, ValueError, "unknown split 'word'"),
         ({"quirks": ["odd"]}, ValueError, "unknown quirk 'odd'"),
-        ({"format": "anthropic", "quirks": ["missing-index"]}, ValueError,
-         "does not apply to the anthropic style"),
+        (
+            {"format": "anthropic", "quirks": ["missing-index"]},
+            ValueError,
+            "does not apply to the anthropic style",
+        ),
         ({"quirks": ["arguments-object"]}, ValueError, "is not streamed as LangChain chunks"),
         ({"turns": [{"calls": [], "quirk": []}]}, ValueError, "unknown keys"),
         ({"turns": [3]}, TypeError, r"turns\[0\] must be a list of tool calls"),

@@ -19,7 +19,7 @@ from callstream.testing import FORMATS, QUIRKS, SPLITS, Case, cases, combination
 SRC = Path(callstream.__file__).resolve().parents[1]
 PLUGIN = "callstream.testing.pytest_plugin"
 
-CASES_TEST = '''
+CASES_TEST = """
 import pytest
 
 import callstream
@@ -42,9 +42,9 @@ def test_a_stream_without_a_case(provider_stream):
 
 def test_the_count():
     assert len(combinations(**PICKED, keeping_calls=True)) == EXPECTED
-'''
+"""
 
-MOCK_TEST = '''
+MOCK_TEST = """
 import json
 import urllib.request
 
@@ -74,7 +74,7 @@ def test_server(provider_mock, provider_server):
     with urllib.request.urlopen(request, timeout=10) as response:
         payloads = [json.loads(line) for line in response.read().splitlines() if line]
     assert callstream.collect(payloads).tool_calls[0]["id"] == "call_1"
-'''
+"""
 
 
 def _project(tmp_path: Path, **files: str) -> Path:
@@ -194,7 +194,10 @@ def test_quirks_that_do_not_apply_are_skipped_and_keeping_calls_filters() -> Non
 def test_a_parametrized_test_reads_its_case(fmt: str, quirks: tuple[str, ...], split: str) -> None:
     from callstream.testing import StreamDropped, stream_of
 
-    calls = [{"name": "f", "args": {"a": [1, "b"]}, "id": "c1"}, {"name": "g", "args": {}, "id": "c2"}]
+    calls = [
+        {"name": "f", "args": {"a": [1, "b"]}, "id": "c1"},
+        {"name": "g", "args": {}, "id": "c2"},
+    ]
     stream = stream_of(calls, format=fmt, quirks=quirks, split=split)  # type: ignore[arg-type]
     try:
         result = callstream.collect(stream)

@@ -95,7 +95,9 @@ def _turn(value: Any, n: int) -> _Turn:
             raise ValueError(f"turns[{n}] has unknown keys {sorted(unknown)}: calls, text, quirks")
         quirks = value.get("quirks")
         return _Turn(
-            tuple(value.get("calls", ())), value.get("text"), None if quirks is None else tuple(quirks)
+            tuple(value.get("calls", ())),
+            value.get("text"),
+            None if quirks is None else tuple(quirks),
         )
     if isinstance(value, Sequence) and all(isinstance(call, Mapping) for call in value):
         return _Turn(calls=tuple(value))
@@ -136,40 +138,44 @@ def _openai_chat_chunk(payload: Mapping[str, Any]) -> AIMessageChunk:
 
 
 def _anthropic_chunk(payload: Mapping[str, Any], opened: dict[int, str]) -> AIMessageChunk | None:
+    """The chunk ``ChatAnthropic`` makes of one event (``None`` for the events it skips:
+    an empty text or thinking start, ``content_block_stop``, ``message_stop``)."""
     kind = payload.get("type")
-    provider = {"model_provider": "anthropic"}
+    index = payload.get("index")
+    metadata: dict[str, Any] = {"model_provider": "anthropic"}
+    content: list[Any] = []
+    pieces: list[Any] = []
+    last = False
     if kind == "error":
         raise FakeProviderError(payload)
     if kind == "message_start":
-        model = payload["message"].get("model")
-        return AIMessageChunk(content=[], response_metadata={"model_name": model, **provider})
-    index = payload.get("index")
-    if kind == "content_block_start" and isinstance(index, int):
+        metadata["model_name"] = payload["message"].get("model")
+    elif kind == "content_block_start" and isinstance(index, int):
         block = dict(payload["content_block"], index=index)
         opened[index] = block["type"]
         if block["type"] != "tool_use":
-            return None  # an empty text or thinking start gives no chunk
-        head = tool_call_chunk(index=index, id=block["id"], name=block["name"], args="")
-        return AIMessageChunk(content=[block], tool_call_chunks=[head], response_metadata=provider)
-    if kind == "content_block_delta" and isinstance(index, int):
+            return None
+        content = [block]
+        pieces = [tool_call_chunk(index=index, id=block["id"], name=block["name"], args="")]
+    elif kind == "content_block_delta" and isinstance(index, int):
         delta = dict(payload["delta"], index=index)
         if delta["type"] == "input_json_delta":
-            piece = [] if opened.get(index) != "tool_use" else [
-                tool_call_chunk(index=index, id=None, name=None, args=delta["partial_json"])
-            ]
-            return AIMessageChunk(content=[delta], tool_call_chunks=piece, response_metadata=provider)
-        delta["type"] = "thinking" if delta["type"] == "thinking_delta" else "text"
-        return AIMessageChunk(content=[delta], response_metadata=provider)
-    if kind == "message_delta":
+            if opened.get(index) == "tool_use":
+                args = delta["partial_json"]
+                pieces = [tool_call_chunk(index=index, id=None, name=None, args=args)]
+        else:
+            delta["type"] = "thinking" if delta["type"] == "thinking_delta" else "text"
+        content = [delta]
+    elif kind == "message_delta":
         reason = payload["delta"].get("stop_reason")
-        chunk = AIMessageChunk(
-            content=[],
-            response_metadata={"stop_reason": reason, "stop_sequence": None, **provider},
-        )
-        if reason:
-            chunk.chunk_position = "last"
-        return chunk
-    return None  # content_block_stop, message_stop
+        metadata.update(stop_reason=reason, stop_sequence=None)
+        last = bool(reason)
+    else:
+        return None
+    chunk = AIMessageChunk(content=content, tool_call_chunks=pieces, response_metadata=metadata)
+    if last:
+        chunk.chunk_position = "last"
+    return chunk
 
 
 def _langchain_chunk(payload: Mapping[str, Any]) -> AIMessageChunk:
@@ -197,9 +203,10 @@ class FakeToolCallingChatModel(BaseChatModel):
 
     Each call of the model (``invoke``, ``stream``, ``astream``, ``stream_events``, an
     agent's step) answers with the next of ``turns`` and records the messages it was sent
-    (:attr:`received`), so a test can assert the tool results an agent sent back.
+    (:attr:`received`), so a test can assert the tool results an agent sent back. Build
+    it with keyword arguments, the fields below.
 
-    Args:
+    Attributes:
         turns: the answers, in order: a list of ``ToolCall``-shaped dicts (``{"name",
             "args", "id"}``), a text, or a mapping with ``calls``, ``text`` (streamed
             before the calls) and ``quirks`` (this turn's, instead of the model's).
@@ -255,8 +262,9 @@ class FakeToolCallingChatModel(BaseChatModel):
         if quirk not in QUIRKS:
             raise ValueError(f"unknown quirk {quirk!r}: one of {', '.join(QUIRKS)}")
         if quirk in _UNSUPPORTED:
-            raise ValueError(f"quirk {quirk!r} is not streamed as LangChain chunks: "
-                             f"{_UNSUPPORTED[quirk]}")
+            raise ValueError(
+                f"quirk {quirk!r} is not streamed as LangChain chunks: {_UNSUPPORTED[quirk]}"
+            )
         if self.format not in QUIRKS[quirk].formats:
             raise ValueError(
                 f"quirk {quirk!r} does not apply to the {self.format} style: it applies to "
@@ -309,7 +317,11 @@ class FakeToolCallingChatModel(BaseChatModel):
         quirks: Any = self.quirks if turn.quirks is None else turn.quirks
         split: Any = self.split
         stream = stream_of(
-            turn.calls, format=self.format, text=turn.text, split=split, quirks=quirks,
+            turn.calls,
+            format=self.format,
+            text=turn.text,
+            split=split,
+            quirks=quirks,
             seed=self.seed,
         )
         return _chunks(iter(stream), self.format)

@@ -162,7 +162,11 @@ def fragments(draw: st.DrawFn, text: str, max_cuts: int = 30) -> list[str]:
 
 def _keeping(fmt: str) -> list[str]:
     """The quirks of ``fmt`` after which reading the stream gives the calls."""
-    return [q for q, info in QUIRKS.items() if fmt in info.formats and info.outcome.startswith("the calls")]
+    return [
+        q
+        for q, info in QUIRKS.items()
+        if fmt in info.formats and info.outcome.startswith("the calls")
+    ]
 
 
 @st.composite
@@ -176,8 +180,8 @@ def streams(
     """``(calls, stream)``: drawn calls written by :func:`~callstream.testing.stream_of` in
     a drawn format (``format``: one name, several, or every one of
     :data:`~callstream.testing.FORMATS`), split, seed, and none or one of the format's
-    quirks that keep the calls (its outcome starts ``"the calls"``), with drawn text before the calls
-    when ``text``. ``callstream.collect(stream)`` gives back ``calls``.
+    quirks that keep the calls (its outcome starts ``"the calls"``), with drawn text
+    before the calls when ``text``. ``callstream.collect(stream)`` gives back ``calls``.
 
     Raises:
         ValueError: an unknown format name.
