@@ -22,6 +22,12 @@ langchain-anthropic 1.7):
   LangChain's chunk addition then concatenates). A delta with an entry lacking ``index``
   gives no tool-call chunks at all (``ChatOpenAI`` drops them: ``missing-index``). The
   finish chunk carries ``finish_reason`` and ``model_name`` in ``response_metadata``.
+- ``openai-responses`` (``ChatOpenAI`` with ``use_responses_api=True``): ``index`` counts
+  the output items (a text part, a call) as they change; ``output_item.added`` of a
+  ``function_call`` gives a tool-call chunk with ``id`` (the ``call_id``), ``name`` and
+  ``args=""`` beside a ``function_call`` block; each arguments delta a tool-call chunk
+  with ``index`` and ``args``; ``response.completed`` / ``response.incomplete`` gives the
+  ``status`` (and ``incomplete_details``) and ``chunk_position="last"``, no finish reason.
 - ``anthropic`` (``ChatAnthropic``): ``index`` is the content block's index (a text block
   before the calls moves them to 1, 2, ...); ``content_block_start`` gives a chunk with
   the ``tool_use`` block in ``content`` and a tool-call chunk with ``id``, ``name`` and
@@ -58,9 +64,10 @@ from callstream.testing._stream import QUIRKS, SPLITS, stream_of
 
 __all__ = ("STYLES", "FakeProviderError", "FakeToolCallingChatModel")
 
-STYLES: tuple[str, ...] = ("openai-chat", "anthropic", "langchain")
+STYLES: tuple[str, ...] = ("openai-chat", "openai-responses", "anthropic", "langchain")
 """The chunk styles :class:`FakeToolCallingChatModel` streams in: ``ChatOpenAI``'s (Chat
-Completions), ``ChatAnthropic``'s, and callstream's format-neutral ``langchain`` chunks."""
+Completions, and the Responses API with ``use_responses_api=True``), ``ChatAnthropic``'s,
+and callstream's format-neutral ``langchain`` chunks."""
 
 #: quirks a style cannot carry into LangChain chunks, and why
 _UNSUPPORTED = {
@@ -178,21 +185,89 @@ def _anthropic_chunk(payload: Mapping[str, Any], opened: dict[int, str]) -> AIMe
     return chunk
 
 
+class _Responses:
+    """``ChatOpenAI``'s reading of a Responses stream (``use_responses_api=True``): the
+    ``index`` of a block counts output items (and text parts) as they change."""
+
+    def __init__(self) -> None:
+        self.index = -1
+        self.output: Any = None
+        self.sub: Any = None
+
+    def _advance(self, output: Any, sub: Any = None) -> int:
+        if output != self.output or (sub is not None and sub != self.sub):
+            self.index += 1
+        if sub is not None:
+            self.sub = sub
+        self.output = output
+        return self.index
+
+    def chunk(self, payload: Mapping[str, Any]) -> AIMessageChunk | None:
+        kind = payload.get("type")
+        metadata: dict[str, Any] = {"model_provider": "openai"}
+        content: list[Any] = []
+        pieces: list[Any] = []
+        item = payload.get("item") or {}
+        extra: dict[str, Any] = {}
+        if kind == "error":
+            raise FakeProviderError(payload)
+        if kind == "response.created":
+            extra["id"] = metadata["id"] = payload["response"]["id"]
+        elif kind in ("response.completed", "response.incomplete"):
+            response = payload["response"]
+            keep = ("created_at", "incomplete_details", "object", "status", "model")
+            metadata.update({k: response[k] for k in keep if response.get(k) is not None})
+            metadata["model_name"] = response.get("model")
+            extra["chunk_position"] = "last"
+        elif kind == "response.output_text.delta":
+            index = self._advance(payload["output_index"], payload["content_index"])
+            content = [{"type": "text", "text": payload["delta"], "index": index}]
+        elif kind == "response.output_item.added" and item.get("type") == "function_call":
+            index = self._advance(payload["output_index"])
+            head = {"name": item["name"], "args": item["arguments"], "id": item["call_id"]}
+            pieces = [{"type": "tool_call_chunk", **head, "index": index}]
+            block = {"type": "function_call", "name": item["name"], "id": item["id"]}
+            block.update(arguments=item["arguments"], call_id=item["call_id"], index=index)
+            content = [block]
+        elif kind == "response.function_call_arguments.delta":
+            index = self._advance(payload["output_index"])
+            pieces = [{"type": "tool_call_chunk", "args": payload["delta"], "index": index}]
+            content = [{"type": "function_call", "arguments": payload["delta"], "index": index}]
+        elif kind == "response.output_item.added" and item.get("type") == "reasoning":
+            index = self._advance(payload["output_index"])
+            self.sub = 0
+            content = [dict(item, index=index)]
+        elif kind == "response.reasoning_summary_text.delta":
+            index = self._advance(payload["output_index"])
+            summary = {"index": payload["summary_index"], "type": "summary_text"}
+            summary["text"] = payload["delta"]
+            content = [{"summary": [summary], "index": index, "type": "reasoning"}]
+        elif not (kind == "response.output_item.added" and item.get("type") == "message"):
+            return None  # the events ChatOpenAI skips (output_item.done, ...)
+        return AIMessageChunk(
+            content=content, tool_call_chunks=pieces, response_metadata=metadata, **extra
+        )
+
+
 def _langchain_chunk(payload: Mapping[str, Any]) -> AIMessageChunk:
     return AIMessageChunk(**{k: v for k, v in payload.items() if k != "type"})
 
 
 def _chunks(payloads: Iterator[Any], style: str) -> Iterator[AIMessageChunk]:
     opened: dict[int, str] = {}
+    responses = _Responses()
     for payload in payloads:
+        chunk: AIMessageChunk | None
         if style == "openai-chat":
-            yield _openai_chat_chunk(payload)
+            chunk = _openai_chat_chunk(payload)
+        elif style == "openai-responses":
+            chunk = responses.chunk(payload)
         elif style == "anthropic":
             chunk = _anthropic_chunk(payload, opened)
-            if chunk is not None:
-                yield chunk
         else:
-            yield _langchain_chunk(payload)
+            chunk = _langchain_chunk(payload)
+        if chunk is not None:
+            yield chunk
 
 
 # --- the model ---------------------------------------------------------------------------
