@@ -328,6 +328,7 @@ class FakeToolCallingChatModel(BaseChatModel):
 
     def model_post_init(self, context: Any, /) -> None:
         """Reads the turns and checks every quirk named against the style."""
+        super().model_post_init(context)
         self._turns = [_turn(value, n) for n, value in enumerate(self.turns)]
         for turn in (None, *self._turns):
             for quirk in self.quirks if turn is None else turn.quirks or ():
