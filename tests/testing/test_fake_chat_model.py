@@ -325,6 +325,16 @@ def test_a_turns_own_quirks_replace_the_models() -> None:
         ({"quirks": ["arguments-object"]}, ValueError, "is not streamed as LangChain chunks"),
         ({"turns": [{"calls": [], "quirk": []}]}, ValueError, "unknown keys"),
         ({"turns": [3]}, TypeError, r"turns\[0\] must be a list of tool calls"),
+        (
+            {"quirks": ["token-limit", "dropped-connection"]},
+            ValueError,
+            r"turns\[0\]: quirks 'dropped-connection' and 'token-limit' both end the stream",
+        ),
+        (
+            {"turns": [[{"name": "f", "args": "{}"}]]},
+            TypeError,
+            r"turns\[0\]: calls\[0\]\['args'\]",
+        ),
     ],
 )
 def test_misuse_raises_a_precise_error(kwargs: Any, error: type[Exception], match: str) -> None:

@@ -60,7 +60,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, field_validator
 
-from callstream.testing._stream import QUIRKS, SPLITS, stream_of
+from callstream.testing._stream import QUIRKS, SPLITS, WireStream, stream_of
 
 __all__ = ("STYLES", "FakeProviderError", "FakeToolCallingChatModel")
 
@@ -293,12 +293,14 @@ class FakeToolCallingChatModel(BaseChatModel):
 
     Raises:
         ValueError: an unknown style, split or quirk, a quirk that does not apply to the
-            style, or a turn's calls ``stream_of`` rejects (when the turn is streamed);
-            a call after the last turn (the message says how many turns there were).
-        TypeError: a turn of another type.
+            style, quirks that cannot be combined or calls ``stream_of`` refuses (the
+            message names the turn); a call after the last turn (the message says how
+            many turns there were).
+        TypeError: a turn of another type, a call that is not ``ToolCall``-shaped.
 
-    Cost: a turn costs what ``stream_of`` costs for its calls plus one chunk object per
-    payload; ``invoke`` adds LangChain's chunk addition (O(chunks x calls)).
+    Cost: each turn is written once when the model is built (to refuse bad turns then)
+    and again when it is answered: what ``stream_of`` costs for its calls, plus one chunk
+    object per payload; ``invoke`` adds LangChain's chunk addition (O(chunks x calls)).
     """
 
     turns: list[Any]
@@ -333,6 +335,11 @@ class FakeToolCallingChatModel(BaseChatModel):
         for turn in (None, *self._turns):
             for quirk in self.quirks if turn is None else turn.quirks or ():
                 self._check_quirk(quirk)
+        for n, turn in enumerate(self._turns):
+            try:
+                self._write(turn)  # what stream_of refuses, refused now
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"turns[{n}]: {exc}") from exc
 
     def _check_quirk(self, quirk: str) -> None:
         if quirk not in QUIRKS:
@@ -390,9 +397,12 @@ class FakeToolCallingChatModel(BaseChatModel):
         turn = self._turns[self._next]
         self._next += 1
         self._received.append(list(messages))
+        return _chunks(iter(self._write(turn)), self.format)
+
+    def _write(self, turn: _Turn) -> WireStream:
         quirks: Any = self.quirks if turn.quirks is None else turn.quirks
         split: Any = self.split
-        stream = stream_of(
+        return stream_of(
             turn.calls,
             format=self.format,
             text=turn.text,
@@ -400,7 +410,6 @@ class FakeToolCallingChatModel(BaseChatModel):
             quirks=quirks,
             seed=self.seed,
         )
-        return _chunks(iter(stream), self.format)
 
     def _stream(
         self,
