@@ -44,6 +44,9 @@ PUBLIC_MODULES = (
     "callstream.cli",
     "callstream.examples",
     "callstream.testing",
+    "callstream.testing.langchain",
+    "callstream.testing.pytest_plugin",
+    "callstream.testing.strategies",
 )
 """The modules whose ``__all__`` is the public API (no underscore on the way down)."""
 

@@ -90,6 +90,9 @@ WRAPPERS = {
     "callstream.cli._render": {"rich"},
     "callstream.parsers.langchain": {"langchain_core"},
     "callstream.parsers.langchain_structured": {"langchain_core"},
+    "callstream.testing.langchain": {"langchain_core"},
+    "callstream.testing.strategies": {"hypothesis"},
+    "callstream.testing.pytest_plugin": {"pytest"},
 }
 
 

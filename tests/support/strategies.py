@@ -7,42 +7,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-# Text that exercises escapes, control characters, non-ASCII and astral characters
-# (surrogate pairs once ensure_ascii is on).
-json_text = st.text(
-    alphabet=st.one_of(
-        st.characters(codec="utf-8", exclude_categories=("Cs",)),
-        st.sampled_from(
-            ['"', "\\", "/", "\n", "\t", "\x00", "\x1f", " ", "é", "😀", "𝄞", "\u2028"]
-        ),
-    ),
-    max_size=20,
-)
+from callstream.testing import strategies as public
 
-json_scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(10**30), max_value=10**30),
-    st.floats(allow_nan=False, allow_infinity=False),
-    json_text,
-)
-
-
-def json_values(max_leaves: int = 25) -> st.SearchStrategy[Any]:
-    """Any JSON value (scalars, nested arrays and objects)."""
-    return st.recursive(
-        json_scalars,
-        lambda children: st.one_of(
-            st.lists(children, max_size=5),
-            st.dictionaries(json_text, children, max_size=5),
-        ),
-        max_leaves=max_leaves,
-    )
+# The value strategies are callstream.testing.strategies' (the public ones): one shape.
+json_text = public.json_text()
+json_scalars = public.json_scalars()
+json_values = public.json_values
 
 
 def json_objects(max_leaves: int = 25) -> st.SearchStrategy[dict[str, Any]]:
     """A JSON object (what tool arguments must be)."""
-    return st.dictionaries(json_text, json_values(max_leaves), max_size=6)
+    return public.arguments(max_leaves)
 
 
 @st.composite
@@ -57,14 +32,8 @@ def serializations(draw: st.DrawFn, value_strategy: st.SearchStrategy[Any] | Non
     return padding + text + draw(st.sampled_from(["", " ", "\n"]))
 
 
-@st.composite
-def splits(draw: st.DrawFn, text: str, max_cuts: int = 30) -> list[str]:
-    """``text`` cut into random fragments (possibly empty ones); ``"".join`` gives it back."""
-    if not text:
-        return [""]
-    cuts = sorted(draw(st.lists(st.integers(min_value=0, max_value=len(text)), max_size=max_cuts)))
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+#: ``text`` cut into random fragments (possibly empty ones); ``"".join`` gives it back
+splits = public.fragments
 
 
 def split_every(text: str, size: int) -> list[str]:

@@ -8,12 +8,17 @@ gives the calls again, or the documented outcome of a quirk that breaks the stre
 turn by turn, as the handler of ``httpx.MockTransport`` / ``httpx2.MockTransport`` or
 behind a loopback server (:func:`serve`), and records what each client sent.
 :class:`RecordingTransport` and :class:`ReplayTransport` record a real streamed
-exchange chunk for chunk and answer an httpx or httpx2 client with it again. Needs
-nothing beyond callstream (``pip install 'callstream[testing]'``).
+exchange chunk for chunk and answer an httpx or httpx2 client with it again.
+:func:`cases` gives formats x quirks x splits as pytest parameters. Needs nothing
+beyond callstream; ``pip install 'callstream[testing]'`` adds pytest and hypothesis
+for the pytest plugin (``callstream.testing.pytest_plugin``, registered by entry
+point) and the strategies (``callstream.testing.strategies``). The LangChain fake
+(``callstream.testing.langchain``) needs langchain-core.
 """
 
 from __future__ import annotations
 
+from callstream.testing._cases import Case, cases, combinations
 from callstream.testing._record import (
     Exchange,
     Recording,
@@ -51,6 +56,7 @@ __all__ = (
     "ITEM_TYPES",
     "QUIRKS",
     "SPLITS",
+    "Case",
     "Encoding",
     "Exchange",
     "MockProvider",
@@ -68,6 +74,8 @@ __all__ = (
     "Turn",
     "WireCall",
     "WireStream",
+    "cases",
+    "combinations",
     "encode",
     "eventstream_message",
     "load_recording",
