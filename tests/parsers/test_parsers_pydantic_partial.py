@@ -4,6 +4,7 @@ structured output, results handed out never change, and the copying stays linear
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from enum import Enum
 from typing import Annotated, Any
@@ -277,6 +278,42 @@ def test_duplicate_keys_and_several_values_in_one_fragment() -> None:
             result = session.feed({"index": 0, "id": None, "name": None, "args": piece})
             if result is not None:
                 assert form(result[0].value) == form(structured.value), piece
+
+
+def test_text_held_until_the_name_arrives_previews_as_one_fragment() -> None:
+    """A call whose name comes after some argument text: the assembler holds the text,
+    then sends it as one fragment of many changes."""
+    session = PydanticToolsParser([Person], min_preview_growth=0).session()
+    assert session.feed({"index": 0, "id": "c", "name": None, "args": '{"name": "Al'}) is None
+    result = session.feed({"index": 0, "name": "Person", "args": 'an", "age": 4'})
+    structured = StructuredParser(Person)
+    structured.feed('{"name": "Al')
+    structured.feed('an", "age": 4')
+    assert result is not None and form(result[0].value) == form(structured.value)
+    assert result[0].value.name == "Alan"
+    final = session.feed({"index": 0, "args": "}"})
+    assert final is not None and final[0].value.age == 4
+    (closed,) = session.close() or final
+    assert closed.value == Person(name="Alan", age=4)
+
+
+def test_calls_without_previews_dataclasses_and_calls_not_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    @dataclasses.dataclass
+    class Resize:
+        width: int
+        label: str
+
+    text = json.dumps({"width": 2, "label": "big"})
+    values = previews(Resize, split_every(text, 3))
+    # a dataclass is no model: its value comes whole, validated at the end
+    assert values == [None, Resize(2, "big")]  # the call appears, then its value
+    counting = Counting(monkeypatch)
+    parser = PydanticToolsParser([Person, Resize], key_name="Resize", min_preview_growth=0)
+    chunks = chunks_for([("Person", "p", split_every(json.dumps({"name": "A", "age": 1}), 2))])
+    results = list(parser.stream(chunks))
+    assert counting.copies == 0 and results == [[]]  # a call not shown: no partial object
 
 
 def test_hand_made_events_that_do_not_fit_end_the_previews_not_the_call() -> None:

@@ -160,7 +160,7 @@ class PydanticToolsParser(ToolsParser[Any]):
     def _start(self, call: CallState) -> None:
         adapter = self.adapters.get(call.name) if call.name is not None else None
         call.adapter = adapter
-        if adapter is not None and self.previews:
+        if adapter is not None and self.previews and self._selects(call):
             call.builder = PartialBuilder(adapter_shape(adapter))
 
     def _refresh(self, call: CallState) -> bool:
