@@ -222,11 +222,12 @@ class ParseSession(ShownCalls[T]):
                 start = call.chars
                 call.chars += len(event.text)
                 closed = call.tree.apply(event.changes)
-                if call.builder is None or call.server:
-                    call.builder = None  # a server-side call needs no partial object
-                    call.dirty = call.dirty or closed
+                if call.builder is not None and not call.server:
+                    _build(call, event.changes, start)  # the pydantic parser's previews
                 else:
-                    _build(call, event.changes, start)
+                    call.builder = None  # a server-side call needs no partial object
+                    if closed:
+                        call.dirty = True
                 touched[call.index] = call
             else:
                 changed = self._on_event(event, touched) or changed

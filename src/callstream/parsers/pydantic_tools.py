@@ -71,15 +71,14 @@ class PydanticToolsParser(ToolsParser[Any]):
     """Tool calls validated into pydantic models (or any ``TypeAdapter``-able type).
 
     ``ParsedCall.value`` is the tool's object: while streaming, its partial object, built
-    by the machinery of structured output (:mod:`callstream.partial`), so a tool's
-    arguments preview exactly as a structured output does (the rules:
-    :class:`~callstream.partial.StructuredParser`: a model's field is ``None`` until its
-    value arrived, strings grow, other scalars appear complete and valid, a closed value
-    is validated with its real type, validators included, when it closes); None before
-    the arguments began; once valid, the strictly validated object. Each result holds its
-    own copy: later input never changes a value handed out. One difference from
-    structured output: inside an ``Any``-typed container, a string shows once complete
-    (as in ``args``).
+    by the machinery of structured output, so a tool's arguments and a structured output
+    preview alike (one implementation; the rules are stated in
+    ``callstream/partial/_builder.py`` and summed up under "What the partial object
+    shows" in the structured-output guide); None before the arguments began; once
+    valid, the strictly validated object. Each result holds its own copy: later input
+    never changes a value handed out (complete sub-values, such as validated models, are
+    shared between results: treat them as read-only). Inside an ``Any``-typed
+    container, a string shows once complete, as in ``args``.
 
     Args:
         tools: the registry. A sequence of models, ``TypedDict`` s, dataclasses or
