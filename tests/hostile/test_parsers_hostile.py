@@ -18,6 +18,9 @@ from callstream._json import PartialJSONParser
 from callstream.parsers import JsonToolsParser, PydanticToolsParser
 from callstream.parsers.json_tools import SNAPSHOT_COPY_FACTOR
 from callstream.parsers.pydantic_tools import MAX_VALIDATION_DEPTH, PREVIEW_WORK_FACTOR
+from callstream.partial import VALIDATION_WORK_FACTOR, VALIDATION_WORK_SLACK
+from callstream.partial._builder import PartialBuilder
+from callstream.partial._shapes import Shape
 from tests.parsers.test_parsers import chunks_for, consistent
 from tests.support.strategies import json_objects, split_every, splits
 
@@ -165,28 +168,39 @@ def test_long_open_array_is_shown_within_the_copy_bound() -> None:
     assert copied <= SNAPSHOT_COPY_FACTOR * 2 * 3000 + 3000 + 100
 
 
-def test_pydantic_preview_work_is_bounded_with_min_preview_growth_zero() -> None:
-    """min_preview_growth=0: the preview validations validate at most PREVIEW_WORK_FACTOR
-    times the final text in total (before the fix: quadratic, one per closing value)."""
+def test_pydantic_preview_work_is_bounded_with_min_preview_growth_zero(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """min_preview_growth=0: the preview copies copy at most PREVIEW_WORK_FACTOR entries
+    per character of the final text, plus the last copy (each copy holds the open list:
+    one per closing value would be quadratic), and the values closing are validated
+    within the builder's own bound."""
 
     class Plan(BaseModel):
         steps: list[dict[str, int]]
 
     text = json.dumps({"steps": [{"n": i} for i in range(2000)]})
     parser = PydanticToolsParser([Plan], min_preview_growth=0)
+    copied: list[int] = []
     validated: list[int] = []
-    original = parser._validate
+    snapshot, validate = PartialBuilder.snapshot, Shape.validate
 
-    def validate(adapter: Any, payload: str, *, partial: bool) -> Any:
-        if partial:
-            validated.append(len(payload))
-        return original(adapter, payload, partial=partial)
+    def counting_snapshot(builder: PartialBuilder) -> tuple[Any, int]:
+        value, count = snapshot(builder)
+        copied.append(count)
+        return value, count
 
-    parser._validate = validate
+    def counting_validate(shape: Shape, payload: str) -> Any:
+        validated.append(len(payload))
+        return validate(shape, payload)
+
+    monkeypatch.setattr(PartialBuilder, "snapshot", counting_snapshot)
+    monkeypatch.setattr(Shape, "validate", counting_validate)
     final = list(parser.stream(chunks_for([("Plan", "p", split_every(text, 4))])))[-1]
     assert final[0].valid
-    assert sum(validated) <= PREVIEW_WORK_FACTOR * len(text)
-    assert len(validated) > 20  # previews keep coming
+    assert sum(copied) <= PREVIEW_WORK_FACTOR * len(text) + 2000 + 10
+    assert len(copied) > 20  # previews keep coming
+    assert sum(validated) <= VALIDATION_WORK_FACTOR * len(text) + VALIDATION_WORK_SLACK
 
 
 # --- junk ------------------------------------------------------------------------------------

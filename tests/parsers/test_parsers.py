@@ -118,17 +118,19 @@ def test_tree_snapshots_are_not_changed_by_later_changes() -> None:
     assert tree.snapshot() == tree.root == {"list": [1, [2, 3], 4], "x": {"y": 5, "z": 6}}
 
 
-def test_tree_snapshot_without_open_items() -> None:
+def test_tree_containers_stay_the_same_objects_and_are_complete_once_closed() -> None:
+    """What the pydantic parser's partial-object builder reads from the tree: a container
+    is one object from its opening on, and holds complete values only."""
     parser = PartialJSONParser()
     tree = ClosedValueTree()
-    tree.apply(parser.feed('{"a": {"b": 1, "c": [1, {"d": 2, "e": [3'))
-    assert tree.snapshot() == {"a": {"b": 1, "c": [1, {"d": 2, "e": []}]}}
-    # an array's open last item is left out; an open object under a key is kept
-    assert tree.snapshot(open_items=False) == {"a": {"b": 1, "c": [1]}}
-    tree.apply(parser.feed("]}, [2, "))
-    assert tree.snapshot(open_items=False) == {"a": {"b": 1, "c": [1, {"d": 2, "e": [3]}]}}
-    tree.apply(parser.feed("4]]}}"))
-    assert tree.snapshot(open_items=False) == tree.root
+    tree.apply(parser.feed('{"a": {"b": 1, "c": [1, {"d": "x'))
+    root = tree.root
+    inner = root["a"]["c"]
+    assert inner == [1, {}]  # the open string is not there
+    tree.apply(parser.feed('y"}, 2]}, "e": 3}'))
+    assert tree.root is root and root["a"]["c"] is inner
+    assert inner == [1, {"d": "xy"}, 2]
+    assert root == {"a": {"b": 1, "c": [1, {"d": "xy"}, 2]}, "e": 3}
 
 
 def test_tree_duplicate_key_hides_the_replaced_value_until_the_new_one_closes() -> None:

@@ -12,14 +12,18 @@ from typing import Annotated, Any, Literal
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from typing_extensions import TypedDict
 
 import callstream.parsers.pydantic_tools
 from callstream._assembly import StreamEnd
 from callstream._errors import UsageError
 from callstream.parsers import ParsedCall, PydanticToolsParser
-from tests.parsers.test_parsers import chunks_for, consistent, updates_for
+from callstream.parsers.pydantic_tools import PREVIEW_WORK_FACTOR
+from callstream.partial._builder import PartialBuilder
+from callstream.partial._shapes import Shape
+from tests.parsers.test_parsers import chunks_for, updates_for
+from tests.structured.models import consistent as consistent_preview
 from tests.support.strategies import split_every, splits
 
 # --- models ----------------------------------------------------------------------------------
@@ -61,7 +65,8 @@ PERSON_TEXT = json.dumps(PERSON)
 
 
 def counting(parser: PydanticToolsParser) -> list[bool]:
-    """Record every validation the parser runs (True: partial preview, False: final)."""
+    """Record every validation of a whole call the parser runs (False: the final one;
+    previews validate only the values that close, in the partial-object builder)."""
     calls: list[bool] = []
     original = parser._validate
 
@@ -78,21 +83,19 @@ def counting(parser: PydanticToolsParser) -> list[bool]:
 
 def test_previews_then_validated_model() -> None:
     parser = PydanticToolsParser([Person], min_preview_growth=0)
-    results = list(parser.stream(chunks_for([("Person", "c1", split_every(PERSON_TEXT, 4))])))
+    results = list(parser.stream(chunks_for([("Person", "c", split_every(PERSON_TEXT, 4))])))
     values = [r[0].value for r in results]
-    assert values[0] is None  # announced; nothing validates yet (name and age required)
-    assert values[1] == Person(name="Ada", age=36)  # first preview once both arrived
+    # the partial object (as structured output shows it): no field before its value
+    assert type(values[0]).__name__ == "PartialPerson" and values[0].model_fields_set == set()
+    assert values[1].name == "Ad"  # a string grows
     assert values[-1] == Person.model_validate(PERSON)
     assert results[-1][0].status == "valid"
     assert results[-1][0].args == PERSON
     assert [r[0].status for r in results[:-1]] == ["partial"] * (len(results) - 1)
-    # every preview's fields that arrived are final values (nothing shown changes later)
-    for value in values[1:]:
+    # every preview shows only what the final value has (strings as prefixes)
+    for value in values[:-1]:
         assert isinstance(value, Person)
-        for field in value.model_fields_set:
-            shown = value.model_dump()[field]
-            final = Person.model_validate(PERSON).model_dump()[field]
-            assert consistent(shown, final), field
+        consistent_preview(value, values[-1])
 
 
 def test_preview_never_shows_a_number_still_arriving() -> None:
@@ -102,47 +105,80 @@ def test_preview_never_shows_a_number_still_arriving() -> None:
     chunks = chunks_for([("Person", "c", ['{"name": "Bo", "age": 3', "0", "}"])])
     results = list(parser.stream(chunks))
     ages = [r[0].value.age for r in results if r[0].value is not None]
-    assert ages == [30, 30]  # preview when 30 completes, then the final
+    assert ages == [None, 30, 30]  # not yet, then when 30 completes, then the final
     assert json.loads(text) == results[-1][0].args
 
 
-def test_validation_runs_when_values_close_never_per_fragment() -> None:
+def validations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the text of every value the partial-object builder validates."""
+    seen: list[str] = []
+    original = Shape.validate
+
+    def validate(shape: Shape, text: str) -> Any:
+        seen.append(text)
+        return original(shape, text)
+
+    monkeypatch.setattr(Shape, "validate", validate)
+    return seen
+
+
+def test_validation_runs_when_values_close_never_per_fragment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     parser = PydanticToolsParser([Person], min_preview_growth=0)
-    validations = counting(parser)
+    finals = counting(parser)
+    closed = validations(monkeypatch)
     body = json.dumps({"name": "x" * 3000, "age": 5})
-    list(parser.stream(chunks_for([("Person", "c", split_every(body, 2))])))
-    # 1500 fragments; values close twice (the name, then the age) -> 2 previews + 1 final
-    assert validations == [True, True, False]
+    results = list(parser.stream(chunks_for([("Person", "c", split_every(body, 2))])))
+    # 1500 fragments: the age validated once as it closed (a bare str is its own
+    # value), the whole call once at the end
+    assert closed == ["5"]
+    assert finals == [False]
+    # the growing name is shown again as it grows by STRING_GROWTH: O(log) previews
+    assert 10 < len(results) < 200
 
 
-def test_validation_count_equals_items_where_a_value_closed() -> None:
+@pytest.mark.parametrize("size", [1, 3, 1000])
+def test_each_value_is_validated_once_as_it_closes(
+    size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     parser = PydanticToolsParser([Person], min_preview_growth=0)
-    validations = counting(parser)
-    fragments = split_every(PERSON_TEXT, 3)
-    list(parser.stream(chunks_for([("Person", "c", fragments)])))
-    # count the fragments in which some value completed, with the JSON parser itself
-    from callstream._json import PartialJSONParser
-    from callstream.parsers._tree import ClosedValueTree
-
-    json_parser, tree = PartialJSONParser(), ClosedValueTree()
-    closing = sum(tree.apply(json_parser.feed(f)) for f in fragments)
-    assert validations.count(True) == closing
-    assert validations.count(False) == 1
+    closed = validations(monkeypatch)
+    list(parser.stream(chunks_for([("Person", "c", split_every(PERSON_TEXT, size))])))
+    # age (a constraint), role (a Literal), zip (a pattern), the address (a model); the
+    # name, the street and the tags are bare strings, the list has no constraint
+    assert sorted(closed) == sorted(["36", '"admin"', '"12345"', json.dumps(PERSON["address"])])
 
 
-def test_min_preview_growth_bounds_preview_work() -> None:
+def snapshots(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the entries each preview copy copies."""
+    copied: list[int] = []
+    original = PartialBuilder.snapshot
+
+    def snapshot(builder: PartialBuilder) -> tuple[Any, int]:
+        value, count = original(builder)
+        copied.append(count)
+        return value, count
+
+    monkeypatch.setattr(PartialBuilder, "snapshot", snapshot)
+    return copied
+
+
+def test_min_preview_growth_bounds_preview_work(monkeypatch: pytest.MonkeyPatch) -> None:
     items = [{"n": i, "text": f"step {i}"} for i in range(400)]
     text = json.dumps({"title": "t", "steps": items})
     chunks = chunks_for([("Plan", "p", split_every(text, 5))])
+    copied = snapshots(monkeypatch)
     eager = PydanticToolsParser({"Plan": Plan}, min_preview_growth=0)
-    eager_count = counting(eager)
-    throttled = PydanticToolsParser({"Plan": Plan}, min_preview_growth=0.25)
-    throttled_count = counting(throttled)
     eager_results = list(eager.stream(chunks))
+    # min_preview_growth=0 previews at every change, within the work bound (the copies
+    # of the open list of steps are not quadratic)
+    assert len(copied) > 400
+    assert sum(copied) <= PREVIEW_WORK_FACTOR * len(text) + 500
+    throttled_count = copied
+    throttled_count.clear()
+    throttled = PydanticToolsParser({"Plan": Plan}, min_preview_growth=0.25)
     throttled_results = list(throttled.stream(chunks))
-    # min_preview_growth=0 previews at every value closing only within the work bound:
-    # 400 items no longer cost 700+ whole-text validations (quadratic), ~100 here
-    assert 40 < len(eager_count) < 200
     # geometric growth: about log(len)/log(1.25) previews
     assert len(throttled_count) < 40
     assert eager_results[-1] == throttled_results[-1]
@@ -157,20 +193,20 @@ def test_previews_off_validates_once() -> None:
     assert [r[0].value for r in results] == [None, Person.model_validate(PERSON)]
 
 
-def test_typeddict_previews_drop_an_incomplete_last_item() -> None:
+def test_typeddict_previews_show_each_key_with_its_value() -> None:
     text = json.dumps({"title": "Plan", "steps": [{"n": 1, "text": "a"}, {"n": 2, "text": "b"}]})
     parser = PydanticToolsParser({"Plan": Plan}, min_preview_growth=0)
     values = [r[0].value for r in parser.stream(chunks_for([("Plan", "p", split_every(text, 1))]))]
-    assert {"title": "Plan", "steps": []} in values
-    assert {"title": "Plan", "steps": [{"n": 1, "text": "a"}]} in values
-    # the second step never shows half-built (no {"n": 2} without its text)
-    assert all(
-        v is None or all(set(step) == {"n", "text"} for step in v["steps"]) for v in values if v
-    )
+    assert values[0] == {}
+    assert {"title": "Pl"} in values  # a string grows
+    # the open step shows the keys whose values arrived, never a number half-read
+    assert {"title": "Plan", "steps": [{"n": 1, "text": "a"}, {"n": 2}]} in values
+    for value in values:
+        consistent_preview(value, values[-1])
     assert values[-1] == json.loads(text)
 
 
-def test_list_of_models_previews_complete_items_only() -> None:
+def test_a_list_of_models_shows_closed_items_validated_and_the_open_one_partial() -> None:
     class Book(BaseModel):
         addresses: list[Address]
 
@@ -179,18 +215,12 @@ def test_list_of_models_previews_complete_items_only() -> None:
     text = json.dumps({"addresses": [first, second]})
     parser = PydanticToolsParser([Book], min_preview_growth=0)
     values = [r[0].value for r in parser.stream(chunks_for([("Book", "b", split_every(text, 1))]))]
-    distinct = [v for i, v in enumerate(values) if v is not None and v != values[i - 1]]
-    assert distinct == [
-        Book(addresses=[]),
-        Book(addresses=[Address(**first)]),
-        Book(addresses=[Address(**first), Address(**second)]),
-    ]
-    # pydantic alone cannot preview this: an incomplete item inside a BaseModel fails
-    with pytest.raises(ValidationError):
-        TypeAdapter(Book).validate_json(
-            '{"addresses": [{"street": "a", "zip": "11111"}, {"street": "b"}]}',
-            experimental_allow_partial=True,
-        )
+    shown = [v.addresses for v in values if v.addresses]
+    assert [type(item).__name__ for item in shown[0]] == ["PartialAddress"]
+    assert [type(item).__name__ for item in shown[-1]] == ["Address", "Address"]
+    # an item is its real model from the moment it closed
+    assert all(type(items[0]) is Address for items in shown if len(items) == 2)
+    assert values[-1] == Book(addresses=[Address(**first), Address(**second)])
 
 
 def test_nested_models_lists_literals_and_constraints() -> None:
@@ -233,14 +263,14 @@ def test_unknown_tools_and_assembler_failures_are_invalid_results() -> None:
     assert cut.value is None
 
 
-def test_defaults_show_until_the_field_arrives() -> None:
-    """A preview is a validated object, so fields that have not arrived hold their
-    defaults; ``model_fields_set`` tells which fields came from the stream."""
+def test_defaults_are_not_guessed_while_streaming() -> None:
+    """A preview is the partial object: a field that has not arrived is None (its
+    default comes with the validated object at the end)."""
     parser = PydanticToolsParser([Person], min_preview_growth=0)
-    chunks = chunks_for([("Person", "c", ['{"name": "A", "age": 1, ', '"role": "admin"}'])])
-    values = [r[0].value for r in parser.stream(chunks) if r[0].value is not None]
-    assert values[0].role == "user" and "role" not in values[0].model_fields_set
-    assert values[-1].role == "admin" and "role" in values[-1].model_fields_set
+    chunks = chunks_for([("Person", "c", ['{"name": "A", "age": 1, ', '"tags": ["t"]}'])])
+    values = [r[0].value for r in parser.stream(chunks)]
+    assert values[0].role is None and "role" not in values[0].model_fields_set
+    assert values[-1].role == "user" and "role" not in values[-1].model_fields_set
 
 
 def test_strict_models_are_validated_in_json_mode() -> None:
@@ -376,9 +406,10 @@ def test_any_split_gives_the_same_final_and_consistent_previews(data: st.DataObj
     )
     for result in results[:-1]:
         preview = result[0].value
-        if preview is not None:
-            for field in preview.model_fields_set:
-                assert consistent(getattr(preview, field), person[field])
+        if preview is not None and final.value is not None:
+            consistent_preview(preview, final.value)
+        elif preview is not None:  # invalid in the end: what arrived is in the arguments
+            assert preview.name is None or person["name"].startswith(preview.name)
 
 
 def test_astream_matches_stream() -> None:

@@ -1,9 +1,10 @@
 """One call inside a parse session: its state, and the marks naming server-side calls.
 
 :class:`CallState` is what a session keeps per call and what the parsers' hooks read and
-set (status, arguments tree, value); it holds no logic beyond a snapshot of the complete
-arguments. Server-side tools (run by the provider) are named by a :class:`ServerMark`
-(an index or an id, in order among the events) or by an Anthropic ``srvtoolu_`` id.
+set (status, arguments tree, value, the pydantic parser's partial-object builder); it
+holds no logic beyond a snapshot of the complete arguments. Server-side tools (run by the
+provider) are named by a :class:`ServerMark` (an index or an id, in order among the
+events) or by an Anthropic ``srvtoolu_`` id.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from callstream._types import MISSING
 from callstream.parsers._parsed_call import ParsedCall, Status
 from callstream.parsers._tree import ClosedValueTree
+from callstream.partial._builder import PartialBuilder
 
 __all__ = ("NO_VERDICT", "SERVER_ID_PREFIX", "CallState", "ServerMark", "is_server_id")
 
@@ -33,6 +36,7 @@ class CallState:
     __slots__ = (
         "adapter",
         "args",
+        "builder",
         "chars",
         "checked_chars",
         "dirty",
@@ -63,9 +67,17 @@ class CallState:
         self.error: str | None = None
         self.raw_args: str | None = None
         self.adapter: Any = None  # parser-specific (the pydantic parser's TypeAdapter)
+        # the pydantic parser's partial object of the arguments, fed by the session with
+        # each fragment's changes after ``tree`` (whose containers it reads); None: none
+        self.builder: PartialBuilder | None = None
         self.result: ParsedCall[Any] | None = None  # cached; None when stale
         self.server = False  # a server-side tool: listed apart, never validated
         self.work = 0  # the parser's cost counter (snapshot entries copied, text validated)
+
+    def root(self) -> Any:
+        """The root value of ``tree`` (what ``builder`` reads): None before it began."""
+        root = self.tree.root
+        return None if root is MISSING else root
 
     def partial_args(self) -> dict[str, Any]:
         """The arguments complete so far (a snapshot); ``{}`` unless they are an object."""

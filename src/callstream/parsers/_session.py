@@ -24,6 +24,7 @@ from callstream._assembly.types import (
     StreamFinished,
 )
 from callstream._errors import ParserStateError, UsageError
+from callstream._json.changes import Change
 from callstream.parsers._call_state import NO_VERDICT, CallState, ServerMark, is_server_id
 from callstream.parsers._hooks import ParserHooks
 from callstream.parsers._parse_input import (
@@ -218,9 +219,15 @@ class ParseSession(ShownCalls[T]):
                 call = self._calls.get(event.index)
                 if call is None or call.status != "partial":
                     continue
+                start = call.chars
                 call.chars += len(event.text)
-                if call.tree.apply(event.changes):
-                    call.dirty = True
+                closed = call.tree.apply(event.changes)
+                if call.builder is not None and not call.server:
+                    _build(call, event.changes, start)  # the pydantic parser's previews
+                else:
+                    call.builder = None  # a server-side call needs no partial object
+                    if closed:
+                        call.dirty = True
                 touched[call.index] = call
             else:
                 changed = self._on_event(event, touched) or changed
@@ -348,6 +355,7 @@ class ParseSession(ShownCalls[T]):
     def _invalidate(self, call: CallState, error: str, raw_args: str | None) -> None:
         if call.args is None:
             call.args = call.partial_args()
+        call.builder = None
         call.status = "invalid"
         call.error = error
         call.raw_args = raw_args
@@ -384,3 +392,22 @@ class ParseSession(ShownCalls[T]):
             pending.discard(key)
             return True
         return False
+
+
+def _build(call: CallState, changes: Sequence[Change], start: int) -> None:
+    """Feed one fragment's changes to ``call``'s partial-object builder (after its tree,
+    whose containers the builder reads); ``start``: the argument characters before it.
+
+    A change of what the partial object shows marks the call ``dirty``. A change stream
+    the JSON parser never makes (hand-made events that do not fit together) ends the
+    call's partial object (the last preview stays; the final validation of its arguments
+    is unaffected)."""
+    builder = call.builder
+    assert builder is not None
+    try:
+        builder.apply(changes, call.root, call.chars, start)
+    except Exception:  # changes that do not fit (never from the JSON parser)
+        call.builder = None
+        return
+    if builder.changed:
+        call.dirty = True

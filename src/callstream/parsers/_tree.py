@@ -14,6 +14,11 @@ values are placed into the deepest one. :meth:`snapshot` copies that spine (shal
 copies, C speed) and shares the closed values, which are never touched again: a snapshot
 is not changed by later changes. Cost: :meth:`apply` is O(number of changes + text
 length); :meth:`snapshot` is O(total size of the open containers' own entries).
+
+The pydantic tools parser's partial-object builder (:mod:`callstream.partial._builder`)
+reads these containers as its ``raw`` view of the arguments: a container is the same
+object from the moment it opens, it holds complete values only, and once it closed it is
+complete and never changed again.
 """
 
 from __future__ import annotations
@@ -76,24 +81,15 @@ class ClosedValueTree:
                     del self._spine[len(change.path) :]
         return closed
 
-    def snapshot(self, *, open_items: bool = True) -> Any:
+    def snapshot(self) -> Any:
         """A copy of the view that later changes will not alter (closed values are shared).
 
-        With ``open_items=False`` an array's last item is left out while it is still an
-        open object or array (so a list holds complete items only; an open object under
-        an object key is kept). Returns ``MISSING`` before any value began.
+        Returns ``MISSING`` before any value began.
         """
         spine = self._spine
         if not spine:
             return self.root
-        if not open_items:
-            for depth, (container, _) in enumerate(spine[:-1]):
-                if isinstance(container, list):
-                    spine = spine[: depth + 1]
-                    break
         copies = [container.copy() for container, _ in spine]
-        if not open_items and len(spine) < len(self._spine):
-            copies[-1].pop()  # the open item of the deepest kept array
         for depth in range(1, len(spine)):
             key = spine[depth][1]
             parent = copies[depth - 1]

@@ -2,41 +2,34 @@
 
 # Theory of operation
 # -------------------
-# Each announced call whose name is in the registry gets that tool's TypeAdapter. Its
-# arguments are rebuilt from the assembler's changes keeping complete values only (see
-# parsers/_tree.py), so a preview never holds a number that is still arriving, a string
-# cut short, or anything else that will change.
+# Each announced call whose name is in the registry gets that tool's TypeAdapter and, with
+# previews, a PartialBuilder for the adapter's shape (callstream.partial: the machinery of
+# structured output, so a tool's arguments and a structured output preview alike; the
+# rules are stated once, in callstream/partial/_builder.py). The session feeds it every
+# fragment's changes after the call's ClosedValueTree, whose containers it reads; it keeps
+# the partial object live: strings grow, scalars appear complete and valid, a closed value
+# is validated with its real type as it closes (within the builder's own work bound).
 #
-# Validation is O(size of the arguments), so it never runs per fragment. After an input
-# item in which a value of the call closed, the complete values so far are serialized
-# (json.dumps, C speed) — leaving out an array's last item while it is an open object or
-# array, so a list of models holds complete items only (pydantic's partial mode cannot
-# drop an incomplete item inside a BaseModel) — and validated in JSON mode with
-# experimental_allow_partial: a
-# success that differs from the last preview becomes the new preview; a failure means
-# "not valid yet" (a required field that has not arrived, a list's last item that is
-# still incomplete) and the last good preview stays. With min_preview_growth=g > 0 a new
-# preview validation also waits until the argument text has grown by the fraction g
-# since the last one, which bounds the total preview work by about (1 + 1/g) times the
-# final size (linear), whatever the number of values. Whatever g (even 0), a preview is
-# validated only while the text validated so far for previews, plus the current text,
-# stays within PREVIEW_WORK_FACTOR times the current text: the total preview work of a
-# call is at most PREVIEW_WORK_FACTOR times its final size (linear), enforced.
+# Results never change once handed out, so a result's value is a copy of the live
+# partial object (PartialBuilder.snapshot: the open containers copied, closed values
+# shared), taken only when a preview is due: the object changed (a value closed, or the
+# open string grew by STRING_GROWTH), the argument text grew by min_preview_growth since
+# the last copy, and the copies so far hold at most PREVIEW_WORK_FACTOR entries per
+# argument character. So the copying of a call costs at most PREVIEW_WORK_FACTOR times its
+# final text plus one copy: linear, whatever the number of values.
 #
-# pydantic's JSON reader refuses nesting deeper than about 200 levels, and json.dumps
-# recurses per level: arguments deeper than MAX_VALIDATION_DEPTH are never serialized
-# for pydantic; a final call that deep is invalid with an error that says its depth
-# (never a RecursionError), a preview that deep is skipped.
-#
-# At the call's end the final arguments are validated once, strictly (no partial), in
-# JSON mode: JSON mode is what the data is, so a model with strict=True still accepts an
-# ISO date string. Validation errors and unknown tool names become invalid results with
-# the pydantic error text, never exceptions.
+# At the call's end the final arguments are validated once, strictly, in JSON mode: JSON
+# mode is what the data is, so a model with strict=True still accepts an ISO date string.
+# pydantic's JSON reader refuses nesting deeper than about 200 levels: arguments deeper
+# than MAX_VALIDATION_DEPTH are never written for pydantic; such a call is invalid with an
+# error that says its depth (never a RecursionError). Validation errors and unknown tool
+# names become invalid results with the pydantic error text, never exceptions.
 #
 # A custom tool call's text input (arguments {"__arg1": text}) is validated as the tool
 # runner runs it: the text under the tool's one string parameter, by the one rule of
 # callstream.providers._custom_input (read from the adapter's JSON schema, once per
 # tool); a tool that cannot take a text makes the call invalid with that rule's reason.
+# Its previews show the tool's partial object with nothing set (``__arg1`` is no field).
 
 from __future__ import annotations
 
@@ -50,6 +43,9 @@ from callstream._errors import JSONLimitError, UsageError
 from callstream._json.dump import dumps_bounded, nesting_depth
 from callstream.parsers._parsed_call import dumps_or_none
 from callstream.parsers._tools_parser import CallState, ToolsParser
+from callstream.partial._builder import PartialBuilder
+from callstream.partial._shapes import MAX_VALIDATION_DEPTH as _MAX_DEPTH
+from callstream.partial._shapes import adapter_shape
 from callstream.providers._custom_input import (
     TextParameter,
     as_text_input,
@@ -61,21 +57,28 @@ from callstream.tools import ToolDefinitionError, tool_adapter, tool_name
 __all__ = ("MAX_VALIDATION_DEPTH", "PREVIEW_WORK_FACTOR", "PydanticToolsParser")
 
 PREVIEW_WORK_FACTOR: Final = 20
-"""The preview validations of one call together validate at most this many times its
-argument text (whatever ``min_preview_growth``): preview work stays linear in its size."""
+"""A preview of a call is copied only while its copies so far hold at most this many
+entries (list items, dict keys, model fields) per character of its argument text
+(whatever ``min_preview_growth``): the copying stays linear in its size."""
 
-MAX_VALIDATION_DEPTH: Final = 200
+MAX_VALIDATION_DEPTH: Final = _MAX_DEPTH
 """Arguments nested deeper than this (the arguments object counts as 1) are not given to
-pydantic, whose JSON reader refuses them: such a call is invalid, its error says its depth."""
+pydantic, whose JSON reader refuses them: such a call is invalid, its error says its depth
+(the same limit as :data:`callstream.partial.MAX_VALIDATION_DEPTH`)."""
 
 
 class PydanticToolsParser(ToolsParser[Any]):
     """Tool calls validated into pydantic models (or any ``TypeAdapter``-able type).
 
-    ``ParsedCall.value`` is the validated object: while streaming, a partial preview
-    when pydantic can express one (``experimental_allow_partial``: a ``TypedDict`` or a
-    list drops an incomplete last item; a ``BaseModel`` needs its required fields), else
-    the last good preview or None; once valid, the strictly validated object.
+    ``ParsedCall.value`` is the tool's object: while streaming, its partial object, built
+    by the machinery of structured output, so a tool's arguments and a structured output
+    preview alike (one implementation; the rules are stated in
+    ``callstream/partial/_builder.py`` and summed up under "What the partial object
+    shows" in the structured-output guide); None before the arguments began; once
+    valid, the strictly validated object. Each result holds its own copy: later input
+    never changes a value handed out (complete sub-values, such as validated models, are
+    shared between results: treat them as read-only). Inside an ``Any``-typed
+    container, a string shows once complete, as in ``args``.
 
     Args:
         tools: the registry. A sequence of models, ``TypedDict`` s, dataclasses or
@@ -85,17 +88,17 @@ class PydanticToolsParser(ToolsParser[Any]):
             model built from its signature.
         first_tool_only: show only the first call (among those ``key_name`` selects).
         key_name: show only calls of this tool name.
-        previews: validate partial previews while streaming (False: values only at the
+        previews: build partial objects while streaming (False: values only at the
             end, and no validation before it).
-        min_preview_growth: validate a new preview only once the call's argument text
-            grew by this fraction since the last preview validation (0: after every
-            input item in which a value closed, as long as the work bound below allows).
-            With the default, a call of 1 KB is previewed again after 50 more characters
-            (small calls at nearly every value that closes). Whatever this option, all
-            preview validations of a call together validate at most
-            :data:`PREVIEW_WORK_FACTOR` (20) times its final argument text: linear in
-            its size (with 0, previews come at every value closing until that bound is
-            reached, then at the pace it allows).
+        min_preview_growth: hand out a new preview only once the call's argument text
+            grew by this fraction since the last one (0: after every input item that
+            changed the partial object, as long as the work bound below allows). With
+            the default, a call of 1 KB is previewed again after 50 more characters
+            (small calls at nearly every change). Whatever this option, the previews of
+            a call together copy at most :data:`PREVIEW_WORK_FACTOR` (20) entries per
+            character of its final argument text, plus one copy: linear in its size
+            (with 0, previews come at every change until that bound is reached, then at
+            the pace it allows).
 
     A custom tool call's text input (arguments ``{"__arg1": text}``, LangChain's
     convention) validates into the tool's one string parameter, as
@@ -154,54 +157,40 @@ class PydanticToolsParser(ToolsParser[Any]):
         self._validate: Callable[..., Any] = _validate
 
     def _start(self, call: CallState) -> None:
-        call.adapter = self.adapters.get(call.name) if call.name is not None else None
+        adapter = self.adapters.get(call.name) if call.name is not None else None
+        call.adapter = adapter
+        if adapter is not None and self.previews and self._selects(call):
+            call.builder = PartialBuilder(adapter_shape(adapter))
 
     def _refresh(self, call: CallState) -> bool:
+        builder = call.builder
+        if builder is None:
+            return False
+        if builder.refresh():
+            call.dirty = True
         if not self._preview_due(call):
             return False
-        value = self._preview(call)
-        if value is _NO_PREVIEW or (call.value is not None and _same(call.value, value)):
-            return False
-        call.value = value
+        call.value, copied = builder.snapshot()
+        call.work += copied
         return True
 
     def _preview_due(self, call: CallState) -> bool:
-        """Whether to validate a new preview of ``call`` now: a value closed, the text
-        grew by ``min_preview_growth`` and the work bound allows it (then the work is
-        counted and ``dirty`` cleared; otherwise ``dirty`` stays, to wait for text)."""
-        if not (call.dirty and self.previews and call.adapter is not None):
+        """Whether to copy a new preview of ``call`` now: its partial object changed, the
+        text grew by ``min_preview_growth`` and the work bound allows it (then ``dirty``
+        is cleared; otherwise it stays, to wait for text)."""
+        if not call.dirty:
             return False
         chars = call.chars
         if chars < call.checked_chars * (1 + self.min_preview_growth):
             return False  # wait for more text
-        if call.work + chars > PREVIEW_WORK_FACTOR * chars:
+        if call.work > PREVIEW_WORK_FACTOR * chars:
             return False  # over the work bound: wait for more text
         call.dirty = False
         call.checked_chars = chars
-        call.work += chars
         return True
 
-    def _preview(self, call: CallState) -> Any:
-        """The complete values so far, validated partially; :data:`_NO_PREVIEW` when they
-        are not an object, too deep to write, or not valid yet."""
-        preview = call.tree.snapshot(open_items=False)
-        if not isinstance(preview, dict):
-            return _NO_PREVIEW
-        if text_input(preview) is not None:
-            where = self._text_parameter(call.name or "", call.adapter)
-            if where.refusal is not None:
-                return _NO_PREVIEW
-            preview = as_text_input(preview, where)
-        try:
-            text = dumps_bounded(preview, max_depth=MAX_VALIDATION_DEPTH)
-        except (JSONLimitError, ValueError, TypeError):
-            return _NO_PREVIEW  # too deep for a preview (the final verdict will say so)
-        try:
-            return self._validate(call.adapter, text, partial=True)
-        except Exception:  # not valid yet (or a validator that raised): keep the last preview
-            return _NO_PREVIEW
-
     def _finalize(self, call: CallState, tool_call: ToolCall) -> None:
+        call.builder = None
         adapter = call.adapter
         if adapter is None:
             adapter = call.adapter = self.adapters.get(tool_call["name"])
@@ -261,16 +250,7 @@ class PydanticToolsParser(ToolsParser[Any]):
         return call.value
 
 
-_NO_PREVIEW: Any = object()  # "no new preview" (None may be a validated value)
-
-
 def _validate(adapter: TypeAdapter[Any], text: str, *, partial: bool) -> Any:
-    """Validate JSON ``text`` with ``adapter`` (partial: an incomplete tail is allowed)."""
+    """Validate JSON ``text`` with ``adapter`` (the final verdict: ``partial`` False; a
+    hook for tests and instrumentation)."""
     return adapter.validate_json(text, experimental_allow_partial=partial)
-
-
-def _same(old: Any, new: Any) -> bool:
-    try:
-        return bool(old == new) and type(old) is type(new)
-    except Exception:  # an __eq__ that cannot compare: treat as changed
-        return False

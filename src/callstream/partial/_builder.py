@@ -34,12 +34,23 @@ keeps the copying of a long string linear (a short one is shown at every fragmen
 
 Cost per change: O(1), plus O(size) for a closed value validated (within the bound
 above), plus the open string shown again (linear in total, see above). The partial
-object is a live view: later fragments update it in place.
+object is a live view: later fragments update it in place; :meth:`PartialBuilder.snapshot`
+copies what later fragments can still change (the open containers, the only objects the
+builder changes in place: a closed value, validated or left partial, is never touched
+again, so copies share it), at O(entries of the open containers).
+
+These rules are the one statement of what a partial object shows: structured output
+(:class:`~callstream.partial.StructuredParser`, whose ``raw`` containers are the JSON
+parser's own) and tool arguments (:class:`~callstream.parsers.PydanticToolsParser`, whose
+``raw`` containers are the call's :class:`~callstream.parsers._tree.ClosedValueTree`,
+complete values only) are both built here. One difference follows from that source: inside
+a container of type ``Any`` (plain JSON shown as it is), a tool's arguments show a string
+once it is complete, as ``ParsedCall.args`` does, where structured output shows it growing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -102,7 +113,9 @@ class PartialBuilder:
     """The partial object of one JSON document for one shape (see the module docstring).
 
     Feed it each fragment's changes with :meth:`apply`, then :meth:`refresh` the open
-    string; read :attr:`value`.
+    string; read :attr:`value` (or take a :meth:`snapshot`). After an apply, ``closed``
+    holds the paths of the values it closed and ``changed`` says whether what the value
+    shows changed (a value placed, replaced or taken away, a container shown).
     """
 
     __slots__ = (
@@ -114,6 +127,7 @@ class PartialBuilder:
         "_shown_length",
         "_string",
         "_work",
+        "changed",
         "closed",
     )
 
@@ -130,6 +144,7 @@ class PartialBuilder:
         self._shown_length = 0  # the length of its text the partial object shows
         self._work = 0
         self.closed: list[Any] = []  # paths of the values closed by the last apply
+        self.changed = False  # whether the last apply changed what the value shows
 
     @property
     def value(self) -> Any:
@@ -138,13 +153,14 @@ class PartialBuilder:
         return shown[0] if shown else None
 
     def apply(
-        self, changes: list[Change], root: Callable[[], Any], read: int, start: int
+        self, changes: Sequence[Change], root: Callable[[], Any], read: int, start: int
     ) -> None:
         """Apply one fragment's changes. ``root`` reads the parser's value (called only
         when the top-level value begins or a top-level string ends), ``read`` is the
         characters read after the fragment, ``start`` before it."""
         self._root = root
         closed = self.closed = []
+        self.changed = False
         for change in changes:
             if type(change) is StringExtended:
                 if self._string is not None:  # the open string (shown at refresh)
@@ -153,6 +169,8 @@ class PartialBuilder:
                 continue
             frames = self._frames
             top = frames[-1]
+            if top.mode == _RAW:
+                self.changed = True  # the parser's container, shown as it is, changed
             if type(change) is ValueStarted:
                 key = self._key(top, change)
                 if change.kind == "string":
@@ -172,6 +190,8 @@ class PartialBuilder:
                     self._string = None
                     self._parts = []
                     frame, key = string
+                    if frame.mode == _RAW:
+                        self.changed = True
                     self._close_value(frame, key, self._raw_child(frame, key), read)
                     frame.open_shown = False
                 else:
@@ -180,28 +200,72 @@ class PartialBuilder:
                     self._close_container(top, parent, read)
                     parent.open_shown = False
 
-    def refresh(self) -> None:
+    def refresh(self) -> bool:
         """Show the open string's text so far (where its shape shows text), once it grew
-        by :data:`STRING_GROWTH` of what is shown (see the module docstring)."""
+        by :data:`STRING_GROWTH` of what is shown (see the module docstring); return
+        whether the partial object changed."""
         string = self._string
         if string is None:
-            return
+            return False
         grown = self._length - self._shown_length
         if grown <= 0 or grown < STRING_GROWTH * self._shown_length:
-            return
+            return False
         frame, key = string
-        if frame.mode != _SHOW or frame.shape.item(key).kind not in ("text", "any"):
-            return
+        if frame.mode != _SHOW:
+            return False
+        shape = frame.shape.item(key)
+        if shape is IGNORED or shape.kind not in ("text", "any"):
+            return False
         parts = self._parts
         if len(parts) > 1:
             parts[:] = ["".join(parts)]
         text = parts[0]
         self._shown_length = self._length
         if frame.shape.kind == "list":
-            if frame.open_shown:
-                frame.shown[-1] = text  # the open item's slot stays open
+            if not frame.open_shown:
+                return False
+            frame.shown[-1] = text  # the open item's slot stays open
         else:
             self._place(frame, key, text, replace=True)
+        return True
+
+    def snapshot(self) -> tuple[Any, int]:
+        """A copy of :attr:`value` that later fragments do not change, and the number of
+        entries it copied.
+
+        Only the open containers are copied (each shallowly: a partial model with
+        ``model_copy``, its ``model_fields_set`` with it; a list or a dict with ``copy``),
+        each linked into its parent's copy; everything else is shared: a closed value is
+        never changed again (a validated value is its own object; a closed container the
+        builder left partial is not touched after it closed), nor is a string. Cost:
+        O(entries of the open containers), at C speed but for the models.
+        """
+        frames = self._frames
+        holder = frames[0].shown
+        if not holder:
+            return None, 0
+        top = holder.copy()
+        copied = 1
+        parent, parent_shown, parent_copy = frames[0], holder, top
+        for frame in frames[1:]:
+            shown = frame.raw if frame.shown is None and frame.mode == _RAW else frame.shown
+            if frame.mode == _HIDDEN or not isinstance(shown, (list, dict, BaseModel)):
+                break  # nothing deeper is shown
+            slot = _slot(parent, parent_shown, frame, shown)
+            if slot is None:
+                break  # not shown where it is (an unknown key, a duplicate that replaced it)
+            if isinstance(shown, BaseModel):
+                mine: Any = shown.model_copy()
+                copied += len(shown.__dict__)
+            else:
+                mine = shown.copy()
+                copied += len(shown)
+            if isinstance(parent_copy, BaseModel):
+                parent_copy.__dict__[slot] = mine
+            else:
+                parent_copy[slot] = mine
+            parent, parent_shown, parent_copy = frame, shown, mine
+        return top[0], copied
 
     # --- opening ----------------------------------------------------------------------
 
@@ -321,36 +385,52 @@ class PartialBuilder:
 
     # --- placing ----------------------------------------------------------------------
 
-    @staticmethod
-    def _place(frame: _Frame, key: Any, value: Any, *, replace: bool) -> None:
+    def _place(self, frame: _Frame, key: Any, value: Any, *, replace: bool) -> None:
         """Show ``value`` at ``key`` of ``frame`` (``_GONE``: take it away)."""
         shown = frame.shown
         kind = frame.shape.kind
         if kind == "list":
+            if replace and frame.open_shown and _same_text(shown[-1], value):
+                frame.open_shown = False  # a string closed as it was shown
+                return
+            self.changed = True
             _place_item(frame, value, replace=replace)
             return
         if kind == "model":
             found = frame.shape.field(key) if isinstance(key, str) else None
-            if found is None:
-                return
-            name = found[0]
-            model: BaseModel = shown
-            fields_set = model.__pydantic_fields_set__
-            if value is _GONE:
-                model.__dict__[name] = None
-                fields_set.discard(name)
-            else:
-                model.__dict__[name] = value
-                fields_set.add(name)
+            if found is not None:
+                self._place_field(shown, found[0], value, replace=replace)
             return
         if kind == "dict":
             if frame.shape.keyed and frame.shape.field(key) is None:
                 return
+            if replace and _same_text(shown.get(key), value):
+                return
+            self.changed = True
             if value is _GONE:
                 shown.pop(key, None)
             else:
                 shown.pop(key, None)  # a duplicate key moves to the end, as in the parser
                 shown[key] = value
+
+    def _place_field(self, model: BaseModel, name: str, value: Any, *, replace: bool) -> None:
+        """Set field ``name`` of a partial model (``_GONE``: back to None, not set)."""
+        fields_set = model.__pydantic_fields_set__
+        if replace and name in fields_set and _same_text(model.__dict__.get(name), value):
+            return
+        self.changed = True
+        if value is _GONE:
+            model.__dict__[name] = None
+            fields_set.discard(name)
+        else:
+            model.__dict__[name] = value
+            fields_set.add(name)
+
+
+def _same_text(old: Any, new: Any) -> bool:
+    """Whether a closed string ``new`` is the text ``old`` already shown (nothing to
+    change: the partial object stays as it is)."""
+    return type(new) is str and type(old) is str and old == new
 
 
 def _place_item(frame: _Frame, value: Any, *, replace: bool) -> None:
@@ -366,6 +446,21 @@ def _place_item(frame: _Frame, value: Any, *, replace: bool) -> None:
     elif value is not _GONE:
         shown.append(value)
         frame.open_shown = not replace
+
+
+def _slot(parent: _Frame, shown: Any, child: _Frame, child_shown: Any) -> Any:
+    """Where ``child_shown`` (the open container of frame ``child``) is in ``shown`` (its
+    parent's): an index, a key or an attribute name; None when it is not shown there."""
+    if isinstance(shown, list):
+        return -1 if shown and shown[-1] is child_shown else None
+    key = child.key
+    if isinstance(shown, dict):
+        return key if isinstance(key, str) and shown.get(key) is child_shown else None
+    if isinstance(shown, BaseModel) and isinstance(key, str):
+        found = parent.shape.field(key)
+        if found is not None and shown.__dict__.get(found[0]) is child_shown:
+            return found[0]
+    return None
 
 
 def _validated(shape: Shape, value: Any) -> Any:

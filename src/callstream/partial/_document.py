@@ -41,7 +41,7 @@ from callstream._json.grammar import DEFAULT_MAX_DEPTH
 from callstream._json.parser import PartialJSONParser
 from callstream._types import MISSING, JSONPath
 from callstream.partial._builder import PartialBuilder
-from callstream.partial._shapes import ANY, Shape, shape_of
+from callstream.partial._shapes import ANY, Shape, adapter_shape, shape_of
 
 __all__ = ("EXTRACT_MODES", "Extract", "StructuredParser")
 
@@ -150,7 +150,7 @@ class StructuredParser:
         if schema is None or isinstance(schema, dict):
             self.adapter, shape = None, ANY
         elif isinstance(schema, TypeAdapter):
-            self.adapter, shape = schema, shape_of(getattr(schema, "_type", None))
+            self.adapter, shape = schema, adapter_shape(schema)
         else:
             if isinstance(schema, (str, bytes)):
                 raise UsageError(

@@ -35,7 +35,7 @@ from typing_extensions import NotRequired, Required, is_typeddict
 
 from callstream._json.dump import dumps_bounded
 
-__all__ = ("ANY", "Shape", "shape_of")
+__all__ = ("ANY", "Shape", "adapter_shape", "shape_of")
 
 MAX_VALIDATION_DEPTH: Final = 200
 """A closed value nested deeper than this is not handed to pydantic (whose JSON reader
@@ -200,6 +200,12 @@ def shape_of(annotation: Any, config: ConfigDict | None = None) -> Shape:
             _CACHE.clear()  # types made at run time, one per request: never unbounded
         shape = _CACHE[key] = _read(annotation, config)
     return shape
+
+
+def adapter_shape(adapter: TypeAdapter[Any]) -> Shape:
+    """The shape of the type a ``TypeAdapter`` validates (what structured output and the
+    pydantic tools parser preview with). Cost: as :func:`shape_of`."""
+    return shape_of(getattr(adapter, "_type", None))
 
 
 def _config_key(config: ConfigDict | None) -> Any:
