@@ -236,15 +236,17 @@ Notes:
   validate all of it (``parse_result(partial=True)``), yielding when the result changed.
 - A pass is timed whole: *total* is the median pass, *per chunk* the median pass over
   the chunks. "results yielded" (the last pass): callstream yields when a preview
-  changed (validation runs when values close, never per fragment) and once at the end.
+  changed (values are validated when they close, never per fragment) and once at the end.
 - "~ (stopped)": the pass ran past the {args.budget:g} s budget; its total is
   extrapolated from its own cumulative-time curve (fit ``t = a n + b n^2``), and a
   larger size predicted over the budget is skipped (``~ (skipped)``).
-- "validations": pydantic validations run (previews and the final one), counted through
-  callstream's validation hook; a stopped run counts those before it stopped.
-- ``min_preview_growth=0`` validates a preview after every chunk in which a value closed:
-  each validation is O(size), so with many small values the total grows quadratically;
-  the default (5% growth between preview validations) keeps it linear.
+- "validations": the whole-call validations callstream's pydantic parser runs through its
+  validation hook (the final, strict one per call); a stopped run counts those before it
+  stopped. Previews are the partial objects of ``callstream.partial``: each value is
+  validated when it closes, within ``VALIDATION_WORK_FACTOR`` times the text, and each
+  preview handed out is a copy of the open containers, within ``PREVIEW_WORK_FACTOR``.
+- ``min_preview_growth=0`` copies a preview after every chunk that changed it, as long as
+  the copying bound allows; the default (5% growth between previews) copies fewer.
 - Every completed run's final object equals ``Model.model_validate_json(text)``.
 """
     text = "# Pydantic tools parsers: one large streamed argument\n\n" + stamp_markdown(info)

@@ -41,8 +41,8 @@ class ParsedCall(Generic[T]):
             code execution): listed in ``ParseSession.server_calls``, never in results,
             never validated (``value`` is None).
 
-    A ``ParsedCall`` is immutable and is not changed by later input; its ``args`` share
-    complete sub-values with later results, so treat them as read-only.
+    A ``ParsedCall`` is immutable and is not changed by later input; its ``args`` and its
+    ``value`` share complete sub-values with later results, so treat them as read-only.
     """
 
     index: int

@@ -11,9 +11,11 @@ returns a fresh result (a list of :class:`~callstream.parsers.ParsedCall`), else
 :meth:`ParseSession.close` ends the input and returns the final result.
 
 Per call, a :class:`ClosedValueTree` rebuilds the arguments from the assembler's changes,
-keeping only complete values. Parsers react to values closing (a number, literal or
-string complete), never to bare text fragments; what a close triggers (a new snapshot,
-a validation) is the parser's business (:meth:`ToolsParser._refresh`). A call's result
+keeping only complete values. The JSON parsers react to values closing (a number,
+literal or string complete), never to bare text fragments; the pydantic parser also
+feeds the call's partial object (``callstream.partial``), whose strings grow as they
+stream. What a change triggers (a new snapshot, a copy of the partial object) is the
+parser's business (:meth:`ToolsParser._refresh`). A call's result
 object is rebuilt only when that call changed; the result list is updated in place for
 the calls that changed and handed out as a fresh copy (one C-speed pointer copy per call
 shown). Those copies are bounded: a result is handed out only while all the results of
