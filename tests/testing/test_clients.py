@@ -115,9 +115,8 @@ RESPONSES_TOOLS = [{"type": "function", "name": n, "parameters": SCHEMA} for n i
 
 
 def responses_calls(events: list[Any]) -> Seen:
-    # the items the SDK parsed from ``response.output_item.done``: its stream helper
-    # (``responses.stream``) is not used, as stream_of's Responses events leave out the
-    # content-part events and the final output the helper's state needs
+    # the items the SDK parsed from ``response.output_item.done`` (its stream helper,
+    # ``responses.stream``, is tested on its own below)
     return [
         (e.item.name, json.loads(e.item.arguments), e.item.call_id)
         for e in events
@@ -140,6 +139,28 @@ async def aopenai_responses(mock: MockProvider) -> tuple[Seen, callstream.Stream
     )
     events = [event async for event in stream]
     return responses_calls(events), await callstream.acollect(events)
+
+
+def test_the_responses_stream_helper_gives_the_text_and_the_final_response() -> None:
+    # the helper builds its state from the content-part events and checks the items of
+    # ``response.completed`` against the finished ones: both must be there, as the
+    # real server sends them
+    stream = stream_of(CALLS, format="openai-responses", text=TEXT, reasoning="Hmm.")
+    mock = MockProvider(stream)
+    request = {"model": "gpt-test", "input": PROMPT, "tools": RESPONSES_TOOLS}
+    with openai_client(mock).responses.stream(**request) as events:
+        deltas = [e.snapshot for e in events if e.type == "response.output_text.delta"]
+        final = events.get_final_response()
+    assert deltas == [TEXT] and final.output_text == TEXT
+    assert [item.type for item in final.output] == [
+        "reasoning",
+        "message",
+        "function_call",
+        "function_call",
+    ]
+    assert final.output[0].summary[0].text == "Hmm."
+    calls = [(o.name, json.loads(o.arguments), o.call_id) for o in final.output[2:]]
+    assert calls == EXPECTED and final.status == "completed"
 
 
 # --- anthropic -------------------------------------------------------------------------------
