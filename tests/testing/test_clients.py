@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import callstream
-from callstream.testing import MockProvider, SentToolResult, serve, stream_of
+from callstream.testing import MockProvider, SentToolResult, Turn, serve, stream_of
 
 httpx = pytest.importorskip("httpx")
 httpx2 = pytest.importorskip("httpx2")
@@ -462,6 +462,40 @@ def test_a_request_no_turn_answers_is_an_error_each_client_raises() -> None:
     with pytest.raises(exceptions.ClientError, match="expected a path ending /v1/messages"):
         bedrock_converse(mock)
     assert len(mock.errors) == len(mock.requests) == 3 and mock.unanswered == (0,)
+
+
+# --- error turns ---------------------------------------------------------------------------
+
+
+def test_the_openai_client_retries_a_rate_limit_then_reads_the_stream() -> None:
+    openai = pytest.importorskip("openai")
+    # ``retry-after-ms``: the SDK waits that long (1 ms) before its retry
+    limited = Turn.error(429, headers={"retry-after-ms": "1"})
+    mock = MockProvider(limited, stream_of(CALLS, format="openai-chat", text=TEXT))
+    http = httpx2.Client(transport=httpx2.MockTransport(mock))
+    client = openai.OpenAI(
+        api_key="sk-test", base_url="http://test/v1", http_client=http, max_retries=1
+    )
+    request = {"model": "gpt-test", "messages": [{"role": "user", "content": PROMPT}]}
+    stream = client.chat.completions.create(**request, tools=CHAT_TOOLS, stream=True)
+    result = callstream.collect(stream)
+    assert calls_of(result) == EXPECTED and result.text == TEXT
+    assert [r.turn for r in mock.requests] == [0, 1] and mock.unanswered == ()
+    assert mock.requests[1].headers["x-stainless-retry-count"] == "1"
+    no_retry = openai_client(MockProvider(Turn.error(429), format="openai-chat"))
+    with pytest.raises(openai.RateLimitError) as raised:
+        no_retry.chat.completions.create(**request, stream=True)
+    assert raised.value.code == "rate_limit_exceeded" and raised.value.type == "requests"
+
+
+def test_the_anthropic_client_raises_its_rate_limit_error() -> None:
+    anthropic = pytest.importorskip("anthropic")
+    mock = MockProvider(Turn.error(429, headers={"retry-after": "0"}), format="anthropic")
+    with pytest.raises(anthropic.RateLimitError) as raised:
+        anthropic_client(mock).messages.create(**ANTHROPIC_REQUEST, stream=True)
+    assert raised.value.status_code == 429
+    assert raised.value.body["error"]["type"] == "rate_limit_error"
+    assert len(mock.requests) == 1 and mock.requests[0].tools == NAMES
 
 
 # --- an agent loop over two scripted turns ---------------------------------------------------
