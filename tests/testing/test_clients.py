@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 import callstream
-from callstream.testing import MockProvider, SentToolResult, serve, stream_of
+from callstream.testing import MockProvider, SentToolResult, Turn, serve, stream_of
 
 httpx = pytest.importorskip("httpx")
 httpx2 = pytest.importorskip("httpx2")
@@ -115,9 +115,8 @@ RESPONSES_TOOLS = [{"type": "function", "name": n, "parameters": SCHEMA} for n i
 
 
 def responses_calls(events: list[Any]) -> Seen:
-    # the items the SDK parsed from ``response.output_item.done``: its stream helper
-    # (``responses.stream``) is not used, as stream_of's Responses events leave out the
-    # content-part events and the final output the helper's state needs
+    # the items the SDK parsed from ``response.output_item.done`` (its stream helper,
+    # ``responses.stream``, is tested on its own below)
     return [
         (e.item.name, json.loads(e.item.arguments), e.item.call_id)
         for e in events
@@ -140,6 +139,28 @@ async def aopenai_responses(mock: MockProvider) -> tuple[Seen, callstream.Stream
     )
     events = [event async for event in stream]
     return responses_calls(events), await callstream.acollect(events)
+
+
+def test_the_responses_stream_helper_gives_the_text_and_the_final_response() -> None:
+    # the helper builds its state from the content-part events and checks the items of
+    # ``response.completed`` against the finished ones: both must be there, as the
+    # real server sends them
+    stream = stream_of(CALLS, format="openai-responses", text=TEXT, reasoning="Hmm.")
+    mock = MockProvider(stream)
+    request = {"model": "gpt-test", "input": PROMPT, "tools": RESPONSES_TOOLS}
+    with openai_client(mock).responses.stream(**request) as events:
+        deltas = [e.snapshot for e in events if e.type == "response.output_text.delta"]
+        final = events.get_final_response()
+    assert deltas == [TEXT] and final.output_text == TEXT
+    assert [item.type for item in final.output] == [
+        "reasoning",
+        "message",
+        "function_call",
+        "function_call",
+    ]
+    assert final.output[0].summary[0].text == "Hmm."
+    calls = [(o.name, json.loads(o.arguments), o.call_id) for o in final.output[2:]]
+    assert calls == EXPECTED and final.status == "completed"
 
 
 # --- anthropic -------------------------------------------------------------------------------
@@ -441,6 +462,40 @@ def test_a_request_no_turn_answers_is_an_error_each_client_raises() -> None:
     with pytest.raises(exceptions.ClientError, match="expected a path ending /v1/messages"):
         bedrock_converse(mock)
     assert len(mock.errors) == len(mock.requests) == 3 and mock.unanswered == (0,)
+
+
+# --- error turns ---------------------------------------------------------------------------
+
+
+def test_the_openai_client_retries_a_rate_limit_then_reads_the_stream() -> None:
+    openai = pytest.importorskip("openai")
+    # ``retry-after-ms``: the SDK waits that long (1 ms) before its retry
+    limited = Turn.error(429, headers={"retry-after-ms": "1"})
+    mock = MockProvider(limited, stream_of(CALLS, format="openai-chat", text=TEXT))
+    http = httpx2.Client(transport=httpx2.MockTransport(mock))
+    client = openai.OpenAI(
+        api_key="sk-test", base_url="http://test/v1", http_client=http, max_retries=1
+    )
+    request = {"model": "gpt-test", "messages": [{"role": "user", "content": PROMPT}]}
+    stream = client.chat.completions.create(**request, tools=CHAT_TOOLS, stream=True)
+    result = callstream.collect(stream)
+    assert calls_of(result) == EXPECTED and result.text == TEXT
+    assert [r.turn for r in mock.requests] == [0, 1] and mock.unanswered == ()
+    assert mock.requests[1].headers["x-stainless-retry-count"] == "1"
+    no_retry = openai_client(MockProvider(Turn.error(429), format="openai-chat"))
+    with pytest.raises(openai.RateLimitError) as raised:
+        no_retry.chat.completions.create(**request, stream=True)
+    assert raised.value.code == "rate_limit_exceeded" and raised.value.type == "requests"
+
+
+def test_the_anthropic_client_raises_its_rate_limit_error() -> None:
+    anthropic = pytest.importorskip("anthropic")
+    mock = MockProvider(Turn.error(429, headers={"retry-after": "0"}), format="anthropic")
+    with pytest.raises(anthropic.RateLimitError) as raised:
+        anthropic_client(mock).messages.create(**ANTHROPIC_REQUEST, stream=True)
+    assert raised.value.status_code == 429
+    assert raised.value.body["error"]["type"] == "rate_limit_error"
+    assert len(mock.requests) == 1 and mock.requests[0].tools == NAMES
 
 
 # --- an agent loop over two scripted turns ---------------------------------------------------

@@ -251,6 +251,56 @@ def test_the_events_are_openai_python_types(
     check_items(objects, calls, None)
 
 
+@pytest.mark.parametrize("quirks", [(), ("token-limit",), ("provider-error",)])
+def test_text_and_reasoning_stream_every_event_and_the_final_output(quirks: Any) -> None:
+    pydantic = pytest.importorskip("pydantic")
+    responses = pytest.importorskip("openai.types.responses")
+    adapter = pydantic.TypeAdapter(responses.ResponseStreamEvent)
+    calls = [
+        {"name": "f", "args": {"a": [1]}, "id": "call_1", "item_type": "function_call"},
+        {**CUSTOM, "id": "call_2"},
+        {"name": "g", "args": {"b": "x"}, "id": "call_3", "item_type": "function_call"},
+    ]
+    stream = stream_of(
+        calls, format="openai-responses", text="Sure.", reasoning="Hmm.", quirks=quirks
+    )
+    objects = [adapter.validate_python(event) for event in stream]
+    kinds = [o.type for o in objects]
+    message = kinds[kinds.index("response.content_part.added") - 1 :][:6]
+    assert message == [
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+    ]
+    assert kinds[1:7] == [
+        "response.output_item.added",
+        "response.reasoning_summary_part.added",
+        "response.reasoning_summary_text.delta",
+        "response.reasoning_summary_text.done",
+        "response.reasoning_summary_part.done",
+        "response.output_item.done",
+    ]
+    done = [o.item for o in objects if o.type == "response.output_item.done"]
+    assert done[1].content[0].text == "Sure." and done[0].summary[0].text == "Hmm."
+    end = objects[-1]
+    if quirks:  # the cut call never finishes: no completed response
+        assert end.type != "response.completed" and len(done) == 4
+    else:  # every finished item, in output order, as the server repeats them
+        assert end.type == "response.completed"
+        assert [i.id for i in end.response.output] == [i.id for i in done]
+        assert [getattr(i, "call_id", None) for i in end.response.output[2:]] == [
+            "call_1",
+            "call_2",
+            "call_3",
+        ]
+    result = callstream.collect(stream, reasoning=True)
+    assert (result.text, result.reasoning) == ("Sure.", "Hmm.")
+    check_items(objects, calls, quirks[0] if quirks else None)
+
+
 def test_each_item_streams_its_real_events() -> None:
     calls = [
         {"name": "apply_patch", "args": {"__arg1": "*** Begin"}, "item_type": "custom_tool_call"},

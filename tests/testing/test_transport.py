@@ -291,3 +291,85 @@ def test_a_responses_input_string_is_one_user_message() -> None:
     post(mock, "http://test/v1/responses", body={"input": "hi"})
     assert mock.requests[0].messages == [{"role": "user", "content": "hi"}]
     assert mock.requests[0].tool_results == []
+
+
+# --- error turns -----------------------------------------------------------------------------
+
+#: the body each format's error turn writes for a 429 (the message is callstream's)
+RATE_LIMITED = "callstream MockProvider: 429 Too Many Requests"
+ERROR_BODIES = {
+    "openai-chat": {
+        "error": {
+            "message": RATE_LIMITED,
+            "type": "requests",
+            "param": None,
+            "code": "rate_limit_exceeded",
+        }
+    },
+    "anthropic": {
+        "type": "error",
+        "error": {"type": "rate_limit_error", "message": RATE_LIMITED},
+        "request_id": "req_callstream_mock",
+    },
+    "gemini": {"error": {"code": 429, "message": RATE_LIMITED, "status": "RESOURCE_EXHAUSTED"}},
+    "bedrock": {"message": RATE_LIMITED},
+    "ollama": {"error": RATE_LIMITED},
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(ERROR_BODIES))
+def test_an_error_turn_answers_in_the_formats_error_shape_then_the_next_turn_streams(
+    fmt: str,
+) -> None:
+    stream = stream_of(CALLS, format=fmt)
+    mock = MockProvider(Turn.error(429, headers={"Retry-After": "0"}), stream)
+    url = "http://test" + ENDPOINTS[fmt].replace("{modelId}", "m").replace(":", "/m:")
+    refused, answered = post(mock, url), post(mock, url)
+    assert refused.status_code == 429 and refused.json() == ERROR_BODIES[fmt]
+    assert refused.headers["retry-after"] == "0"
+    assert refused.headers["content-type"] == "application/json"
+    if fmt == "bedrock":
+        assert refused.headers["x-amzn-errortype"] == "ThrottlingException"
+    assert answered.status_code == 200
+    assert answered.content == b"".join(encode(stream.items, fmt, "bytes"))
+    assert [r.turn for r in mock.requests] == [0, 1] and mock.errors == []
+    assert mock.unanswered == ()
+
+
+def test_an_error_turn_takes_any_json_body_and_matches_tools() -> None:
+    body = {"message": "too many tokens", "id": "e1"}
+    mock = MockProvider(
+        Turn.error(422, body, tools=["search"]),
+        Turn.error(503, ["not", "an", "object"]),
+        format="cohere",
+    )
+    url = "http://test/v2/chat"
+    other = post(mock, url, body={"messages": [], "tools": chat_tools("get_weather")})
+    first = post(mock, url, body={"messages": [], "tools": chat_tools("search")})
+    assert (other.status_code, other.json()) == (503, ["not", "an", "object"])
+    assert (first.status_code, first.json()) == (422, body)
+    assert [r.turn for r in mock.requests] == [1, 0]
+    assert mock.turns[0].status == 422 and mock.turns[0].stream is None
+    overloaded = MockProvider(Turn.error(529), format="anthropic")
+    assert post(overloaded, "http://test/v1/messages").json()["error"] == {
+        "type": "overloaded_error",
+        "message": "callstream MockProvider: 529 Overloaded",
+    }
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: Turn.error(200), "from 400 to 599"),
+        (lambda: Turn.error(600), "from 400 to 599"),
+        (lambda: Turn.error(429.0), "from 400 to 599"),
+        (lambda: Turn.error(429, {"x": float("nan")}), "body must be JSON"),
+        (lambda: Turn.error(429, {"x": object()}), "body must be JSON"),
+        (lambda: Turn.error(429, headers={"retry-after": 0}), "are strings"),
+        (lambda: MockProvider(Turn.error(429), format="mistral"), "give one, Turn.error"),
+        (lambda: MockProvider(Turn.error(429)), "give format="),
+    ],
+)
+def test_error_turn_misuse(call: Any, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -17,7 +17,8 @@ import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -134,24 +135,96 @@ class RecordedRequest:
 
 @dataclass(frozen=True)
 class Turn:
-    """One scripted answer of a :class:`MockProvider`.
+    """One scripted answer of a :class:`MockProvider`: a stream, or an HTTP error
+    (:meth:`error`).
 
     Attributes:
-        stream: what is streamed back.
+        stream: what is streamed back (``None`` for an error turn).
         tools: when given, the turn answers only a request offering exactly these tool
             names (in any order); ``None`` answers whatever tools are offered.
+        status: the HTTP status of the reply: 200 for a stream, 4xx / 5xx for an error.
+        body: an error turn's JSON body as given (``None``: the format's own error body,
+            see :meth:`error`); ``None`` for a stream.
+        headers: an error turn's extra response headers (``retry-after``, ...), names
+            lower-cased.
     """
 
-    stream: WireStream
+    stream: WireStream | None
     tools: frozenset[str] | None = None
+    status: int = 200
+    body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
 
     def __init__(self, stream: WireStream, *, tools: Iterable[str] | None = None) -> None:
         if not isinstance(stream, WireStream):
             raise TypeError(f"Turn takes a WireStream (stream_of's result), not {stream!r:.80}")
+        self._set(stream, tools, 200, None, {})
+
+    def _set(
+        self,
+        stream: WireStream | None,
+        tools: Iterable[str] | None,
+        status: int,
+        body: Any,
+        headers: Mapping[str, str],
+    ) -> None:
         if isinstance(tools, str):
             raise TypeError(f"tools must be a collection of tool names, not the string {tools!r}")
         object.__setattr__(self, "stream", stream)
         object.__setattr__(self, "tools", None if tools is None else frozenset(tools))
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "headers", headers)
+
+    @classmethod
+    def error(
+        cls,
+        status: int,
+        body: Any = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        tools: Iterable[str] | None = None,
+    ) -> Turn:
+        """A turn that answers with an HTTP error instead of a stream.
+
+        Args:
+            status: the HTTP status, 400 to 599 (429 for a rate limit, 529 for
+                Anthropic's overloaded, ...).
+            body: the JSON body (any JSON value). ``None``: the mock's format's own
+                error body for the status: OpenAI's ``{"error": {"message", "type",
+                "param", "code"}}`` (``openai-chat``, ``openai-responses``),
+                Anthropic's ``{"type": "error", "error": {"type": "rate_limit_error",
+                "message"}, "request_id"}``, Google's ``{"error": {"code", "message",
+                "status": "RESOURCE_EXHAUSTED"}}`` (``gemini``, ``vertex``), Bedrock's
+                ``{"message"}`` with its ``x-amzn-errortype`` header
+                (``ThrottlingException``, ...), Ollama's ``{"error"}``; ``cohere`` and
+                ``mistral`` need ``body``.
+            headers: extra response headers, such as ``{"retry-after": "0"}`` or
+                openai's and anthropic's ``{"retry-after-ms": "1"}``, ``{"x-should-retry":
+                "false"}``. ``content-type`` is ``application/json`` unless given.
+            tools: as for a stream turn.
+
+        Raises:
+            ValueError: a status outside 400-599, a body that is not JSON (``NaN``
+                included), a header that is not a string.
+
+        Cost: O(body), once.
+        """
+        if type(status) is not int or not 400 <= status <= 599:
+            raise ValueError(f"an error turn's status is an int from 400 to 599, not {status!r}")
+        if body is not None:
+            try:
+                json.dumps(body, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"an error turn's body must be JSON: {exc}") from None
+        kept: dict[str, str] = {}
+        for name, value in (headers or {}).items():
+            if not isinstance(name, str) or not isinstance(value, str):
+                raise ValueError(f"header names and values are strings, not {name!r}: {value!r}")
+            kept[name.lower()] = value
+        turn = object.__new__(cls)
+        turn._set(None, tools, status, body, kept)
+        return turn
 
 
 @dataclass(frozen=True)
@@ -183,7 +256,8 @@ class MockProvider:
 
     Args:
         turns: the answers, in order: a :class:`WireStream` (``stream_of``'s result, as
-            payloads or bytes), a :class:`Turn`, a list of tool calls (written with
+            payloads or bytes), a :class:`Turn` (``Turn.error(429, ...)`` answers with
+            an HTTP error instead of a stream), a list of tool calls (written with
             ``stream_of(calls, format=format)``) or a string (a text answer).
         format: the provider format; by default the format of the streams given.
         pace: seconds between chunks (``None``: no pause).
@@ -195,7 +269,9 @@ class MockProvider:
     Raises:
         ValueError: no turns, an unknown format or one with no HTTP endpoint
             (``langchain``), streams of another format, a stream of ``lines`` (they
-            lost the chunk boundaries: write ``payloads`` or ``bytes``), a negative pace.
+            lost the chunk boundaries: write ``payloads`` or ``bytes``), a negative pace,
+            an error turn without a body in a format that has no error body written
+            (``cohere``, ``mistral``).
         TypeError: a turn of another kind.
 
     Cost: writing the turns once; each reply O(its bytes); thread-safe (the loopback
@@ -229,7 +305,7 @@ class MockProvider:
         self.pace = pace
         self._turns = [self._turn(n, t, format) for n, t in enumerate(turns)]
         self._answered = [False] * len(self._turns)
-        self._chunks = [_chunks(t.stream) for t in self._turns]
+        self._replies = [_turn_reply(t, format) for t in self._turns]
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.errors: list[str] = []
@@ -248,7 +324,7 @@ class MockProvider:
             raise TypeError(
                 f"a turn is a WireStream, a Turn, a list of tool calls or a text, not {turn!r:.80}"
             )
-        if found.stream.format != format:
+        if found.stream is not None and found.stream.format != format:
             raise ValueError(
                 f"turn {n} is written in {found.stream.format}; this mock serves {format}"
             )
@@ -294,14 +370,10 @@ class MockProvider:
                 self.errors.append(problem)
         if turn is None:
             return _error_reply(problem or "no turn")
-        chosen = self._turns[turn]
-        return Reply(
-            200,
-            {"content-type": CONTENT_TYPES[self.format]},
-            self._chunks[turn],
-            self.pace,
-            chosen.stream.dropped,
-        )
+        reply = self._replies[turn]
+        if reply.status != 200:
+            return reply
+        return Reply(reply.status, reply.headers, reply.chunks, self.pace, reply.dropped)
 
     def _match(self, path: str, body: Any) -> int | None:
         if not _ROUTES[self.format].search(path):
@@ -356,6 +428,97 @@ class MockProvider:
         )
 
 
+#: the error ``type`` (``code``) of OpenAI's error body, per status
+_OPENAI_ERRORS = {
+    401: ("invalid_request_error", "invalid_api_key"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+#: the ``error.type`` of Anthropic's error body, per status
+_ANTHROPIC_ERRORS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+#: the ``error.status`` of a Google API error body, per status
+_GOOGLE_ERRORS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "NOT_IMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+#: the ``x-amzn-errortype`` of a Bedrock error reply, per status
+_BEDROCK_ERRORS = {
+    400: "ValidationException",
+    403: "AccessDeniedException",
+    404: "ResourceNotFoundException",
+    408: "ModelTimeoutException",
+    424: "ModelErrorException",
+    429: "ThrottlingException",
+    500: "InternalServerException",
+    503: "ServiceUnavailableException",
+}
+
+
+def _error_message(status: int) -> str:
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "Overloaded" if status == 529 else "Error"
+    return f"callstream MockProvider: {status} {phrase}"
+
+
+def _error_turn_reply(turn: Turn, format: str) -> tuple[dict[str, str], bytes]:
+    """The headers and body of an error turn in ``format``. Raises ``ValueError`` for a
+    format with no error body of its own when the turn gives none."""
+    status, body = turn.status, turn.body
+    headers = {"content-type": "application/json"}
+    message = _error_message(status)
+    if format == "bedrock":
+        fallback = "InternalServerException" if status >= 500 else "ValidationException"
+        headers["x-amzn-errortype"] = _BEDROCK_ERRORS.get(status, fallback)
+    if body is None:
+        if format in ("openai-chat", "openai-responses"):
+            fallback_type = "server_error" if status >= 500 else "invalid_request_error"
+            kind, code = _OPENAI_ERRORS.get(status, (fallback_type, None))
+            body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+        elif format == "anthropic":
+            kind = _ANTHROPIC_ERRORS.get(
+                status, "api_error" if status >= 500 else "invalid_request_error"
+            )
+            error = {"type": kind, "message": message}
+            body = {"type": "error", "error": error, "request_id": "req_callstream_mock"}
+        elif format in ("gemini", "vertex"):
+            word = _GOOGLE_ERRORS.get(
+                status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION"
+            )
+            body = {"error": {"code": status, "message": message, "status": word}}
+        elif format == "bedrock":
+            body = {"message": message}
+        elif format == "ollama":
+            body = {"error": message}
+        else:
+            raise ValueError(
+                f"no error body is written for {format}: give one, Turn.error({status}, body=...)"
+            )
+    headers.update(turn.headers)
+    return headers, json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
+
+
 def _error_reply(message: str) -> Reply:
     body = {"error": {"type": "callstream_mock_no_match", "message": message}, "message": message}
     headers = {
@@ -363,6 +526,15 @@ def _error_reply(message: str) -> Reply:
         "x-amzn-errortype": "ResourceNotFoundException",  # botocore names the error by it
     }
     return Reply(404, headers, (json.dumps(body).encode(),))
+
+
+def _turn_reply(turn: Turn, format: str) -> Reply:
+    """The reply a turn answers with: its stream's chunks, or its error."""
+    if turn.stream is None:
+        headers, body = _error_turn_reply(turn, format)
+        return Reply(turn.status, headers, (body,))
+    headers = {"content-type": CONTENT_TYPES[format]}
+    return Reply(200, headers, _chunks(turn.stream), None, turn.stream.dropped)
 
 
 def _chunks(stream: WireStream) -> tuple[bytes, ...]:

@@ -334,37 +334,71 @@ def _shell_steps(commands: tuple[tuple[str, ...], ...], index: int) -> list[list
     return steps
 
 
+def _reasoning_events(text: str) -> list[dict[str, Any]]:
+    """A reasoning item at ``output_index`` 0 whose summary streams ``text``."""
+    where = {"item_id": "rs_t", "output_index": 0}
+    item = {"type": "reasoning", "id": "rs_t", "summary": []}
+    part = {"type": "summary_text", "text": ""}
+    done_part = {**part, "text": text}
+    done = {**item, "summary": [done_part]}
+    return [
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {
+            "type": "response.reasoning_summary_part.added",
+            **where,
+            "summary_index": 0,
+            "part": part,
+        },
+        {
+            "type": "response.reasoning_summary_text.delta",
+            **where,
+            "summary_index": 0,
+            "delta": text,
+        },
+        {"type": "response.reasoning_summary_text.done", **where, "summary_index": 0, "text": text},
+        {
+            "type": "response.reasoning_summary_part.done",
+            **where,
+            "summary_index": 0,
+            "part": done_part,
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": done},
+    ]
+
+
+def _message_events(text: str, index: int) -> list[dict[str, Any]]:
+    """An assistant message item at ``output_index`` ``index`` whose one ``output_text``
+    part streams ``text``: added, the part added, the delta, the text and part done, done."""
+    where = {"item_id": "msg_t", "output_index": index, "content_index": 0}
+    item = {
+        "type": "message",
+        "id": "msg_t",
+        "role": "assistant",
+        "content": [],
+        "status": "in_progress",
+    }
+    part = {"type": "output_text", "text": "", "annotations": []}
+    done_part = {**part, "text": text}
+    done = {**item, "content": [done_part], "status": "completed"}
+    return [
+        {"type": "response.output_item.added", "output_index": index, "item": item},
+        {"type": "response.content_part.added", **where, "part": part},
+        {"type": "response.output_text.delta", **where, "delta": text, "logprobs": []},
+        {"type": "response.output_text.done", **where, "text": text, "logprobs": []},
+        {"type": "response.content_part.done", **where, "part": done_part},
+        {"type": "response.output_item.done", "output_index": index, "item": done},
+    ]
+
+
 def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
     q = shape.quirks
     out: list[Any] = [{"type": "response.created", "response": _response("in_progress")}]
     base = 0
     if shape.reasoning:
-        item = {"type": "reasoning", "id": "rs_t", "summary": []}
-        out.append({"type": "response.output_item.added", "output_index": 0, "item": item})
-        out.append(
-            {
-                "type": "response.reasoning_summary_text.delta",
-                "item_id": "rs_t",
-                "output_index": 0,
-                "summary_index": 0,
-                "delta": shape.reasoning,
-            }
-        )
-        out.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+        out += _reasoning_events(shape.reasoning)
         base += 1
     if shape.text:
-        item = {"type": "message", "id": "msg_t", "role": "assistant", "content": []}
-        out.append({"type": "response.output_item.added", "output_index": base, "item": item})
-        out.append(
-            {
-                "type": "response.output_text.delta",
-                "item_id": "msg_t",
-                "output_index": base,
-                "content_index": 0,
-                "delta": shape.text,
-            }
-        )
-        out.append({"type": "response.output_item.done", "output_index": base, "item": item})
+        out += _message_events(shape.text, base)
         base += 1
     items = [_item_events(call, base + i, i) for i, call in enumerate(calls)]
     cut = shape.cuts_last
@@ -387,7 +421,15 @@ def _openai_responses(calls: list[WireCall], shape: Shape) -> list[Any]:
             }
         )
     elif shape.finish:
-        out.append({"type": "response.completed", "response": _response("completed")})
+        # the finished items, in output order, as the server repeats them at the end
+        finished = sorted(
+            (e for e in out if e["type"] == "response.output_item.done"),
+            key=lambda e: int(e["output_index"]),
+        )
+        output = [e["item"] for e in finished]
+        out.append(
+            {"type": "response.completed", "response": _response("completed", output=output)}
+        )
     return [{**event, "sequence_number": n} for n, event in enumerate(out)]
 
 
