@@ -1,6 +1,7 @@
 """Issue 10's LangChain items through LangChain's real chat models: ``ChatOpenAI`` and
 ``ChatAnthropic`` with ``bind_tools``, over the real openai / anthropic SDK clients and an
-``httpx2.MockTransport`` whose handler, ``callstream.testing.MockProvider``, serves streams of our own in the providers' wire shapes.
+``httpx2.MockTransport`` whose handler, ``callstream.testing.MockProvider``, serves streams
+of our own in the providers' wire shapes.
 
 How the mock client reaches the model (langchain-openai 1.8, langchain-anthropic 1.7):
 ``ChatOpenAI`` takes ``http_client=`` / ``http_async_client=`` (``httpx2`` clients, handed
