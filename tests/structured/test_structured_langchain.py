@@ -34,7 +34,7 @@ from tests.structured.test_structured_real_clients import (
     anthropic_wire,
     chat_wire,
 )
-from tests.support.real_clients import Replay
+from tests.support.real_clients import FORMATS, Replay
 
 
 @pytest.fixture
@@ -121,7 +121,6 @@ def chat_anthropic(replay: Replay) -> Any:
 
 
 MODELS = {"openai": (chat_openai, chat_wire), "anthropic": (chat_anthropic, anthropic_wire)}
-FORMATS = {"openai": "openai-chat", "anthropic": "anthropic"}
 
 
 @pytest.mark.parametrize("kind", sorted(MODELS))
