@@ -135,8 +135,8 @@ VERSIONS = ["responses/v1", "v1"]
 LC_STREAMS = [FUNCTION_CALLS, CUSTOM, XAI_SEARCH, CLIENT_BUILTINS, HOSTED]
 
 
-def responses_model(stream: Stream, version: str) -> Any:
-    replay = Replay(sse(stream.events).encode())
+def responses_model(stream: Stream, version: str, *, times: int = 1) -> Any:
+    replay = Replay(sse(stream.events).encode(), "openai-responses", times=times)
     return langchain_openai.ChatOpenAI(
         model="gpt-test",
         api_key="test",
@@ -169,7 +169,7 @@ def _parser(server: bool, tools: bool) -> ToolCallsOutputParser:
 def test_invoke_equals_the_last_streamed_result(
     stream: Stream, version: str, server: bool, tools: bool
 ) -> None:
-    model = responses_model(stream, version)
+    model = responses_model(stream, version, times=3)
     chain = model | _parser(server, tools)
     streamed = list(chain.stream("go"))
     invoked = chain.invoke("go")
@@ -224,7 +224,7 @@ def test_a_custom_call_validates_through_chat_openai_as_the_runner_runs_it() -> 
 @pytest.mark.parametrize("version", VERSIONS)
 async def test_ainvoke_equals_the_last_astreamed_result(version: str) -> None:
     for stream in (FUNCTION_CALLS, CUSTOM):
-        chain = responses_model(stream, version) | ToolCallsOutputParser(
+        chain = responses_model(stream, version, times=2) | ToolCallsOutputParser(
             tools={"apply_patch": Patch}
         )
         streamed = [r async for r in chain.astream("go")]

@@ -25,7 +25,13 @@ from callstream import ChunkValidationError, StreamEnd, StreamFinished, ToolCall
 from callstream.feed import to_feed
 from callstream.parsers import JsonToolsParser
 from callstream.ui import agui_stream, vercel_stream
-from tests.support.real_clients import Body, async_sdk_stream, chat_chunk, chat_sse, sdk_stream
+from tests.support.real_clients import (
+    async_sdk_stream,
+    byte_pieces,
+    chat_chunk,
+    chat_sse,
+    sdk_stream,
+)
 from tests.ui.test_ui import events_of
 
 NO_CALL = "Tool choice is required, but model did not call a tool"
@@ -85,7 +91,7 @@ def test_no_failed_generation_is_no_call(error: dict[str, Any]) -> None:
     data = body(error)
     check_no_call(callstream.collect([data]), message)
     for size in (1, 2, 7, 64):
-        check_no_call(callstream.collect(Body(data, size=size)), message)
+        check_no_call(callstream.collect(byte_pieces(data, size)), message)
     # the error event's data without its "error" wrapper (as some proxies send it)
     bare = f"data: {json.dumps(OPENING[0])}\n\nevent: error\ndata: {json.dumps(error['error'])}\n\n"
     check_no_call(callstream.collect([bare]), message)
@@ -93,7 +99,7 @@ def test_no_failed_generation_is_no_call(error: dict[str, Any]) -> None:
 
 def test_the_error_alone_is_no_call() -> None:
     check_no_call(callstream.collect([NO_CALL_ERROR]))
-    check_no_call(callstream.collect(Body(body(NO_CALL_ERROR, opening=[]), size=3)))
+    check_no_call(callstream.collect(byte_pieces(body(NO_CALL_ERROR, opening=[]), 3)))
 
 
 def test_a_blank_failed_generation_is_no_call() -> None:
@@ -104,7 +110,7 @@ def test_a_blank_failed_generation_is_no_call() -> None:
 def test_a_failed_generation_still_gives_the_failed_call() -> None:
     for result in (
         callstream.collect(payloads(FAILED_ERROR)),
-        callstream.collect(Body(body(FAILED_ERROR), size=5)),
+        callstream.collect(byte_pieces(body(FAILED_ERROR), 5)),
     ):
         [bad] = result.invalid_tool_calls
         assert bad["name"] == "get_weather" and bad["id"] is None
@@ -117,17 +123,17 @@ def test_a_failed_generation_still_gives_the_failed_call() -> None:
 def test_the_openai_sdk_raises_for_it() -> None:
     # The premise: the real client turns the error event into openai.APIError.
     with pytest.raises(openai.APIError) as info:
-        list(sdk_stream("openai", Body(body(NO_CALL_ERROR))))
+        list(sdk_stream("openai", body(NO_CALL_ERROR)))
     assert info.value.body == NO_CALL_ERROR["error"]
 
 
 @pytest.mark.parametrize("error", [NO_CALL_ERROR, SCHEMA_ERROR], ids=["empty", "absent"])
 def test_through_the_real_openai_sdk(error: dict[str, Any]) -> None:
     data = body(error)
-    result = callstream.collect(sdk_stream("openai", Body(data)))
+    result = callstream.collect(sdk_stream("openai", data))
     check_no_call(result, error["error"]["message"])
-    assert result == callstream.collect(Body(data, size=3))  # the raw-bytes result
-    with callstream.stream(sdk_stream("openai", Body(data))) as updates:
+    assert result == callstream.collect(byte_pieces(data, 3))  # the raw-bytes result
+    with callstream.stream(sdk_stream("openai", data)) as updates:
         seen = list(updates)
     assert updates.result == result and updates.provider_error == result.provider_error
     assert seen[-1].events[-1] == StreamFinished(
@@ -140,8 +146,8 @@ def test_through_the_real_async_openai_sdk(backend: str) -> None:
     data = body(NO_CALL_ERROR)
 
     async def main() -> tuple[callstream.StreamResult, callstream.StreamResult]:
-        collected = await callstream.acollect(await async_sdk_stream("openai", Body(data)))
-        async with callstream.astream(await async_sdk_stream("openai", Body(data))) as updates:
+        collected = await callstream.acollect(await async_sdk_stream("openai", data))
+        async with callstream.astream(await async_sdk_stream("openai", data)) as updates:
             async for _ in updates:
                 pass
         return collected, updates.result
@@ -191,7 +197,7 @@ def test_the_runner_carries_it() -> None:
         """The weather in a city."""
         return "sunny"
 
-    result = callstream.ToolRunner([get_weather]).run(sdk_stream("openai", Body(body(NO_CALL_ERROR))))
+    result = callstream.ToolRunner([get_weather]).run(sdk_stream("openai", body(NO_CALL_ERROR)))
     assert result.results == [] and result.voided is not None
     assert result.provider_error == NO_CALL == result.stream.provider_error
 

@@ -28,7 +28,7 @@ from callstream import (
 from callstream._assembly.options import MAX_NAME_CHARS
 from callstream.providers.langchain import LangChainTranslator
 from callstream.ui import agui_stream, mcp_apps_notifications, vercel_stream
-from tests.support.real_clients import Body, anthropic_sse, sdk_stream
+from tests.support.real_clients import anthropic_sse, byte_pieces, sdk_stream
 from tests.support.runner_helpers import on_fake_clock, paced
 from tests.ui.test_ui import events_of
 
@@ -209,7 +209,7 @@ def test_a_mark_for_an_index_whose_open_call_has_another_id_waits_for_the_new_ca
 @pytest.mark.parametrize("size", [None, 1, 7, 4096])
 def test_anthropic_long_server_id_is_a_server_call_everywhere(size: int | None) -> None:
     events = anthropic_events(LONG_ID, "bash_code_execution")
-    source: Any = events if size is None else Body(anthropic_sse(events), size=size)
+    source: Any = events if size is None else byte_pieces(anthropic_sse(events), size)
     with callstream.stream(source) as stream:
         updates = list(stream)
     check_sides(updates, stream.result)
@@ -220,10 +220,10 @@ def test_anthropic_long_server_id_is_a_server_call_everywhere(size: int | None) 
 
 def test_anthropic_long_server_id_through_the_real_sdk() -> None:
     data = anthropic_sse(anthropic_events(LONG_ID, "bash_code_execution"))
-    with callstream.stream(sdk_stream("anthropic", Body(data))) as stream:
+    with callstream.stream(sdk_stream("anthropic", data)) as stream:
         updates = list(stream)
     check_sides(updates, stream.result)
-    assert stream.result == callstream.collect(Body(data, size=3))
+    assert stream.result == callstream.collect(byte_pieces(data, 3))
 
 
 @pytest.mark.parametrize("size", [None, 5])
@@ -231,7 +231,7 @@ def test_a_server_call_whose_name_is_refused_is_kept_as_a_server_call(size: int 
     # The name never fits, so it is never set: the call is kept (name "") rather than
     # dropped from every list.
     events = anthropic_events("srvtoolu_1", LONG_NAME)
-    source: Any = events if size is None else Body(anthropic_sse(events), size=size)
+    source: Any = events if size is None else byte_pieces(anthropic_sse(events), size)
     with callstream.stream(source) as stream:
         updates = list(stream)
     check_sides(updates, stream.result)

@@ -16,6 +16,7 @@ import callstream
 from callstream import UnknownFormatError
 from callstream._pipeline import MAX_MISMATCHED, MAX_UNRECOGNIZED_OBJECTS
 from callstream.providers import detect_format, has_evidence
+from callstream.testing import MockProvider, WireStream
 from tests.providers.transport.test_transport_lines import ANTHROPIC, OLLAMA, OPENAI, STREAMS, same
 from tests.support.strategies import splits
 
@@ -143,9 +144,10 @@ TOOLS: list[Any] = [
 ]
 
 
-def _handler(request: httpx.Request) -> httpx.Response:
-    body = STREAMS["openai"][0].encode()
-    return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+def _transport(times: int) -> httpx.MockTransport:
+    """``times`` answers with the OpenAI stream, from ``callstream.testing.MockProvider``."""
+    stream = WireStream([STREAMS["openai"][0].encode()], "openai-chat")
+    return httpx.MockTransport(MockProvider(*[stream] * times))
 
 
 def _ask() -> dict[str, Any]:
@@ -156,7 +158,7 @@ def test_openai_stream_helper_events_give_the_raw_chunks_calls() -> None:
     client = openai.OpenAI(
         api_key="sk-test",
         base_url="https://api.example.test/v1",
-        http_client=httpx.Client(transport=httpx.MockTransport(_handler)),
+        http_client=httpx.Client(transport=_transport(3)),
     )
     with client.chat.completions.stream(**_ask()) as events:
         result = callstream.collect(events)
@@ -175,7 +177,7 @@ async def test_openai_async_stream_helper_events_give_the_raw_chunks_calls() -> 
     client = openai.AsyncOpenAI(
         api_key="sk-test",
         base_url="https://api.example.test/v1",
-        http_client=httpx.AsyncClient(transport=httpx.MockTransport(_handler)),
+        http_client=httpx.AsyncClient(transport=_transport(2)),
     )
     async with client.chat.completions.stream(**_ask()) as events:
         result = await callstream.acollect(events)

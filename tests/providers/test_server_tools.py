@@ -25,6 +25,7 @@ from callstream._sync import collect, stream
 from callstream.providers.anthropic import AnthropicTranslator
 from callstream.providers.bedrock import BedrockTranslator
 from callstream.providers.langchain import LangChainTranslator
+from callstream.testing import MockProvider, WireStream
 from tests.support.strategies import json_objects, splits
 
 SEARCH_ARGS = '{"query": "weather in Oslo today"}'
@@ -310,20 +311,18 @@ def _client_kwargs() -> dict[str, Any]:
     }
 
 
-def _handler(body: bytes) -> Any:
+def _transport(events: list[Any], times: int = 1) -> Any:
+    """An ``httpx2.MockTransport`` whose ``MockProvider`` streams ``events`` (as SSE) to
+    ``times`` Messages requests."""
     httpx2 = pytest.importorskip("httpx2")
-
-    def handle(request: Any) -> Any:
-        assert request.url.path.endswith("/v1/messages")
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
-
-    return handle
+    stream = WireStream([sse_body(events)], "anthropic")
+    return httpx2.MockTransport(MockProvider(*[stream] * times))
 
 
 def test_real_anthropic_client_sync() -> None:
     anthropic = pytest.importorskip("anthropic")
     httpx2 = pytest.importorskip("httpx2")
-    http = httpx2.Client(transport=httpx2.MockTransport(_handler(sse_body(anthropic_events()))))
+    http = httpx2.Client(transport=_transport(anthropic_events(), times=2))
     client = anthropic.Anthropic(api_key="test-key", http_client=http, max_retries=0)
     events = client.messages.create(**_client_kwargs())
     result = collect(events)
@@ -339,7 +338,7 @@ def test_real_anthropic_client_sync() -> None:
 def test_real_anthropic_beta_client_mcp_tool_use() -> None:
     anthropic = pytest.importorskip("anthropic")
     httpx2 = pytest.importorskip("httpx2")
-    http = httpx2.Client(transport=httpx2.MockTransport(_handler(sse_body(MCP_EVENTS))))
+    http = httpx2.Client(transport=_transport(MCP_EVENTS))
     client = anthropic.Anthropic(api_key="test-key", http_client=http, max_retries=0)
     objects = list(client.beta.messages.create(**_client_kwargs()))
     assert type(objects[0].content_block).__name__ == "BetaMCPToolUseBlock"
@@ -357,9 +356,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 async def test_real_anthropic_client_async() -> None:
     anthropic = pytest.importorskip("anthropic")
     httpx2 = pytest.importorskip("httpx2")
-    http = httpx2.AsyncClient(
-        transport=httpx2.MockTransport(_handler(sse_body(anthropic_events())))
-    )
+    http = httpx2.AsyncClient(transport=_transport(anthropic_events()))
     client = anthropic.AsyncAnthropic(api_key="test-key", http_client=http, max_retries=0)
     events = await client.messages.create(**_client_kwargs())
     check(await acollect(events))

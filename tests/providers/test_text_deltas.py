@@ -39,7 +39,7 @@ from callstream.parsers._parse_input import SIGNAL_TYPES
 from callstream.providers import get_translator
 from tests.support.corpus import RECORDED_STREAMS
 from tests.support.provider_helpers import translate_all
-from tests.support.real_clients import Body, anthropic_sse, chat_chunk, chat_sse, sdk_stream
+from tests.support.real_clients import anthropic_sse, chat_chunk, chat_sse, sdk_stream
 from tests.support.strategies import splits
 
 # --- helpers ----------------------------------------------------------------------------
@@ -563,7 +563,7 @@ def test_real_openai_client_stream() -> None:
         ),
         chat_chunk({"content": "\U0001f600"}, "tool_calls"),
     ]
-    result = collect(sdk_stream("openai", Body(chat_sse(chunks))), reasoning=True)
+    result = collect(sdk_stream("openai", chat_sse(chunks)), reasoning=True)
     assert (result.text, result.reasoning) == ("Caf\u00e9 \U0001f600", "Think")
     assert [c["args"] for c in result.tool_calls] == [{"a": 1}]
 
@@ -585,7 +585,7 @@ def test_real_anthropic_client_stream() -> None:
         },
         *ANTHROPIC[1:],
     ]
-    result = collect(sdk_stream("anthropic", Body(anthropic_sse(events))), reasoning=True)
+    result = collect(sdk_stream("anthropic", anthropic_sse(events)), reasoning=True)
     assert (result.text, result.reasoning) == ("I'll check Paris.", "Hmm, weather.")
     assert result.provider == "anthropic"
 

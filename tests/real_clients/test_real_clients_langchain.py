@@ -1,6 +1,7 @@
 """Issue 10's LangChain items through LangChain's real chat models: ``ChatOpenAI`` and
 ``ChatAnthropic`` with ``bind_tools``, over the real openai / anthropic SDK clients and an
-``httpx2.MockTransport`` replaying streams of our own in the providers' wire shapes.
+``httpx2.MockTransport`` whose handler, ``callstream.testing.MockProvider``, serves streams
+of our own in the providers' wire shapes.
 
 How the mock client reaches the model (langchain-openai 1.8, langchain-anthropic 1.7):
 ``ChatOpenAI`` takes ``http_client=`` / ``http_async_client=`` (``httpx2`` clients, handed
@@ -19,6 +20,7 @@ calls ``asyncio.wait_for`` for its chunk timeout, and the async callback manager
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import anthropic
@@ -50,9 +52,10 @@ from tests.real_clients.test_real_clients_sdk import (
     names_args,
 )
 from tests.support.real_clients import (
-    Body,
+    FORMATS,
     Replay,
     anthropic_sse,
+    byte_pieces,
     chat_chunk,
     chat_sse,
     dropped_connection_errors,
@@ -207,14 +210,15 @@ CASES: dict[str, tuple[str, bytes]] = {
 # --- the real models over the replaying transport -------------------------------------------
 
 
-def chat_openai(replay: Replay, **options: Any) -> Any:
-    """``ChatOpenAI(...).bind_tools(...)`` whose SDK clients talk to ``replay``."""
+def chat_openai(handler: Callable[[httpx2.Request], httpx2.Response], **options: Any) -> Any:
+    """``ChatOpenAI(...).bind_tools(...)`` whose SDK clients talk to ``handler`` (a
+    :class:`Replay`, or a function answering a plain request)."""
     model = ChatOpenAI(
         model="gpt-test",
         api_key="test",  # type: ignore[arg-type]
         base_url="http://test/v1",
-        http_client=replay.client(),
-        http_async_client=replay.async_client(),
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        http_async_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
         max_retries=0,
         **options,
     )
@@ -238,17 +242,18 @@ def chat_anthropic(replay: Replay, **options: Any) -> Any:
     return model.bind_tools(ANTHROPIC_TOOLS)
 
 
-def model_for(kind: str, data: bytes, **options: Any) -> tuple[Any, Replay]:
-    """The bound model of ``kind`` replaying ``data``; ``streaming=True`` so that
-    ``invoke`` reads the same stream (LangChain aggregates its chunks)."""
-    replay = Replay(data)
+def model_for(kind: str, data: bytes, *, times: int = 1, **options: Any) -> tuple[Any, Replay]:
+    """The bound model of ``kind`` replaying ``data`` to ``times`` requests;
+    ``streaming=True`` so that ``invoke`` reads the same stream (LangChain aggregates its
+    chunks)."""
+    replay = Replay(data, FORMATS[kind], times=times)
     build = chat_openai if kind == "openai" else chat_anthropic
     return build(replay, streaming=True, **options), replay
 
 
 def raw(data: bytes) -> callstream.StreamResult:
     """What callstream makes of the raw SSE bytes (the reference)."""
-    return callstream.collect(Body(data, size=3))
+    return callstream.collect(byte_pieces(data, 3))
 
 
 def same_calls(result: callstream.StreamResult, reference: callstream.StreamResult) -> None:
@@ -299,8 +304,8 @@ def test_stream_gives_the_raw_bytes_result(case: str) -> None:
     assert result.provider == "langchain"
     # The tools were bound on the request that reached the transport, and it streamed.
     [request] = replay.requests
-    assert request["stream"] is True and request["tools"]
-    assert all(body.closed for body in replay.bodies)
+    assert request.body["stream"] is True and request.tools
+    assert replay.closed == (True,)
 
 
 @pytest.mark.anyio
@@ -311,7 +316,7 @@ async def test_astream_gives_the_raw_bytes_result(case: str) -> None:
     result = await callstream.acollect(model.astream(MSGS))
     same_calls(result, raw(data))
     check_case(case, result)
-    assert len(replay.requests) == 1 and all(body.closed for body in replay.bodies)
+    assert len(replay.requests) == 1 and replay.closed == (True,)
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -334,7 +339,7 @@ def test_what_langchain_chunks_carry_for_a_server_tool(output_version: str) -> N
     # the content blocks (Anthropic-native server_tool_use + input_json_delta in v0,
     # server_tool_call_chunk in v1), at the block's index. callstream reads it from there.
     data = CASES["anthropic-server-tool"][1]
-    model, _ = model_for("anthropic", data, output_version=output_version)
+    model, _ = model_for("anthropic", data, times=2, output_version=output_version)
     chunks = list(model.stream(MSGS))
     blocks = [b for c in chunks if isinstance(c.content, list) for b in c.content]
     server_kinds = {"server_tool_use", "server_tool_call_chunk"}
@@ -423,7 +428,7 @@ def test_parser_invoke_equals_the_last_streamed_result(
     case: str, version: str, server_calls: bool
 ) -> None:
     kind, data = CASES[case]
-    model, _ = model_for(kind, data, output_version=version)
+    model, _ = model_for(kind, data, times=2, output_version=version)
     chain = model | ToolCallsOutputParser(server_calls=server_calls)
     streamed = list(chain.stream(MSGS))[-1]
     invoked = chain.invoke(MSGS)
@@ -457,7 +462,7 @@ async def test_parser_ainvoke_equals_the_last_astreamed_result(
     case: str, version: str, server_calls: bool
 ) -> None:
     kind, data = CASES[case]
-    model, _ = model_for(kind, data, output_version=version)
+    model, _ = model_for(kind, data, times=2, output_version=version)
     chain = model | ToolCallsOutputParser(server_calls=server_calls)
     streamed = [r async for r in chain.astream(MSGS)][-1]
     check_parsed(case, streamed, server_calls=server_calls)
@@ -675,7 +680,7 @@ DROPPED_ERRORS: dict[str, tuple[type[BaseException], ...]] = {
 
 
 def dropped_model(kind: str) -> tuple[Any, Replay]:
-    replay = Replay(DROPPED[kind], error=httpx2.RemoteProtocolError("peer closed connection"))
+    replay = Replay(DROPPED[kind], FORMATS[kind], dropped=True)
     build = chat_openai if kind == "openai" else chat_anthropic
     return build(replay), replay
 
@@ -693,7 +698,7 @@ def test_dropped_connection_through_langchain(kind: str) -> None:
     assert result.provider == "langchain"
     notes = getattr(info.value, "__notes__", [])
     assert any("callstream_result" in note for note in notes)
-    assert all(body.closed for body in replay.bodies)
+    assert replay.closed == (True,)
     updates = callstream.stream(dropped_model(kind)[0].stream(MSGS))
     with pytest.raises(DROPPED_ERRORS[kind]):
         for _ in updates:
@@ -708,7 +713,7 @@ async def test_async_dropped_connection_through_langchain(kind: str) -> None:
     with pytest.raises(DROPPED_ERRORS[kind]) as info:
         await callstream.acollect(model.astream(MSGS))
     check_interrupted(info.value.callstream_result)  # type: ignore[attr-defined]
-    assert all(body.closed for body in replay.bodies)
+    assert replay.closed == (True,)
 
 
 # --- 2b. invoke on a model that does not stream (a whole chat.completion response) ----------
@@ -741,11 +746,19 @@ def completion(calls: list[tuple[str, str]], finish: str) -> bytes:
 
 def invoke_whole(calls: list[tuple[str, str]], finish: str) -> tuple[Any, list[Any]]:
     """LangChain's message and the parser's invoke result for a non-streamed response."""
-    replay = Replay(completion(calls, finish), content_type="application/json")
-    model = chat_openai(replay)  # streaming=False: invoke sends a plain request
+    sent: list[Any] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        # a whole JSON response: MockProvider serves streams only
+        sent.append(json.loads(request.content))
+        return httpx2.Response(
+            200, headers={"content-type": "application/json"}, content=completion(calls, finish)
+        )
+
+    model = chat_openai(answer)  # streaming=False: invoke sends a plain request
     message = model.invoke(MSGS)
     results = (model | ToolCallsOutputParser()).invoke(MSGS)
-    assert [bool(r.get("stream")) for r in replay.requests] == [False, False]
+    assert [bool(r.get("stream")) for r in sent] == [False, False]
     return message, results
 
 

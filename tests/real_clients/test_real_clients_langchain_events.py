@@ -1,5 +1,5 @@
 """Issue 23's LangChain content-block streaming through the real code: ``ChatOpenAI`` and
-``ChatAnthropic`` (over the real SDK clients and an ``httpx2.MockTransport`` replaying our
+``ChatAnthropic`` (over the real SDK clients and ``callstream.testing.MockProvider`` serving our
 streams, see tests/real_clients/test_real_clients_langchain.py) streamed with
 ``stream_events(version="v3")`` (a ``ChatModelStream`` of protocol events, built by
 langchain-core's bridge from the model's chunks), and a real LangGraph graph around the
@@ -61,7 +61,7 @@ def test_stream_events_v3(case: str) -> None:
     model, replay = model_for(*CASES[case])
     check(case, callstream.collect(model.stream_events(MSGS, version="v3")))
     [request] = replay.requests
-    assert request["stream"] is True and request["tools"]
+    assert request.body["stream"] is True and request.tools
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -107,7 +107,7 @@ def test_previews_after_every_delta_over_the_real_stream() -> None:
 async def test_astream_events_v3(case: str) -> None:
     model, replay = model_for(*CASES[case])
     check(case, await callstream.acollect(await model.astream_events(MSGS, version="v3")))
-    assert len(replay.requests) == 1 and all(body.closed for body in replay.bodies)
+    assert len(replay.requests) == 1 and replay.closed == (True,)
     model, _ = model_for(*CASES[case])
     async with callstream.astream(await model.astream_events(MSGS, version="v3")) as updates:
         async for _ in updates:

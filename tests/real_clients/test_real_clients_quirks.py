@@ -2,7 +2,8 @@
 (``Anthropic`` / ``AsyncAnthropic``, plain and beta Messages, and the ``messages.stream()``
 helper) and openai 3.x (Chat Completions, for the OpenAI-compatible servers, and the
 Responses API's WebSocket mode), sync, asyncio and trio. Both SDKs talk HTTP through
-``httpx2`` (an ``httpx2.MockTransport`` replays our bytes, see ``tests/support/real_clients.py``);
+``httpx2`` (``callstream.testing.MockProvider`` serves our bytes through
+``httpx2.MockTransport``, see ``tests/support/real_clients.py``);
 the WebSocket mode talks to a server of ours on loopback."""
 
 from __future__ import annotations
@@ -102,13 +103,13 @@ def _check_previews(updates: list[callstream.StreamUpdate], name: str) -> None:
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_CASES))
 def test_anthropic_sdk_events_give_the_dict_result(name: str, api: str) -> None:
     events = ANTHROPIC_CASES[name]
-    replay = Replay(anthropic_sse(events))
+    replay = Replay(anthropic_sse(events), "anthropic", times=2)
     client = _anthropic(replay)
     source = _messages(client, api).create(**REQUEST, stream=True)
     result = callstream.collect(source)
     assert result == callstream.collect(events)
     assert source.response.is_closed
-    assert replay.requests[0]["tools"][0]["eager_input_streaming"] is True
+    assert replay.requests[0].body["tools"][0]["eager_input_streaming"] is True
     updates = [
         u.snapshot()
         for u in callstream.stream(_messages(client, api).create(**REQUEST, stream=True))
@@ -122,7 +123,7 @@ def test_anthropic_sdk_events_give_the_dict_result(name: str, api: str) -> None:
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_CASES))
 async def test_async_anthropic_sdk_events_give_the_dict_result(name: str, api: str) -> None:
     events = ANTHROPIC_CASES[name]
-    client = _async_anthropic(Replay(anthropic_sse(events)))
+    client = _async_anthropic(Replay(anthropic_sse(events), "anthropic", times=2))
     source = await _messages(client, api).create(**REQUEST, stream=True)
     assert await callstream.acollect(source) == callstream.collect(events)
     assert source.response.is_closed
@@ -139,7 +140,7 @@ async def test_async_anthropic_sdk_events_give_the_dict_result(name: str, api: s
 def test_the_anthropic_stream_helper_gives_the_same_calls(name: str) -> None:
     # messages.stream() adds events of its own (text, input_json, ...): they are ignored.
     events = ANTHROPIC_CASES[name]
-    client = _anthropic(Replay(anthropic_sse(events)))
+    client = _anthropic(Replay(anthropic_sse(events), "anthropic"))
     with client.messages.stream(**REQUEST) as helper:
         assert callstream.collect(helper) == callstream.collect(events)
 
@@ -149,7 +150,7 @@ def test_the_anthropic_stream_helper_raises_on_eager_input_that_is_not_json() ->
     # fine-grained streaming may send: callstream re-raises the source's exception with
     # the partial result. messages.create(stream=True) reads the same stream to its end.
     events = ANTHROPIC_CASES["eager-invalid"]
-    client = _anthropic(Replay(anthropic_sse(events)))
+    client = _anthropic(Replay(anthropic_sse(events), "anthropic"))
     with pytest.raises(ValueError, match="Unable to parse tool parameter JSON") as info:
         with client.messages.stream(**REQUEST) as helper:
             callstream.collect(helper)
@@ -162,7 +163,7 @@ def test_the_anthropic_stream_helper_raises_on_eager_input_that_is_not_json() ->
 @pytest.mark.anyio
 async def test_the_async_anthropic_stream_helper(anyio_backend: str) -> None:
     events = ANTHROPIC_CASES["unknown-events"]
-    client = _async_anthropic(Replay(anthropic_sse(events)))
+    client = _async_anthropic(Replay(anthropic_sse(events), "anthropic"))
     async with client.messages.stream(**REQUEST) as helper:
         assert await callstream.acollect(helper) == callstream.collect(events)
 
@@ -183,7 +184,7 @@ CHAT_REQUEST: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "con
 @pytest.mark.parametrize("name", sorted(CHAT_CASES))
 def test_openai_client_chunks_give_the_dict_result(name: str) -> None:
     chunks = CHAT_CASES[name]
-    replay = Replay(chat_sse(chunks))
+    replay = Replay(chat_sse(chunks), "openai-chat")
     client = openai.OpenAI(
         api_key="test", base_url="http://test/v1", http_client=replay.client(), max_retries=0
     )
@@ -195,7 +196,7 @@ def test_openai_client_chunks_give_the_dict_result(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(CHAT_CASES))
 async def test_async_openai_client_chunks_give_the_dict_result(name: str) -> None:
     chunks = CHAT_CASES[name]
-    replay = Replay(chat_sse(chunks))
+    replay = Replay(chat_sse(chunks), "openai-chat")
     client = openai.AsyncOpenAI(
         api_key="test", base_url="http://test/v1", http_client=replay.async_client(), max_retries=0
     )

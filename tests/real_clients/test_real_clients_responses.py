@@ -1,5 +1,5 @@
 """The Responses item streams of ``tests/support/responses_streams.py`` through the real openai
-client (openai >= 3 over ``httpx2.MockTransport``), sync, asyncio and trio: the SDK's own
+client (openai >= 3 over ``httpx2.MockTransport`` and ``callstream.testing.MockProvider``), sync, asyncio and trio: the SDK's own
 event models (``responses.create(stream=True)`` and the ``responses.stream()`` helper)
 give what the raw events give; a connection dropped in the middle of a custom tool's
 input leaves that call invalid and the calls before it intact."""
@@ -15,7 +15,7 @@ import pytest
 
 import callstream
 from callstream import StreamResult
-from tests.support.real_clients import Body, Replay
+from tests.support.real_clients import Replay
 from tests.support.responses_streams import CUSTOM, STREAMS, Stream, added, event, sse
 
 IDS = [s.name for s in STREAMS]
@@ -52,10 +52,11 @@ def async_client(replay: Replay) -> openai.AsyncOpenAI:
 @pytest.mark.parametrize("stream", STREAMS, ids=IDS)
 def test_sync_sdk_events_give_what_the_raw_events_give(stream: Stream) -> None:
     expected = verdicts(callstream.collect(stream.events))
-    replay = Replay(sse(stream.events).encode(), size=11)
+    times = 1 if stream.own_events else 2
+    replay = Replay(sse(stream.events).encode(), "openai-responses", size=11, times=times)
     source = client(replay).responses.create(model="gpt-test", input="hi", stream=True)
     assert verdicts(callstream.collect(source)) == expected
-    assert replay.bodies[0].closed
+    assert replay.closed == (True,)
     if stream.own_events:
         return  # the SDK's helper snapshots the response: for OpenAI's own tool types only
     with client(replay).responses.stream(model="gpt-test", input="hi") as helper:
@@ -66,7 +67,7 @@ def test_sync_sdk_events_give_what_the_raw_events_give(stream: Stream) -> None:
 @pytest.mark.parametrize("stream", STREAMS, ids=IDS)
 async def test_async_sdk_events_give_what_the_raw_events_give(stream: Stream) -> None:
     expected = verdicts(callstream.collect(stream.events))
-    replay = Replay(sse(stream.events).encode(), size=13)
+    replay = Replay(sse(stream.events).encode(), "openai-responses", size=13, times=2)
     source = await async_client(replay).responses.create(model="gpt-test", input="hi", stream=True)
     assert verdicts(await callstream.acollect(source)) == expected
     updates = []
@@ -76,7 +77,7 @@ async def test_async_sdk_events_give_what_the_raw_events_give(stream: Stream) ->
             updates.append(update)
             await anyio.lowlevel.checkpoint()
         assert verdicts(stream_updates.result) == expected
-    assert all(body.closed for body in replay.bodies)
+    assert replay.closed == (True, True)
 
 
 def test_a_connection_dropped_inside_a_custom_input_leaves_that_call_invalid() -> None:
@@ -93,18 +94,8 @@ def test_a_connection_dropped_inside_a_custom_input_leaves_that_call_invalid() -
         event("response.function_call_arguments.done", 1, "fc_9", arguments='{"a": 1}'),
         *[{**e, "output_index": 2} for e in CUSTOM.events[1:4]],  # added + two pieces
     ]
-    body = Body(sse(events).encode(), error=httpx2.RemoteProtocolError("peer closed connection"))
-
-    def handle(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
-
-    sdk = openai.OpenAI(
-        api_key="test",
-        base_url="http://test/v1",
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handle)),
-        max_retries=0,
-    )
-    source = sdk.responses.create(model="gpt-test", input="hi", stream=True)
+    replay = Replay(sse(events).encode(), "openai-responses", dropped=True)
+    source = client(replay).responses.create(model="gpt-test", input="hi", stream=True)
     with pytest.raises((httpx2.RemoteProtocolError, openai.APIConnectionError)) as caught:
         callstream.collect(source)
     partial: StreamResult = caught.value.callstream_result  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import json
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -20,9 +21,11 @@ import pytest
 import callstream
 from callstream._errors import OptionTypeError, UsageError
 from tests.support.real_clients import (
-    Body,
+    FORMATS,
+    Replay,
     anthropic_sse,
     async_sdk_stream,
+    byte_pieces,
     chat_chunk,
     chat_sse,
     dropped_connection_errors,
@@ -140,8 +143,9 @@ def cut_body(kind: str) -> bytes:
     return anthropic_sse(ANTHROPIC_EVENTS[:ANTHROPIC_CUT])
 
 
-def dropped(kind: str) -> Body:
-    return Body(cut_body(kind), error=httpx2.RemoteProtocolError("peer closed connection"))
+def dropped(kind: str) -> Replay:
+    """The cut body, then the connection drops (the client's ``RemoteProtocolError``)."""
+    return Replay(cut_body(kind), FORMATS[kind], dropped=True)
 
 
 def sdk_error(kind: str) -> tuple[type[BaseException], ...]:
@@ -176,16 +180,16 @@ def check_interrupted(result: callstream.StreamResult) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_sdk_streams_give_the_same_result_as_the_raw_bytes(kind: str) -> None:
-    result = callstream.collect(sdk_stream(kind, Body(full_body(kind))))
+    result = callstream.collect(sdk_stream(kind, full_body(kind)))
     check_complete(result)
-    raw = callstream.collect(Body(full_body(kind), size=5))
+    raw = callstream.collect(byte_pieces(full_body(kind), 5))
     assert result.tool_calls == raw.tool_calls and result.finish_reason == raw.finish_reason
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("kind", KINDS)
 async def test_async_sdk_streams(kind: str) -> None:
-    check_complete(await callstream.acollect(await async_sdk_stream(kind, Body(full_body(kind)))))
+    check_complete(await callstream.acollect(await async_sdk_stream(kind, full_body(kind))))
 
 
 # --- 1. closing what we were given --------------------------------------------------------------
@@ -194,8 +198,8 @@ async def test_async_sdk_streams(kind: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("how", ["with", "close", "break", "error-in-block"])
 def test_leaving_early_closes_the_sdk_stream_itself(kind: str, how: str) -> None:
-    body = Body(full_body(kind))
-    source = sdk_stream(kind, body)
+    mock = Replay(full_body(kind), FORMATS[kind])
+    source = sdk_stream(kind, mock)
     assert not source.response.is_closed
     if how == "with":
         with callstream.stream(source) as updates:
@@ -212,20 +216,20 @@ def test_leaving_early_closes_the_sdk_stream_itself(kind: str, how: str) -> None
             next(updates)
             raise KeyError("the consumer's own error")
     gc.collect()
-    assert source.response.is_closed and body.closed
+    assert source.response.is_closed and mock.closed == (True,)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_close_before_iterating_closes_the_sdk_stream(kind: str) -> None:
-    body = Body(full_body(kind))
-    source = sdk_stream(kind, body)
+    mock = Replay(full_body(kind), FORMATS[kind])
+    source = sdk_stream(kind, mock)
     callstream.stream(source).close()
-    assert source.response.is_closed and body.closed
+    assert source.response.is_closed and mock.closed == (True,)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_end_and_a_dropped_connection_close_the_sdk_stream(kind: str) -> None:
-    source = sdk_stream(kind, Body(full_body(kind)))
+    source = sdk_stream(kind, full_body(kind))
     callstream.collect(source)
     assert source.response.is_closed
     source = sdk_stream(kind, dropped(kind))
@@ -253,8 +257,8 @@ def test_generators_and_objects_with_close_are_closed() -> None:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("how", ["async-with", "aclose", "error-in-block"])
 async def test_async_leaving_early_closes_the_sdk_stream_itself(kind: str, how: str) -> None:
-    body = Body(full_body(kind))
-    source = await async_sdk_stream(kind, body)
+    mock = Replay(full_body(kind), FORMATS[kind])
+    source = await async_sdk_stream(kind, mock)
     if how == "async-with":
         async with callstream.astream(source) as updates:
             await updates.__anext__()
@@ -267,14 +271,14 @@ async def test_async_leaving_early_closes_the_sdk_stream_itself(kind: str, how: 
             async with callstream.astream(source) as updates:
                 await updates.__anext__()
                 raise KeyError("the consumer's own error")
-    assert source.response.is_closed and body.closed
+    assert source.response.is_closed and mock.closed == (True,)
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("kind", KINDS)
 async def test_async_cancellation_closes_the_sdk_stream_itself(kind: str) -> None:
-    body = Body(full_body(kind))
-    source = await async_sdk_stream(kind, body)
+    mock = Replay(full_body(kind), FORMATS[kind])
+    source = await async_sdk_stream(kind, mock)
     reached = anyio.Event()
 
     async def consume() -> None:
@@ -288,7 +292,7 @@ async def test_async_cancellation_closes_the_sdk_stream_itself(kind: str) -> Non
         tg.start_soon(consume)
         await reached.wait()
         tg.cancel_scope.cancel()
-    assert source.response.is_closed and body.closed
+    assert source.response.is_closed and mock.closed == (True,)
 
 
 # --- 2. break out of async for, without async with -------------------------------------------
@@ -297,8 +301,8 @@ async def test_async_cancellation_closes_the_sdk_stream_itself(kind: str) -> Non
 @pytest.mark.anyio
 @pytest.mark.parametrize("kind", KINDS)
 async def test_break_without_async_with_closes_at_the_next_loop_step(kind: str) -> None:
-    body = Body(full_body(kind))
-    source = await async_sdk_stream(kind, body)
+    mock = Replay(full_body(kind), FORMATS[kind])
+    source = await async_sdk_stream(kind, mock)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         async for update in callstream.astream(source):
@@ -306,13 +310,17 @@ async def test_break_without_async_with_closes_at_the_next_loop_step(kind: str) 
                 break  # the README quickstart pattern
         for _ in range(5):  # the scheduled close runs at the loop's next steps
             await anyio.lowlevel.checkpoint()
-        assert source.response.is_closed and body.closed
+        assert source.response.is_closed and mock.closed == (True,)
         del source
         gc.collect()
         await anyio.lowlevel.checkpoint()
     # The SDKs' own internal async generators are left suspended by their close() (trio
-    # warns about them even with the SDK's own `async with`); none of ours may warn.
-    assert [str(w.message) for w in caught if "callstream" in str(w.message)] == []
+    # warns about them even with the SDK's own `async with`), and so is the body the
+    # mock transport serves (it stands for the network, like the SDK's reader); none of
+    # the drivers' may warn.
+    messages = [str(w.message) for w in caught]
+    ours = [m for m in messages if "callstream" in m and "callstream.testing." not in m]
+    assert ours == []
 
 
 @pytest.mark.anyio
@@ -372,15 +380,15 @@ def test_the_sdks_do_raise_on_these_error_events() -> None:
     # The premise: without callstream, each SDK turns the error event into an exception.
     for kind, data in ERROR_CASES:
         with pytest.raises((openai.APIError, anthropic.APIError)):
-            list(sdk_stream(kind, Body(data)))
+            list(sdk_stream(kind, data))
 
 
 @pytest.mark.parametrize(("kind", "data"), ERROR_CASES)
 def test_provider_errors_raised_by_the_sdk_give_the_raw_bytes_result(
     kind: str, data: bytes
 ) -> None:
-    result = callstream.collect(sdk_stream(kind, Body(data)))
-    assert result == callstream.collect(Body(data, size=3))  # the raw-bytes path
+    result = callstream.collect(sdk_stream(kind, data))
+    assert result == callstream.collect(byte_pieces(data, 3))  # the raw-bytes path
     assert result.finish_reason == "error" and result.finished
     if kind == "openai":
         [bad] = result.invalid_tool_calls
@@ -395,9 +403,9 @@ def test_provider_errors_raised_by_the_sdk_give_the_raw_bytes_result(
 @pytest.mark.anyio
 @pytest.mark.parametrize(("kind", "data"), ERROR_CASES)
 async def test_async_provider_errors_give_the_raw_bytes_result(kind: str, data: bytes) -> None:
-    result = await callstream.acollect(await async_sdk_stream(kind, Body(data)))
-    assert result == callstream.collect(Body(data, size=3))
-    updates = [u async for u in callstream.astream(await async_sdk_stream(kind, Body(data)))]
+    result = await callstream.acollect(await async_sdk_stream(kind, data))
+    assert result == callstream.collect(byte_pieces(data, 3))
+    updates = [u async for u in callstream.astream(await async_sdk_stream(kind, data))]
     assert updates[-1].events[-1] == callstream.StreamFinished(
         reason="error", provider_error=result.provider_error
     )
@@ -485,11 +493,17 @@ def test_dropped_connection_through_the_sdk(kind: str) -> None:
     assert updates.tool_calls == result.tool_calls
 
 
+def cut_then(data: bytes, error: Exception) -> Iterator[bytes]:
+    """``data`` in small pieces, then ``error`` (the raw-bytes path's dropped connection)."""
+    yield from byte_pieces(data)
+    raise error
+
+
 def test_dropped_connection_on_the_raw_bytes_path() -> None:
     error = httpx2.RemoteProtocolError("peer closed connection")
     for kind in KINDS:
         with pytest.raises(httpx2.RemoteProtocolError) as info:
-            callstream.collect(Body(cut_body(kind), error=error))
+            callstream.collect(cut_then(cut_body(kind), error))
         assert info.value is error
         check_interrupted(info.value.callstream_result)  # type: ignore[attr-defined]
 
@@ -513,7 +527,7 @@ async def test_async_dropped_connection_through_the_sdk(kind: str) -> None:
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_stream_that_just_stops_reports_the_cut_call_invalid(kind: str) -> None:
     # No end-of-stream marker, no error: the transport simply ends.
-    result = callstream.collect(sdk_stream(kind, Body(cut_body(kind))))
+    result = callstream.collect(sdk_stream(kind, cut_body(kind)))
     assert names_args(result.tool_calls) == [("get_weather", {"city": "Paris"})]
     [bad] = result.invalid_tool_calls
     assert "cut off" in bad["error"] and result.finish_reason is None
@@ -524,8 +538,8 @@ def test_a_stream_that_just_stops_reports_the_cut_call_invalid(kind: str) -> Non
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_updates_share_live_args_and_snapshot_freezes_them(kind: str) -> None:
-    live = list(callstream.stream(sdk_stream(kind, Body(full_body(kind)))))
-    frozen = [u.snapshot() for u in callstream.stream(sdk_stream(kind, Body(full_body(kind))))]
+    live = list(callstream.stream(sdk_stream(kind, full_body(kind))))
+    frozen = [u.snapshot() for u in callstream.stream(sdk_stream(kind, full_body(kind)))]
     final = {"city": "Edinburgh", "country": "UK"}
     second = [u.tool_calls[1]["args"] for u in live if len(u.tool_calls) > 1]
     seen = [json.dumps(u.tool_calls[1]["args"]) for u in frozen if len(u.tool_calls) > 1]
@@ -541,15 +555,15 @@ def test_updates_share_live_args_and_snapshot_freezes_them(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_assembler_options_reach_the_assembler_through_the_sdk(kind: str) -> None:
-    result = callstream.collect(sdk_stream(kind, Body(full_body(kind))), max_argument_chars=20)
+    result = callstream.collect(sdk_stream(kind, full_body(kind)), max_argument_chars=20)
     assert names_args(result.tool_calls) == [("get_weather", {"city": "Paris"})]
     assert "max_argument_chars=20" in result.invalid_tool_calls[0]["error"]
 
 
 @pytest.mark.anyio
 async def test_unknown_options_raise_at_call_time() -> None:
-    body = Body(full_body("openai"))
-    source = sdk_stream("openai", body)
+    mock = Replay(full_body("openai"), "openai-chat")
+    source = sdk_stream("openai", mock)
     for call in (callstream.stream, callstream.collect, callstream.astream):
         with pytest.raises(OptionTypeError, match="'max_text'") as info:
             call(source, max_text=10)  # type: ignore[operator]
@@ -560,16 +574,10 @@ async def test_unknown_options_raise_at_call_time() -> None:
     # a bad value is not re-wrapped by the drivers (bad options: tests/assembly/test_options.py)
     with pytest.raises(ValueError, match="max_calls"):
         callstream.stream(source, max_calls=-1)
-    assert not body.closed
+    assert mock.closed == (False,)
 
 
 # --- raw bytes from an httpx response we are given ----------------------------------------------
-
-
-def body_for(module: Any, data: bytes) -> Body:
-    """A :class:`Body` that is also a byte stream of ``module`` (httpx or httpx2)."""
-    kind = type("ModuleBody", (Body, module.SyncByteStream, module.AsyncByteStream), {})
-    return kind(data)  # type: ignore[no-any-return]
 
 
 def test_a_streamed_httpx_response_is_read_and_closed() -> None:
@@ -577,18 +585,16 @@ def test_a_streamed_httpx_response_is_read_and_closed() -> None:
 
     data = full_body("openai")
     for module in (httpx, httpx2):
-        body = body_for(module, data)
-        transport = module.MockTransport(
-            lambda request, body=body, module=module: module.Response(200, stream=body)
-        )
-        client = module.Client(transport=transport)
-        response = client.send(client.build_request("POST", "http://test/"), stream=True)
+        mock = Replay(data, "openai-chat", times=2)
+        client = module.Client(transport=module.MockTransport(mock))
+        request = client.build_request("POST", "http://test/v1/chat/completions", json={})
+        response = client.send(request, stream=True)
         with callstream.stream(response) as updates:
             next(updates)
-        assert response.is_closed and body.closed
-        response = client.send(client.build_request("POST", "http://test/"), stream=True)
+        assert response.is_closed and mock.closed == (True,)
+        response = client.send(request, stream=True)
         check_complete(callstream.collect(response))
-        assert response.is_closed
+        assert response.is_closed and mock.closed == (True, True)
 
 
 @pytest.mark.anyio
@@ -597,17 +603,15 @@ async def test_a_streamed_async_httpx_response_is_read_and_closed() -> None:
 
     data = full_body("anthropic")
     for module in (httpx, httpx2):
-        body = body_for(module, data)
-        transport = module.MockTransport(
-            lambda request, body=body, module=module: module.Response(200, stream=body)
-        )
-        client = module.AsyncClient(transport=transport)
-        response = await client.send(client.build_request("POST", "http://test/"), stream=True)
+        mock = Replay(data, "anthropic", times=2)
+        client = module.AsyncClient(transport=module.MockTransport(mock))
+        request = client.build_request("POST", "http://test/v1/messages", json={})
+        response = await client.send(request, stream=True)
         async with callstream.astream(response) as updates:
             await updates.__anext__()
-        assert response.is_closed and body.closed
-        response = await client.send(client.build_request("POST", "http://test/"), stream=True)
+        assert response.is_closed and mock.closed == (True,)
+        response = await client.send(request, stream=True)
         with pytest.raises(UsageError, match="iterable"):
             callstream.stream(object())  # an object without iter_bytes is still refused
         check_complete(await callstream.acollect(response))
-        assert response.is_closed
+        assert response.is_closed and mock.closed == (True, True)

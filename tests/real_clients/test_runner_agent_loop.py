@@ -5,11 +5,12 @@ The README marks three Python blocks with ``<!-- agent-loop: NAME -->``: ``tools
 tools and a first run, which also runs offline in ``test_readme_blocks.py``), ``openai``
 and ``anthropic`` (the loops, skipped there because they talk to an API). Each test
 executes the ``tools`` block, then one loop, in one namespace, with ``OPENAI_BASE_URL`` /
-``ANTHROPIC_BASE_URL`` pointing at a :class:`ScriptServer` on 127.0.0.1 that answers the
-n-th request with the n-th scripted SSE stream (turn 1: two parallel tool calls; turn 2:
-the final text) and records every request body. A stream may *hold* part way until a tool
-has started: the server waits (at most :data:`HOLD_SECONDS`) for the runner to report
-the first tool started, which proves the tool ran while the model was still streaming.
+``ANTHROPIC_BASE_URL`` pointing at ``callstream.testing.serve`` on 127.0.0.1 serving a
+:class:`Script` (a ``MockProvider``) that answers the n-th request with the n-th turn
+(turn 1: two parallel tool calls in a hand-written SSE stream; turn 2: the final text)
+and records every request. A stream may *hold* part way until a tool has started: the
+server waits (at most :data:`HOLD_SECONDS`) for the runner to report the first tool
+started, which proves the tool ran while the model was still streaming.
 
 Also here: the README's seal table checked against ``runner/_seal.py``, the loops with the
 async clients (asyncio and trio), and a regression test for a bug found on the way (a
@@ -18,17 +19,17 @@ tool whose task had not begun when the run was left still ran).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 import callstream
+from callstream.testing import MockProvider, Reply, WireStream, serve
 from tests.docs.markdown_blocks import ROOT
 from tests.docs.markdown_blocks import namespace as _namespace
 
@@ -94,55 +95,42 @@ class Hold:
 Piece = bytes | Hold
 
 
-@dataclass
-class ScriptServer:
-    """A threaded HTTP server on 127.0.0.1 answering the n-th POST with ``turns[n]``."""
+class Script(MockProvider):
+    """A :class:`MockProvider` answering the n-th request with ``turns[n]`` (for
+    :func:`serve`): a list of raw chunks, which may hold part way (:class:`Hold`: the
+    server waits before sending the chunks after it), or a text answer.
 
-    turns: list[list[Piece]]
-    requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    server: ThreadingHTTPServer | None = None
+    The hold wraps the reply's chunks in a generator: ``serve`` writes them one by one
+    as it iterates, so the wait falls between two chunks on the socket."""
 
-    def __enter__(self) -> ScriptServer:
-        script = self
+    def __init__(self, format: str, *turns: list[Piece] | str) -> None:
+        self.holds: dict[int, tuple[int, Hold]] = {}
+        streams: list[WireStream | str] = []
+        for n, turn in enumerate(turns):
+            if isinstance(turn, str):
+                streams.append(turn)
+                continue
+            chunks = [piece for piece in turn if isinstance(piece, bytes)]
+            for at, piece in enumerate(turn):
+                if isinstance(piece, Hold):
+                    self.holds[n] = (at, piece)
+            streams.append(WireStream(chunks, format))
+        super().__init__(*streams, format=format)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"null")
-                number = len(script.requests)
-                script.requests.append((self.path, body))
-                if number >= len(script.turns):
-                    self.send_error(500, "no more scripted turns")
-                    return
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("connection", "close")
-                self.end_headers()
-                for piece in script.turns[number]:
-                    if isinstance(piece, Hold):
-                        piece.released = piece.event.wait(HOLD_SECONDS)
-                    else:
-                        self.wfile.write(piece)
-                        self.wfile.flush()
+    def respond(self, *request: Any) -> Reply:
+        reply = super().respond(*request)
+        turn = self.requests[-1].turn
+        if turn not in self.holds:
+            return reply
+        return dataclasses.replace(reply, chunks=_held(reply.chunks, *self.holds[turn]))
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        assert self.server is not None
-        self.server.shutdown()
-        self.server.server_close()
-
-    @property
-    def url(self) -> str:
-        assert self.server is not None
-        host, port = self.server.server_address[:2]
-        return f"http://{host!s}:{port}"
+def _held(chunks: tuple[bytes, ...], at: int, hold: Hold) -> Iterator[bytes]:
+    """``chunks``, waiting for ``hold`` before the one at ``at``."""
+    for n, chunk in enumerate(chunks):
+        if n == at:
+            hold.released = hold.event.wait(HOLD_SECONDS)
+        yield chunk
 
 
 # --- watching the runner: the first tool's start releases the held stream ---------------------
@@ -261,16 +249,7 @@ def pieces_of(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def chat_final_turn() -> list[Piece]:
-    return [
-        chat_event({"role": "assistant", "content": ""}),
-        *(chat_event({"content": part}) for part in pieces_of(ANSWER, 9)),
-        chat_event({}, "stop"),
-        CHAT_DONE,
-    ]
-
-
-def chat_tool_turn(hold: Hold) -> list[Piece]:
+def chat_tool_turn(hold: Hold | None) -> list[Piece]:
     """Two parallel calls; the stream holds once call 1's argument text has begun (call 1
     is announced, so call 0 is sealed under ``seal="next-call"``) until call 0's tool has
     started."""
@@ -281,15 +260,15 @@ def chat_tool_turn(hold: Hold) -> list[Piece]:
         *(chat_args(0, part) for part in pieces_of(weather, 5)),
         chat_call_start(1, "call_food", "search_restaurants"),
         chat_args(1, restaurants[0]),
-        hold,
+        *([hold] if hold is not None else []),
         *(chat_args(1, part) for part in restaurants[1:]),
         chat_event({}, "tool_calls"),
         CHAT_DONE,
     ]
 
 
-def use_openai(monkeypatch: pytest.MonkeyPatch, server: ScriptServer) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+def use_openai(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-loop")
     for variable in ("OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"):
         monkeypatch.delenv(variable, raising=False)
@@ -301,8 +280,9 @@ def test_readme_openai_loop_runs_tools_while_streaming_and_sends_results_back(
     pytest.importorskip("openai")
     watch = Watch()
     hold = Hold(watch.first_started)
-    with ScriptServer([chat_tool_turn(hold), chat_final_turn()]) as server:
-        use_openai(monkeypatch, server)
+    mock = Script("openai-chat", chat_tool_turn(hold), ANSWER)
+    with serve(mock) as url:
+        use_openai(monkeypatch, url)
         namespace = run_readme_loop("openai", monkeypatch, watch)
 
     # the loop ended with the model's final text
@@ -316,8 +296,8 @@ def test_readme_openai_loop_runs_tools_while_streaming_and_sends_results_back(
         (1, "search_restaurants", RESTAURANTS, False),
     ]
     # two requests, both to Chat Completions, streamed, with the tools' schemas
-    assert [path for path, _ in server.requests] == ["/v1/chat/completions"] * 2
-    first, second = (body for _, body in server.requests)
+    assert [r.path for r in mock.requests] == ["/v1/chat/completions"] * 2
+    first, second = (r.body for r in mock.requests)
     for body in (first, second):
         assert body["stream"] is True
         assert [tool["function"]["name"] for tool in body["tools"]] == [
@@ -363,11 +343,12 @@ def test_readme_openai_loop_sends_every_call_back_when_some_cannot_run(
         chat_event({}, "tool_calls"),
         CHAT_DONE,
     ]
-    with ScriptServer([bad_turn, chat_final_turn()]) as server:
-        use_openai(monkeypatch, server)
+    mock = Script("openai-chat", bad_turn, ANSWER)
+    with serve(mock) as url:
+        use_openai(monkeypatch, url)
         namespace = run_readme_loop("openai", monkeypatch)
     assert namespace["text"] == ANSWER
-    _, assistant, *tool_messages = server.requests[1][1]["messages"]
+    _, assistant, *tool_messages = mock.requests[1].body["messages"]
     calls = assistant["tool_calls"]
     assert [c["id"] for c in calls] == ["call_weather", "call_food"]
     assert [m["tool_call_id"] for m in tool_messages] == ["call_weather", "call_food"]
@@ -479,12 +460,8 @@ def anthropic_tool_turn(hold: Hold | None, weather: str, restaurants: str) -> li
     ]
 
 
-def anthropic_final_turn() -> list[Piece]:
-    return [message_start(), *text_block(0, ANSWER), *message_end("end_turn")]
-
-
-def use_anthropic(monkeypatch: pytest.MonkeyPatch, server: ScriptServer) -> None:
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+def use_anthropic(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-loop")
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
 
@@ -496,8 +473,9 @@ def test_readme_anthropic_loop_runs_tools_while_streaming_and_sends_results_back
     watch = Watch()
     hold = Hold(watch.first_started)
     turn = anthropic_tool_turn(hold, json.dumps(WEATHER), json.dumps(RESTAURANTS))
-    with ScriptServer([turn, anthropic_final_turn()]) as server:
-        use_anthropic(monkeypatch, server)
+    mock = Script("anthropic", turn, ANSWER)
+    with serve(mock) as url:
+        use_anthropic(monkeypatch, url)
         namespace = run_readme_loop("anthropic", monkeypatch, watch)
 
     assert namespace["text"] == ANSWER
@@ -509,8 +487,8 @@ def test_readme_anthropic_loop_runs_tools_while_streaming_and_sends_results_back
         (0, "get_weather", WEATHER, True),
         (1, "search_restaurants", RESTAURANTS, True),
     ]
-    assert [path for path, _ in server.requests] == ["/v1/messages"] * 2
-    first, second = (body for _, body in server.requests)
+    assert [r.path for r in mock.requests] == ["/v1/messages"] * 2
+    first, second = (r.body for r in mock.requests)
     for body in (first, second):
         assert body["stream"] is True
         assert body["tools"] == [
@@ -551,11 +529,12 @@ def test_readme_anthropic_loop_sends_every_call_back_when_some_cannot_run(
 ) -> None:
     pytest.importorskip("anthropic")
     turn = anthropic_tool_turn(None, '{"city": Paris}', '{"near": "Le Marais"}')
-    with ScriptServer([turn, anthropic_final_turn()]) as server:
-        use_anthropic(monkeypatch, server)
+    mock = Script("anthropic", turn, ANSWER)
+    with serve(mock) as url:
+        use_anthropic(monkeypatch, url)
         namespace = run_readme_loop("anthropic", monkeypatch)
     assert namespace["text"] == ANSWER
-    assistant, results = server.requests[1][1]["messages"][1:]
+    assistant, results = mock.requests[1].body["messages"][1:]
     uses = [block for block in assistant["content"] if block["type"] == "tool_use"]
     assert [(u["id"], u["input"]) for u in uses] == [
         ("toolu_weather", {}),  # it had no usable arguments
@@ -688,18 +667,16 @@ def test_the_loops_with_the_async_clients(
     import anyio
 
     if provider == "openai":
-        turns = [chat_tool_turn(Hold(threading.Event())), chat_final_turn()]
+        turn = chat_tool_turn(None)
+        mock = Script("openai-chat", turn, ANSWER)
     else:
-        turns = [
-            anthropic_tool_turn(None, json.dumps(WEATHER), json.dumps(RESTAURANTS)),
-            anthropic_final_turn(),
-        ]
-    turns[0] = [piece for piece in turns[0] if not isinstance(piece, Hold)]
-    with ScriptServer(turns) as server:
+        turn = anthropic_tool_turn(None, json.dumps(WEATHER), json.dumps(RESTAURANTS))
+        mock = Script("anthropic", turn, ANSWER)
+    with serve(mock) as url:
         if provider == "openai":
-            use_openai(monkeypatch, server)
+            use_openai(monkeypatch, url)
         else:
-            use_anthropic(monkeypatch, server)
+            use_anthropic(monkeypatch, url)
         text, started = anyio.run(_async_loop, provider, backend=backend)
     assert text == ANSWER
     # (trio may start two tools scheduled together in either order)
@@ -707,7 +684,7 @@ def test_the_loops_with_the_async_clients(
         (0, "get_weather", WEATHER),
         (1, "search_restaurants", RESTAURANTS),
     ]
-    results = server.requests[1][1]["messages"][2:]
+    results = mock.requests[1].body["messages"][2:]
     if provider == "openai":
         assert [(m["tool_call_id"], m["content"]) for m in results] == [
             ("call_weather", "sunny in Paris"),

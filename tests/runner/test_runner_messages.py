@@ -31,6 +31,7 @@ from callstream._errors import OptionTypeError, OptionValueError
 from callstream.runner._messages import tool_messages
 from callstream.runner._results import RunResult
 from callstream.runner._tool_result import Status, ToolResult
+from callstream.testing import MockProvider
 
 ALL_FORMATS = (
     "openai",
@@ -492,19 +493,22 @@ def test_anthropic_types_accept_the_message() -> None:
         adapter.validate_python({"type": "tool_result", "content": "x"})  # no tool_use_id
 
 
-def _openai_client(replay: Any) -> Any:
+def _http2(mock: MockProvider) -> Any:
+    httpx2 = pytest.importorskip("httpx2")
+    return httpx2.Client(transport=httpx2.MockTransport(mock))
+
+
+def _openai_client(mock: MockProvider) -> Any:
     import openai
 
     return openai.OpenAI(
-        api_key="test", base_url="http://test/v1", http_client=replay.client(), max_retries=0
+        api_key="test", base_url="http://test/v1", http_client=_http2(mock), max_retries=0
     )
 
 
 def test_the_openai_sdk_sends_the_chat_messages_unchanged() -> None:
     pytest.importorskip("openai")
-    from tests.support.real_clients import Replay, chat_chunk, chat_sse
-
-    replay = Replay(chat_sse([chat_chunk({"role": "assistant", "content": "ok"}, "stop")]))
+    mock = MockProvider("ok", format="openai-chat")
     ours = tool_messages(RESULTS, "openai")
     assistant = {
         "role": "assistant",
@@ -519,21 +523,19 @@ def test_the_openai_sdk_sends_the_chat_messages_unchanged() -> None:
         ],
     }
     conversation = [{"role": "user", "content": "weather?"}, assistant, *ours]
-    client = _openai_client(replay)
+    client = _openai_client(mock)
     with client.chat.completions.create(
         model="gpt-test", messages=conversation, stream=True
     ) as stream:
         assert "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "ok"
-    (sent,) = replay.requests
+    (sent,) = (r.body for r in mock.requests)
     assert sent["messages"][2:] == ours
     assert sent["messages"] == json.loads(json.dumps(conversation))
 
 
 def test_the_openai_sdk_sends_the_responses_items_unchanged() -> None:
     pytest.importorskip("openai")
-    from tests.support.real_clients import Replay
-
-    replay = Replay(b"")
+    mock = MockProvider("ok", format="openai-responses")
     ours = tool_messages(RESULTS, "openai-responses")
     calls = [
         {
@@ -545,19 +547,17 @@ def test_the_openai_sdk_sends_the_responses_items_unchanged() -> None:
         for c in CALLS
     ]
     items = [{"role": "user", "content": "weather?"}, *calls, *ours]
-    client = _openai_client(replay)
+    client = _openai_client(mock)
     stream = client.responses.create(model="gpt-test", input=items, stream=True)
     stream.close()
-    (sent,) = replay.requests
+    (sent,) = (r.body for r in mock.requests)
     assert sent["input"][1 + len(calls) :] == ours
     assert sent["input"] == items
 
 
 def test_the_anthropic_sdk_sends_the_message_unchanged() -> None:
     anthropic = pytest.importorskip("anthropic")
-    from tests.support.real_clients import Replay
-
-    replay = Replay(b"")
+    mock = MockProvider("ok", format="anthropic")
     ours = tool_messages(RESULTS, "anthropic")
     assistant = {
         "role": "assistant",
@@ -568,13 +568,13 @@ def test_the_anthropic_sdk_sends_the_message_unchanged() -> None:
     }
     conversation = [{"role": "user", "content": "weather?"}, assistant, *ours]
     client = anthropic.Anthropic(
-        api_key="test", base_url="http://test", http_client=replay.client(), max_retries=0
+        api_key="test", base_url="http://test", http_client=_http2(mock), max_retries=0
     )
     stream = client.messages.create(
         model="claude-test", max_tokens=100, messages=conversation, stream=True
     )
     stream.close()
-    (sent,) = replay.requests
+    (sent,) = (r.body for r in mock.requests)
     assert sent["messages"][2:] == ours
     assert sent["messages"] == conversation
 
@@ -590,14 +590,8 @@ def test_the_google_genai_sdk_validates_and_sends_the_content_unchanged() -> Non
     with pytest.raises(ValueError):
         types.Content.model_validate({"role": "user", "parts": [{"functionResult": {}}]})
 
-    sent: list[Any] = []
-
-    def handle(request: Any) -> Any:
-        sent.append(json.loads(request.content))
-        reply = {"role": "model", "parts": [{"text": "ok"}]}
-        return httpx.Response(200, json={"candidates": [{"content": reply}]})
-
-    http = httpx.Client(transport=httpx.MockTransport(handle))
+    mock = MockProvider("ok", format="gemini")
+    http = httpx.Client(transport=httpx.MockTransport(mock))
     client = genai.Client(
         api_key="test", http_options=types.HttpOptions(base_url="http://test/", httpx_client=http)
     )
@@ -608,9 +602,9 @@ def test_the_google_genai_sdk_validates_and_sends_the_content_unchanged() -> Non
         ],
     }
     history = [{"role": "user", "parts": [{"text": "weather?"}]}, model_turn]
-    reply = client.models.generate_content(model="gemini-test", contents=[*history, *ours])
-    assert reply.text == "ok"
-    assert sent[0]["contents"][2:] == ours
+    stream = client.models.generate_content_stream(model="gemini-test", contents=[*history, *ours])
+    assert "".join(chunk.text or "" for chunk in stream) == "ok"
+    assert mock.requests[0].body["contents"][2:] == ours
 
 
 def test_the_ollama_sdk_validates_and_sends_the_messages_unchanged() -> None:
@@ -626,19 +620,16 @@ def test_the_ollama_sdk_validates_and_sends_the_messages_unchanged() -> None:
             message["tool_name"],
         )
 
-    sent: list[Any] = []
-
-    def handle(request: Any) -> Any:
-        sent.append(json.loads(request.content))
-        reply = {"role": "assistant", "content": "ok"}
-        return httpx.Response(200, json={"model": "m", "message": reply, "done": True})
-
-    client = ollama.Client(host="http://test", transport=httpx.MockTransport(handle))
-    reply = client.chat(model="m", messages=[{"role": "user", "content": "hi"}, *ours])
-    assert reply.message.content == "ok"
+    mock = MockProvider("ok", format="ollama")
+    client = ollama.Client(host="http://test", transport=httpx.MockTransport(mock))
+    stream = client.chat(
+        model="m", messages=[{"role": "user", "content": "hi"}, *ours], stream=True
+    )
+    assert "".join(part.message.content or "" for part in stream) == "ok"
     # The SDK leaves out empty fields (the None output's content ""): the server reads a
     # missing content as "" (Go's zero value), so that is the same message.
-    assert sent[0]["messages"][1:] == [{k: v for k, v in m.items() if v != ""} for m in ours]
+    sent = mock.requests[0].body["messages"][1:]
+    assert sent == [{k: v for k, v in m.items() if v != ""} for m in ours]
 
 
 def test_botocore_validates_and_serializes_the_bedrock_message_unchanged() -> None:

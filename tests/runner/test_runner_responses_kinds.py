@@ -650,7 +650,7 @@ def test_a_custom_result_as_a_langchain_message_reaches_the_api_as_its_own_item(
 
     result = run([apply_patch], CUSTOM.events)
     [tool_message] = result.tool_messages("langchain")
-    replay = Replay(sse(CUSTOM.events).encode())
+    replay = Replay(sse(CUSTOM.events).encode(), "openai-responses", times=2)
     model = ChatOpenAI(
         model="gpt-test",
         api_key="test",  # type: ignore[arg-type]
@@ -663,7 +663,7 @@ def test_a_custom_result_as_a_langchain_message_reaches_the_api_as_its_own_item(
     first = model.invoke("patch it")
     assert isinstance(first, AIMessage) and first.tool_calls[0]["id"] == "call_patch"
     model.invoke([HumanMessage("patch it"), first, tool_message])
-    sent = replay.requests[-1]["input"]
+    sent = replay.requests[-1].body["input"]
     [output] = [item for item in sent if item.get("call_id") == "call_patch" and "output" in item]
     assert output == {
         "type": "custom_tool_call_output",

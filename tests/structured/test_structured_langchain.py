@@ -34,7 +34,7 @@ from tests.structured.test_structured_real_clients import (
     anthropic_wire,
     chat_wire,
 )
-from tests.support.real_clients import Replay
+from tests.support.real_clients import FORMATS, Replay
 
 
 @pytest.fixture
@@ -126,7 +126,7 @@ MODELS = {"openai": (chat_openai, chat_wire), "anthropic": (chat_anthropic, anth
 @pytest.mark.parametrize("kind", sorted(MODELS))
 def test_real_chat_models_stream_and_invoke_alike(kind: str) -> None:
     make, wire = MODELS[kind]
-    replay = Replay(wire(TEXT, "stop"), size=13)
+    replay = Replay(wire(TEXT, "stop"), FORMATS[kind], size=13, times=2)
     chain = make(replay) | StructuredOutputParser(schema_type=Doc)
     streamed = list(chain.stream("Plan a trip"))
     assert streamed[-1] == EXPECTED
@@ -136,7 +136,7 @@ def test_real_chat_models_stream_and_invoke_alike(kind: str) -> None:
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
 def test_real_chat_models_cut_by_the_token_limit(kind: str) -> None:
     make, wire = MODELS[kind]
-    replay = Replay(wire(CUT, "length"), size=13)
+    replay = Replay(wire(CUT, "length"), FORMATS[kind], size=13, times=3 if kind == "openai" else 2)
     if kind == "openai":
         # With a response_format, ChatOpenAI reads the stream with the SDK's parsing helper,
         # which raises its own LengthFinishReasonError before any parser runs; JSON asked
@@ -157,7 +157,7 @@ def test_real_chat_models_cut_by_the_token_limit(kind: str) -> None:
 
 @pytest.mark.anyio
 async def test_real_chat_model_astream() -> None:
-    replay = Replay(chat_wire(TEXT, "stop"), size=13)
+    replay = Replay(chat_wire(TEXT, "stop"), "openai-chat", size=13, times=2)
     chain = chat_openai(replay) | StructuredOutputParser(schema_type=Doc)
     seen = [value async for value in chain.astream("Plan a trip")]
     assert seen[-1] == EXPECTED

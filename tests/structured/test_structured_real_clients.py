@@ -1,8 +1,9 @@
 """Structured-output streams of our own in the real wire shapes, through the real SDK
-clients on mock transports (no network): OpenAI Chat (``response_format`` json_schema),
-OpenAI Responses (``text.format``), Anthropic (``output_config.format``) and Gemini
-(``response_schema``, google-genai over ``httpx2``), sync and async; a token-limit cut
-through each client is an error with the partial object."""
+clients on mock transports (``callstream.testing.MockProvider``; no network): OpenAI
+Chat (``response_format`` json_schema), OpenAI Responses (``text.format``), Anthropic
+(``output_config.format``) and Gemini (``response_schema``, google-genai over ``httpx2``),
+sync and async; a token-limit cut through each client is an error with the partial
+object."""
 
 from __future__ import annotations
 
@@ -284,7 +285,7 @@ CLIENTS = {
 @pytest.mark.parametrize("name", sorted(CLIENTS))
 def test_sdk_streams_give_the_validated_object(name: str) -> None:
     wire, open_stream = CLIENTS[name]
-    replay = Replay(wire(TEXT, "stop"), size=17)
+    replay = Replay(wire(TEXT, "stop"), name, size=17, times=2)
     updates = []
     with callstream.structured(open_stream(replay), Doc) as stream_updates:
         for update in stream_updates:
@@ -295,9 +296,9 @@ def test_sdk_streams_give_the_validated_object(name: str) -> None:
     assert stream_updates.text == TEXT  # the thinking is not read as JSON
     titles = [u.value.title for u in updates[:-1] if u.value is not None]
     assert "Trip" in titles
-    assert replay.bodies[0].closed
+    assert replay.closed == (True,)
     if name == "openai-chat":
-        assert replay.requests[0]["response_format"] == CHAT_FORMAT
+        assert replay.requests[0].body["response_format"] == CHAT_FORMAT
     result = callstream.collect_structured(open_stream(replay), Doc)
     assert result.value == EXPECTED and result.json_text == TEXT
 
@@ -305,7 +306,7 @@ def test_sdk_streams_give_the_validated_object(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(CLIENTS))
 def test_a_token_limit_cut_through_the_sdk_is_an_error(name: str) -> None:
     wire, open_stream = CLIENTS[name]
-    replay = Replay(wire(CUT, "length"), size=11)
+    replay = Replay(wire(CUT, "length"), name, size=11)
     with pytest.raises(StructuredOutputError) as caught:
         for _ in callstream.structured(open_stream(replay), Doc):
             pass
@@ -313,7 +314,7 @@ def test_a_token_limit_cut_through_the_sdk_is_an_error(name: str) -> None:
     assert error.reason == "length" and error.text == CUT
     assert error.value.items[0] == Item(name="tent", qty=1, tags=["camp", "sleep"])
     assert error.value.items[1].name == "sto"
-    assert replay.bodies[0].closed
+    assert replay.closed == (True,)
 
 
 async def async_stream(name: str, replay: Replay) -> Any:
@@ -342,19 +343,19 @@ async def async_stream(name: str, replay: Replay) -> Any:
 @pytest.mark.parametrize("name", sorted(CLIENTS))
 async def test_async_sdk_streams(name: str) -> None:
     wire, _ = CLIENTS[name]
-    replay = Replay(wire(TEXT, "stop"), size=13)
+    replay = Replay(wire(TEXT, "stop"), name, size=13, times=2)
     async with callstream.astructured(await async_stream(name, replay), Doc) as updates:
         seen = [update async for update in updates]
     assert seen[-1].done and seen[-1].value == EXPECTED
     result = await callstream.acollect_structured(await async_stream(name, replay), Doc)
     assert result.value == EXPECTED
-    assert all(body.closed for body in replay.bodies)
+    assert replay.closed == (True, True)
 
 
 def test_the_sdk_objects_themselves_are_read() -> None:
     """Not a re-parse of the wire: the sources above are the SDKs' own objects."""
-    replay = Replay(gemini_wire(TEXT, "stop"), size=17)
+    replay = Replay(gemini_wire(TEXT, "stop"), "gemini", size=17)
     first = next(iter(gemini_stream(replay)))
     assert isinstance(first, genai_types.GenerateContentResponse)
-    replay = Replay(anthropic_wire(TEXT, "stop"), size=17)
+    replay = Replay(anthropic_wire(TEXT, "stop"), "anthropic", size=17)
     assert type(next(iter(anthropic_stream(replay)))).__module__.startswith("anthropic.")

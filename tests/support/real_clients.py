@@ -1,31 +1,30 @@
-"""The real openai and anthropic clients, talking to an in-process transport that replays
-streams of our own in the providers' wire shapes (no network).
+"""The real openai and anthropic clients, talking to ``callstream.testing.MockProvider``
+(as an ``httpx2.MockTransport`` handler) serving bodies of our own in the providers' wire
+shapes (no network).
 
 Both SDKs send their requests through ``httpx2`` (anthropic 2.x, openai 3.x), so the
-clients get an ``httpx2.Client`` / ``httpx2.AsyncClient`` with an ``httpx2.MockTransport``.
-A :class:`Body` is the response body: it yields the bytes in small pieces, may raise an
-exception part way (a dropped connection), and records whether it was closed.
+clients get an ``httpx2.Client`` / ``httpx2.AsyncClient`` over a :class:`Replay`: the
+mock, fed a hand-written body cut in small pieces (optionally dropped after them), which
+records each request and whether each response body was closed.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anthropic
-import anyio.lowlevel
 import httpx2
 import openai
 
-from callstream.testing import sse_event
+from callstream.testing import MockProvider, WireStream, sse_event
 
 __all__ = (
-    "Body",
+    "FORMATS",
     "Replay",
     "anthropic_event",
     "anthropic_sse",
     "async_sdk_stream",
+    "byte_pieces",
     "chat_chunk",
     "chat_sse",
     "dropped_connection_errors",
@@ -87,81 +86,51 @@ def anthropic_sse(events: list[dict[str, Any]]) -> bytes:
     return "".join(anthropic_event(e) for e in events).encode()
 
 
-class Body(httpx2.SyncByteStream, httpx2.AsyncByteStream):
-    """A response body in ``size``-byte pieces; raises ``error`` after ``cut`` bytes."""
-
-    def __init__(
-        self, data: bytes, *, size: int = 7, cut: int | None = None, error: Exception | None = None
-    ) -> None:
-        self.data = data if cut is None else data[:cut]
-        self.size = size
-        self.error = error
-        self.closed = False
-
-    def _pieces(self) -> Iterator[bytes]:
-        for i in range(0, len(self.data), self.size):
-            yield self.data[i : i + self.size]
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield from self._pieces()
-        if self.error is not None:
-            raise self.error
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for piece in self._pieces():
-            await anyio.lowlevel.checkpoint()
-            yield piece
-        if self.error is not None:
-            raise self.error
-
-    def close(self) -> None:
-        self.closed = True
-
-    async def aclose(self) -> None:
-        self.closed = True
+def byte_pieces(data: bytes, size: int = 7) -> list[bytes]:
+    """``data`` in ``size``-byte pieces (the raw-bytes path's source, cut small)."""
+    return [data[i : i + size] for i in range(0, len(data), size)]
 
 
-def _handler(body: Body) -> Any:
-    def handle(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
-
-    return handle
-
-
-class Replay:
-    """A server replaying ``data`` as a fresh :class:`Body` for every request (an SSE
-    stream unless ``content_type`` says otherwise: a whole JSON response, say).
+class Replay(MockProvider):
+    """A :class:`~callstream.testing.MockProvider` answering ``times`` requests with
+    ``data`` (a streamed body in ``format``'s wire shape) in ``size``-byte chunks; with
+    ``dropped`` the connection drops after them (the client's ``RemoteProtocolError``).
 
     ``client()`` / ``async_client()`` are ``httpx2`` clients over it (what the SDKs and
-    LangChain's models take); ``requests`` holds each request's JSON body and ``bodies``
-    each response body served (to check it was closed), in order.
+    LangChain's models take); ``requests`` and ``closed`` are the mock's own.
     """
 
     def __init__(
-        self, data: bytes, *, content_type: str = "text/event-stream", **body_options: Any
+        self,
+        data: bytes,
+        format: str,
+        *,
+        size: int = 7,
+        times: int = 1,
+        dropped: bool = False,
     ) -> None:
-        self.data = data
-        self.content_type = content_type
-        self.body_options = body_options
-        self.requests: list[Any] = []
-        self.bodies: list[Body] = []
-
-    def _handle(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(json.loads(request.content))
-        body = Body(self.data, **self.body_options)
-        self.bodies.append(body)
-        return httpx2.Response(200, headers={"content-type": self.content_type}, stream=body)
+        stream = WireStream(byte_pieces(data, size), format, dropped=dropped)
+        super().__init__(*[stream] * times)
 
     def client(self) -> httpx2.Client:
-        return httpx2.Client(transport=httpx2.MockTransport(self._handle))
+        return httpx2.Client(transport=httpx2.MockTransport(self))
 
     def async_client(self) -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(transport=httpx2.MockTransport(self._handle))
+        return httpx2.AsyncClient(transport=httpx2.MockTransport(self))
 
 
-def sdk_stream(kind: str, body: Body) -> Any:
-    """A real sync SDK ``Stream`` (``kind``: ``"openai"`` or ``"anthropic"``) over ``body``."""
-    http = httpx2.Client(transport=httpx2.MockTransport(_handler(body)))
+#: the wire format each SDK kind streams
+FORMATS = {"openai": "openai-chat", "anthropic": "anthropic"}
+
+
+def _replay(kind: str, source: bytes | Replay) -> Replay:
+    return source if isinstance(source, Replay) else Replay(source, FORMATS[kind])
+
+
+def sdk_stream(kind: str, source: bytes | Replay) -> Any:
+    """A real sync SDK ``Stream`` (``kind``: ``"openai"`` or ``"anthropic"``) over
+    ``source`` (a :class:`Replay`, or the body for one)."""
+    http = _replay(kind, source).client()
     if kind == "openai":
         client = openai.OpenAI(
             api_key="test", base_url="http://test/v1", http_client=http, max_retries=0
@@ -180,9 +149,10 @@ def sdk_stream(kind: str, body: Body) -> Any:
     )
 
 
-async def async_sdk_stream(kind: str, body: Body) -> Any:
-    """A real ``AsyncStream`` (``kind``: ``"openai"`` or ``"anthropic"``) over ``body``."""
-    http = httpx2.AsyncClient(transport=httpx2.MockTransport(_handler(body)))
+async def async_sdk_stream(kind: str, source: bytes | Replay) -> Any:
+    """A real ``AsyncStream`` (``kind``: ``"openai"`` or ``"anthropic"``) over ``source``
+    (a :class:`Replay`, or the body for one)."""
+    http = _replay(kind, source).async_client()
     if kind == "openai":
         client = openai.AsyncOpenAI(
             api_key="test", base_url="http://test/v1", http_client=http, max_retries=0

@@ -16,6 +16,7 @@ import callstream
 from callstream.testing import FORMATS, QUIRKS, SPLITS, StreamDropped, WireStream, stream_of
 from callstream.testing._stream import split_text
 from callstream.testing._wire import WIRE_FORMATS
+from callstream.testing.strategies import json_scalars, json_text, splits, tool_calls
 
 EXAMPLES = int(os.environ.get("CALLSTREAM_TESTING_EXAMPLES", "8"))
 # Vertex cannot express an empty container inside the arguments: those examples are
@@ -24,30 +25,16 @@ SUPPRESSED = [HealthCheck.too_slow, HealthCheck.filter_too_much]
 WHOLE = {"gemini", "vertex", "mistral", "ollama"}  # formats that send a call's arguments whole
 WIRE = list(WIRE_FORMATS)
 
-_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)
-_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**9), 10**9)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | _text
-)
 _values = st.recursive(
-    _scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+    json_scalars(6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(json_text(6), inner, max_size=3),
     max_leaves=8,
 )
-_calls = st.lists(
-    st.fixed_dictionaries(
-        {
-            "name": st.sampled_from(["get_weather", "search", "write_file"]),
-            "args": st.dictionaries(_text, _values, max_size=4),
-            "id": st.text("abcdef0123", min_size=1, max_size=6).map(lambda s: "call_" + s),
-        }
-    ),
-    min_size=1,
-    max_size=3,
-    unique_by=lambda c: c["id"],
+# small calls (three names, short strings, few small containers) of callstream.testing's
+# strategies: the properties run for every format x quirk x split
+_calls = tool_calls(
+    names=["get_weather", "search", "write_file"],
+    args=st.dictionaries(json_text(6), _values, max_size=4),
 )
 
 
@@ -138,7 +125,7 @@ def check_outcome(
 
 @pytest.mark.parametrize(("fmt", "quirk", "split"), _cases())
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=SUPPRESSED)
-@given(calls=_calls, seed=st.integers(0, 2**32), text=st.none() | _text)
+@given(calls=_calls, seed=st.integers(0, 2**32), text=st.none() | json_text(6))
 def test_collect_gives_back_the_calls_or_the_quirks_outcome(
     fmt: str,
     quirk: str | None,
@@ -303,7 +290,7 @@ _OUTCOME_FIRST = ("token-limit", "provider-error", "dropped-connection", "stop-a
 
 @pytest.mark.parametrize(("fmt", "quirks"), _pairs())
 @settings(max_examples=max(2, EXAMPLES // 2), deadline=None, suppress_health_check=SUPPRESSED)
-@given(calls=_calls, seed=st.integers(0, 2**32), split=st.sampled_from(SPLITS))
+@given(calls=_calls, seed=st.integers(0, 2**32), split=splits())
 def test_quirks_combine(
     fmt: str, quirks: tuple[str, str], calls: list[dict[str, Any]], seed: int, split: Any
 ) -> None:

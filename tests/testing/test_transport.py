@@ -177,6 +177,33 @@ def test_a_dropped_stream_raises_the_clients_own_protocol_error(lib: str) -> Non
     assert got == encode(stream.items, "openai-chat")
 
 
+@pytest.mark.parametrize("lib", sorted(LIBS))
+def test_closed_says_which_bodies_the_client_let_go(lib: str) -> None:
+    http = LIBS[lib]
+    stream = stream_of(CALLS, format="openai-chat", split="char", as_="bytes")
+    mock = MockProvider(stream, stream)
+    with http.Client(transport=http.MockTransport(mock)) as client:
+        early = client.send(client.build_request("POST", CHAT_URL, json={}), stream=True)
+        assert mock.closed == (False,)
+        raw = early.iter_raw()
+        next(raw)
+        with client.stream("POST", CHAT_URL, json={}) as response:
+            response.read()  # read to the end
+        assert mock.closed == (False, True)
+        early.close()  # let go part way
+    assert mock.closed == (True, True)
+
+
+@pytest.mark.anyio
+async def test_closed_counts_async_bodies() -> None:
+    mock = MockProvider(stream_of(CALLS, format="openai-chat", split="char"))
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(mock)) as client:
+        async with client.stream("POST", CHAT_URL, json={}) as response:
+            await response.aiter_raw().__anext__()
+            assert mock.closed == (False,)
+    assert mock.closed == (True,)
+
+
 def test_a_body_that_is_not_json_is_refused_and_recorded() -> None:
     mock = MockProvider(stream_of(CALLS, format="openai-chat"))
     with httpx2.Client(transport=httpx2.MockTransport(mock)) as client:

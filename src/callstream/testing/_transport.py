@@ -265,6 +265,8 @@ class MockProvider:
     Attributes:
         requests: every request received, as :class:`RecordedRequest`, in order.
         errors: the message of every error reply, in order.
+        closed: one flag per response served through ``MockTransport``, in order:
+            whether the client closed its body (read to the end, or let go early).
 
     Raises:
         ValueError: no turns, an unknown format or one with no HTTP endpoint
@@ -309,6 +311,7 @@ class MockProvider:
         self._lock = threading.Lock()
         self.requests: list[RecordedRequest] = []
         self.errors: list[str] = []
+        self._bodies: list[Any] = []
 
     @staticmethod
     def _turn(n: int, turn: Any, format: str) -> Turn:
@@ -420,7 +423,17 @@ class MockProvider:
             else None
         )
         body = _body_class(module)(reply.chunks, reply.pace, error)
+        with self._lock:
+            self._bodies.append(body)
         return module.Response(reply.status, headers=dict(reply.headers), stream=body)
+
+    @property
+    def closed(self) -> tuple[bool, ...]:
+        """For each response served through ``MockTransport``, in order, whether the
+        client has closed its body (what a test of "the stream was let go" asserts).
+        Cost: O(responses)."""
+        with self._lock:
+            return tuple(body.closed for body in self._bodies)
 
     def __repr__(self) -> str:
         return (
@@ -567,6 +580,7 @@ def _body_class(module: Any) -> type:
             self.chunks = chunks
             self.pace = pace
             self.error = error
+            self.closed = False
 
         def __iter__(self) -> Iterator[bytes]:
             for n, chunk in enumerate(self.chunks):
@@ -588,6 +602,12 @@ def _body_class(module: Any) -> type:
                 yield chunk
             if self.error is not None:
                 raise self.error
+
+        def close(self) -> None:
+            self.closed = True
+
+        async def aclose(self) -> None:
+            self.closed = True
 
     _BODIES[module.__name__] = Body
     return Body
