@@ -567,6 +567,41 @@ def _chunks(stream: WireStream) -> tuple[bytes, ...]:
 _BODIES: dict[str, type] = {}
 
 
+class _AsyncChunks:
+    """A response body's chunks for an async client: a checkpoint (or the pace) before
+    each, then the body's error, if it has one."""
+
+    __slots__ = ("_chunks", "_error", "_next", "_pace")
+
+    def __init__(
+        self, chunks: tuple[bytes, ...], pace: float | None, error: Exception | None
+    ) -> None:
+        self._chunks = chunks
+        self._pace = pace
+        self._error = error
+        self._next = 0
+
+    def __aiter__(self) -> _AsyncChunks:
+        return self
+
+    async def __anext__(self) -> bytes:
+        import anyio
+        import anyio.lowlevel
+
+        n = self._next
+        if n >= len(self._chunks):
+            error, self._error = self._error, None
+            if error is not None:
+                raise error
+            raise StopAsyncIteration
+        self._next = n + 1
+        if n and self._pace:
+            await anyio.sleep(self._pace)
+        else:
+            await anyio.lowlevel.checkpoint()
+        return self._chunks[n]
+
+
 def _body_class(module: Any) -> type:
     """A response body class of ``module`` (httpx or httpx2), sync and async at once."""
     found = _BODIES.get(module.__name__)
@@ -590,18 +625,10 @@ def _body_class(module: Any) -> type:
             if self.error is not None:
                 raise self.error
 
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            import anyio
-            import anyio.lowlevel
-
-            for n, chunk in enumerate(self.chunks):
-                if n and self.pace:
-                    await anyio.sleep(self.pace)
-                else:
-                    await anyio.lowlevel.checkpoint()
-                yield chunk
-            if self.error is not None:
-                raise self.error
+        def __aiter__(self) -> AsyncIterator[bytes]:
+            # an iterator object, not an async generator: one a client drops part way
+            # has nothing left to finalize (trio warns about unclosed async generators)
+            return _AsyncChunks(self.chunks, self.pace, self.error)
 
         def close(self) -> None:
             self.closed = True
