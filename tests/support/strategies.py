@@ -39,3 +39,13 @@ splits = public.fragments
 def split_every(text: str, size: int) -> list[str]:
     """``text`` cut into fragments of ``size`` characters (the last may be shorter)."""
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def has_inner_empty(value: Any, top: bool = True) -> bool:
+    """Whether ``value`` holds an empty array or object below the top (what Vertex's
+    ``partialArgs`` cannot express)."""
+    if isinstance(value, dict):
+        return (not value and not top) or any(has_inner_empty(v, False) for v in value.values())
+    if isinstance(value, list):
+        return (not value and not top) or any(has_inner_empty(v, False) for v in value)
+    return False

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.strategies import has_inner_empty
+
 pytest.importorskip("hypothesis", reason="the strategies need hypothesis")
 
 from hypothesis import HealthCheck, given, settings
@@ -60,18 +62,10 @@ def test_calls_have_provider_names_distinct_ids_and_object_arguments(
         json.dumps(call["args"], ensure_ascii=False).encode("utf-8")  # valid UTF-8 JSON
 
 
-def _has_inner_empty(value: Any, top: bool = True) -> bool:
-    if isinstance(value, dict):
-        return (not value and not top) or any(_has_inner_empty(v, False) for v in value.values())
-    if isinstance(value, list):
-        return (not value and not top) or any(_has_inner_empty(v, False) for v in value)
-    return False
-
-
 @SETTINGS
 @given(args=arguments(inner_empty=False))
 def test_arguments_without_inner_empties_stream_as_vertex(args: dict[str, Any]) -> None:
-    assert not _has_inner_empty(args)
+    assert not has_inner_empty(args)
     stream = stream_of([{"name": "f", "args": args, "id": "c"}], format="vertex")
     assert callstream.collect(stream).tool_calls[0]["args"] == args
 

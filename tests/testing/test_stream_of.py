@@ -17,6 +17,7 @@ from callstream.testing import FORMATS, QUIRKS, SPLITS, StreamDropped, WireStrea
 from callstream.testing._stream import split_text
 from callstream.testing._wire import WIRE_FORMATS
 from callstream.testing.strategies import json_scalars, json_text, splits, tool_calls
+from tests.support.strategies import has_inner_empty
 
 EXAMPLES = int(os.environ.get("CALLSTREAM_TESTING_EXAMPLES", "8"))
 # Vertex cannot express an empty container inside the arguments: those examples are
@@ -36,14 +37,6 @@ _calls = tool_calls(
     names=["get_weather", "search", "write_file"],
     args=st.dictionaries(json_text(6), _values, max_size=4),
 )
-
-
-def _has_inner_empty(value: Any, top: bool = True) -> bool:
-    if isinstance(value, dict):
-        return (not value and not top) or any(_has_inner_empty(v, False) for v in value.values())
-    if isinstance(value, list):
-        return (not value and not top) or any(_has_inner_empty(v, False) for v in value)
-    return False
 
 
 def _cases() -> list[Any]:
@@ -135,7 +128,7 @@ def test_collect_gives_back_the_calls_or_the_quirks_outcome(
     text: str | None,
 ) -> None:
     if fmt == "vertex":
-        assume(not any(_has_inner_empty(c["args"]) for c in calls))
+        assume(not any(has_inner_empty(c["args"]) for c in calls))
     quirks: Any = () if quirk is None else (quirk,)
     stream = stream_of(calls, format=fmt, split=split, quirks=quirks, seed=seed, text=text)
     check_outcome(stream, calls, fmt, quirk, text, snapshot_broken(calls, fmt, quirks, split, seed))
@@ -157,7 +150,7 @@ def test_bytes_and_lines_read_as_the_payloads(
     fmt: str, quirk: str | None, as_: Any, calls: list[dict[str, Any]], seed: int
 ) -> None:
     if fmt == "vertex":
-        assume(not any(_has_inner_empty(c["args"]) for c in calls))
+        assume(not any(has_inner_empty(c["args"]) for c in calls))
     quirks: Any = () if quirk is None else (quirk,)
     stream = stream_of(calls, format=fmt, split="random", quirks=quirks, seed=seed, as_=as_)
     assert all(isinstance(item, bytes if as_ == "bytes" else str) for item in stream.items)
@@ -295,7 +288,7 @@ def test_quirks_combine(
     fmt: str, quirks: tuple[str, str], calls: list[dict[str, Any]], seed: int, split: Any
 ) -> None:
     if fmt == "vertex":
-        assume(not any(_has_inner_empty(c["args"]) for c in calls))
+        assume(not any(has_inner_empty(c["args"]) for c in calls))
     stream = stream_of(calls, format=fmt, split=split, quirks=quirks, seed=seed)  # type: ignore[arg-type]
     outcome = next((q for q in _OUTCOME_FIRST if q in quirks), None)
     check_outcome(

@@ -29,6 +29,8 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Literal
 
+from callstream.testing._secrets import is_secret_header, is_secret_parameter
+
 __all__ = (
     "Exchange",
     "Recording",
@@ -42,38 +44,6 @@ FORMAT = "callstream-recording"
 VERSION = 1
 
 _LIBRARIES = ("httpx", "httpx2")
-_SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "x-goog-api-key",
-        "cookie",
-        "cookie2",
-        "set-cookie",
-        "set-cookie2",
-        "x-amz-security-token",
-        "x-amz-credential",
-        "x-amz-signature",
-    }
-)
-_SECRET_PARAMETERS = frozenset(
-    {
-        "key",
-        "api_key",
-        "api-key",
-        "apikey",
-        "access_token",
-        "token",
-        "client_secret",
-        "sig",
-        "signature",
-        "x-amz-security-token",
-        "x-amz-signature",
-        "x-amz-credential",
-    }
-)
 
 
 class ReplayError(AssertionError):
@@ -452,7 +422,7 @@ class _Pending:
         self.headers = tuple(
             (str(k), str(v))
             for k, v in response.headers.multi_items()
-            if not _is_secret_header(str(k))
+            if not is_secret_header(str(k))
         )
         self.at = _offset(start)
         self.chunks: list[bytes] = []
@@ -654,15 +624,6 @@ def _library(name: str) -> ModuleType:
     return importlib.import_module(name)
 
 
-def _is_secret_header(name: str) -> bool:
-    name = name.lower()
-    return (
-        name in _SECRET_HEADERS
-        or name.endswith(("-api-key", "-token"))
-        or any(word in name for word in ("secret", "cookie", "authorization"))
-    )
-
-
 def _path_of(request: Any) -> str:
     """The request's path and query, without credential parameters."""
     raw = bytes(request.url.raw_path).decode("ascii", "backslashreplace")
@@ -672,7 +633,7 @@ def _path_of(request: Any) -> str:
     kept = [
         part
         for part in query.split("&")
-        if _unquote(part.partition("=")[0]).lower() not in _SECRET_PARAMETERS
+        if not is_secret_parameter(_unquote(part.partition("=")[0]))
     ]
     return path + ("?" + "&".join(kept) if kept else "")
 

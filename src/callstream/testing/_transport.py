@@ -22,6 +22,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from callstream.testing._secrets import is_secret_header, is_secret_parameter
 from callstream.testing._stream import FORMATS, WireStream, stream_of
 from callstream.testing._wire import BYTE_FORMATS, encode
 
@@ -61,20 +62,6 @@ CONTENT_TYPES: dict[str, str] = {
 }
 """The ``content-type`` of each format's streamed response."""
 
-#: request headers never recorded: they carry credentials (AWS signs in ``authorization``)
-_SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "x-api-key",
-        "api-key",
-        "x-goog-api-key",
-        "cookie",
-        "x-amz-security-token",
-    }
-)
-#: query parameters never recorded (Gemini's API key may ride in ``?key=``)
-_SECRET_QUERY = frozenset({"key", "api_key", "api-key"})
 
 
 @dataclass(frozen=True)
@@ -349,8 +336,8 @@ class MockProvider:
     ) -> Reply:
         """Answer one request (what the transports and the server call): record it, pick
         the turn, return the :class:`Reply`. Cost: O(request + turns)."""
-        kept = {k.lower(): v for k, v in headers.items() if k.lower() not in _SECRET_HEADERS}
-        shown_query = urlencode([(k, v) for k, v in parse_qsl(query) if k not in _SECRET_QUERY])
+        kept = {k.lower(): v for k, v in headers.items() if not is_secret_header(k)}
+        shown_query = urlencode([(k, v) for k, v in parse_qsl(query) if not is_secret_parameter(k)])
         try:
             body = json.loads(content) if content.strip() else None
         except ValueError:
