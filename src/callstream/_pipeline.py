@@ -57,9 +57,7 @@ from callstream._assembly.arguments import BLOCK
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, CallChunk, Signal, TextDelta
 from callstream._errors import (
-    MalformedStreamError,
     OptionTypeError,
-    StreamLimitError,
     UnknownFormatError,
     UsageError,
 )
@@ -75,6 +73,8 @@ from callstream.providers._base import describe_exception
 from callstream.providers._provider_errors import error_signals, provider_error_payload
 from callstream.providers.transport import (
     DEFAULT_MAX_EVENT_CHARS,
+    STREAM_ERRORS,
+    StreamError,
     TransportDecoder,
     TransportMessage,
     check_max_event_chars,
@@ -253,7 +253,7 @@ class Pipeline:
         )
         self._transport: TransportDecoder | None = None
         # raised by raise_held()
-        self._held: StreamLimitError | MalformedStreamError | None = None
+        self._held: StreamError | None = None
         self._pending: list[Any] = []
         self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
         self._format: str | None = None  # the format "auto" chose, checked for mismatches
@@ -410,7 +410,7 @@ class Pipeline:
                 )
             try:
                 messages = transport.feed(item)
-            except (StreamLimitError, MalformedStreamError) as exc:
+            except STREAM_ERRORS as exc:
                 self.interrupt(exc)
                 raise
             self._payloads([_normalize(m) for m in messages], updates)
@@ -439,7 +439,7 @@ class Pipeline:
         if transport is not None:
             try:
                 messages = transport.close()
-            except (StreamLimitError, MalformedStreamError) as exc:
+            except STREAM_ERRORS as exc:
                 self.interrupt(exc)
                 raise
             self._payloads([_normalize(m) for m in messages], updates)

@@ -9,6 +9,7 @@ re-exports the public names defined here).
 from __future__ import annotations
 
 import codecs
+from typing import Final
 
 from callstream._errors import (
     MalformedStreamError,
@@ -20,6 +21,7 @@ from callstream._errors import (
 __all__ = (
     "DEFAULT_MAX_EVENT_CHARS",
     "ChunkText",
+    "STREAM_ERRORS",
     "LimitHold",
     "StreamError",
     "TextChunk",
@@ -66,6 +68,9 @@ def too_long(what: str, limit: int) -> StreamLimitError:
 
 StreamError = StreamLimitError | MalformedStreamError
 """What ends a raw stream part way: a limit passed, or framing broken."""
+
+STREAM_ERRORS: Final = (StreamLimitError, MalformedStreamError)
+"""The classes of :data:`StreamError`, as an ``except`` clause takes them."""
 
 
 class LimitHold:

@@ -60,11 +60,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from callstream._errors import MalformedStreamError, StreamLimitError
+from callstream._errors import StreamLimitError
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
+    STREAM_ERRORS,
     ChunkText,
     LimitHold,
+    StreamError,
     TextChunk,
     check_max_event_chars,
     is_transport_chunk,
@@ -76,8 +78,10 @@ from callstream.providers._sse import ServerSentEvent, SSEDecoder
 
 __all__ = (
     "DEFAULT_MAX_EVENT_CHARS",
+    "STREAM_ERRORS",
     "JSONStreamDecoder",
     "SSEDecoder",
+    "StreamError",
     "ServerSentEvent",
     "TextChunk",
     "TransportDecoder",
@@ -187,7 +191,7 @@ class TransportDecoder:
         return dropped
 
     @property
-    def error(self) -> StreamLimitError | MalformedStreamError | None:
+    def error(self) -> StreamError | None:
         """The limit error the next :meth:`feed` or :meth:`close` will raise, None when
         there is none: set when a chunk completed payloads before the line, event or
         object over a limit (they were returned first). A caller that stops at a limit
@@ -206,7 +210,7 @@ class TransportDecoder:
         out: list[TransportMessage] = []
         try:
             self._feed_into(chunk, out)
-        except (StreamLimitError, MalformedStreamError) as exc:
+        except STREAM_ERRORS as exc:
             self._hold.keep(exc, len(out))
         return out
 
@@ -256,12 +260,12 @@ class TransportDecoder:
         """One chunk through the chosen decoder into ``out``. The payloads completed
         before a limit error are decoded first; a payload among them too deep to decode
         comes first in the stream, so its error is the one raised."""
-        error: StreamLimitError | MalformedStreamError | None = None
+        error: StreamError | None = None
         if self._events is not None:
             payloads: list[Any] = []
             try:
                 self._events.feed_into(chunk, payloads)
-            except (StreamLimitError, MalformedStreamError) as exc:
+            except STREAM_ERRORS as exc:
                 error = exc
             out.extend(TransportMessage(payload) for payload in payloads)
         elif self._sse is not None:
