@@ -177,6 +177,34 @@ def test_a_dropped_stream_raises_the_clients_own_protocol_error(lib: str) -> Non
     assert got == encode(stream.items, "openai-chat")
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("lib", sorted(LIBS))
+async def test_a_dropped_stream_raises_once_in_an_async_client(lib: str) -> None:
+    http = LIBS[lib]
+    stream = stream_of(CALLS, format="openai-chat", quirks=["dropped-connection"])
+    mock = MockProvider(stream)
+    got: list[bytes] = []
+    async with http.AsyncClient(transport=http.MockTransport(mock)) as client:
+        async with client.stream("POST", CHAT_URL, json={}) as response:
+            with pytest.raises(http.RemoteProtocolError, match="dropped"):
+                async for chunk in response.aiter_raw():
+                    got.append(chunk)
+    assert got == encode(stream.items, "openai-chat")
+    body = aiter(mock._bodies[0])  # the body read again: the error comes once, then the end
+    assert [chunk async for chunk in _until_error(body)] == got
+    with pytest.raises(StopAsyncIteration):
+        await anext(body)
+
+
+async def _until_error(body: Any) -> Any:
+    while True:
+        try:
+            yield await anext(body)
+        except Exception as exc:
+            assert "dropped" in str(exc)
+            return
+
+
 @pytest.mark.parametrize("lib", sorted(LIBS))
 def test_closed_says_which_bodies_the_client_let_go(lib: str) -> None:
     http = LIBS[lib]

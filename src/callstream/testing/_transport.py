@@ -555,18 +555,14 @@ _BODIES: dict[str, type] = {}
 
 
 class _AsyncChunks:
-    """A response body's chunks for an async client: a checkpoint (or the pace) before
-    each, then the body's error, if it has one."""
+    """A response body's chunks for an async client: a checkpoint (or the body's pace)
+    before each, then the body's error, if it has one, raised once."""
 
-    __slots__ = ("_chunks", "_error", "_next", "_pace")
+    __slots__ = ("_body", "_next")
 
-    def __init__(
-        self, chunks: tuple[bytes, ...], pace: float | None, error: Exception | None
-    ) -> None:
-        self._chunks = chunks
-        self._pace = pace
-        self._error = error
-        self._next = 0
+    def __init__(self, body: Any) -> None:
+        self._body = body
+        self._next = 0  # the next chunk; past the last one once the error was raised
 
     def __aiter__(self) -> _AsyncChunks:
         return self
@@ -575,18 +571,19 @@ class _AsyncChunks:
         import anyio
         import anyio.lowlevel
 
-        n = self._next
-        if n >= len(self._chunks):
-            error, self._error = self._error, None
-            if error is not None:
-                raise error
+        body, n = self._body, self._next
+        chunks: tuple[bytes, ...] = body.chunks
+        if n >= len(chunks):
+            self._next = len(chunks) + 1
+            if n == len(chunks) and body.error is not None:
+                raise body.error
             raise StopAsyncIteration
         self._next = n + 1
-        if n and self._pace:
-            await anyio.sleep(self._pace)
+        if n and body.pace:
+            await anyio.sleep(body.pace)
         else:
             await anyio.lowlevel.checkpoint()
-        return self._chunks[n]
+        return chunks[n]
 
 
 def _body_class(module: Any) -> type:
@@ -615,7 +612,7 @@ def _body_class(module: Any) -> type:
         def __aiter__(self) -> AsyncIterator[bytes]:
             # an iterator object, not an async generator: one a client drops part way
             # has nothing left to finalize (trio warns about unclosed async generators)
-            return _AsyncChunks(self.chunks, self.pace, self.error)
+            return _AsyncChunks(self)
 
         def close(self) -> None:
             self.closed = True
