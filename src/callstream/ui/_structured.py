@@ -43,8 +43,13 @@ from typing import Any, Final
 from pydantic_core import to_jsonable_python
 
 from callstream._errors import StructuredOutputError, UsageError
-from callstream._json.changes import ScalarSet, StringExtended, ValueClosed, ValueStarted
-from callstream._json.changes import to_json_pointer as pointer
+from callstream._json.changes import (
+    ScalarSet,
+    StringExtended,
+    ValueClosed,
+    ValueStarted,
+    to_json_pointer,
+)
 from callstream._types import JSONPath
 from callstream._update import copy_json
 from callstream.ui._turn_state import new_id
@@ -134,7 +139,7 @@ class AGUIStateEncoder:
             if op is None:
                 continue
             if path:
-                ops.append({"op": op, "path": pointer(path), "value": value})
+                ops.append({"op": op, "path": to_json_pointer(path), "value": value})
             else:  # the whole value: a snapshot
                 ops = _flush(ops, out)
                 out.append({"type": "STATE_SNAPSHOT", "snapshot": value})
@@ -150,7 +155,7 @@ class AGUIStateEncoder:
         grown = self._length - self._sent
         if grown and grown >= max(self.min_string_step, self.string_growth * self._sent):
             text = self._joined()
-            ops.append({"op": "replace", "path": pointer(string), "value": text})
+            ops.append({"op": "replace", "path": to_json_pointer(string), "value": text})
             self._sent = len(text)
 
     def _joined(self) -> str:
