@@ -6,11 +6,14 @@ and split; hostile documents stay linear and raise only our errors."""
 from __future__ import annotations
 
 import json
+import math
+import random
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 import callstream
 from callstream import StructuredOutputError, StructuredParser
@@ -19,9 +22,7 @@ from callstream.partial._shapes import Shape
 from tests.structured.models import Doc, consistent, doc, documents, snapshot, splits
 from tests.structured.payloads import FORMATS, payloads
 
-SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def feed_all(schema: Any, pieces: list[str], **options: Any) -> tuple[StructuredParser, list[Any]]:
@@ -254,3 +255,67 @@ def test_a_deep_recursive_model_gives_pydantic_s_error_not_a_recursion_error() -
     parser = StructuredParser(Node)
     parser.feed(shallow)
     assert parser.close() == Node.model_validate_json(shallow)
+
+
+# --- NaN and infinities: read as model_validate_json and json.loads read them ------------------
+
+NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+class Finite(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+    title: str
+    items: list[Any]
+    extra: list[float]
+
+
+@st.composite
+def non_finite_documents(draw: st.DrawFn) -> str:
+    """A valid :class:`Doc` whose prices and ``extra`` hold ``NaN`` / ``Infinity`` /
+    ``-Infinity`` (as ``json.dumps`` writes them)."""
+    value = draw(doc)
+    for item in value["items"]:
+        item["price"] = draw(NON_FINITE)
+    value["extra"] = [draw(NON_FINITE), *draw(st.lists(st.floats(), max_size=2))]
+    return json.dumps(value, indent=draw(st.sampled_from([None, 2])))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, NaN included (``nan != nan``): the same repr."""
+    return repr(a) == repr(b)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_nan_and_infinities_read_as_the_final_check_reads_them(data: st.DataObject) -> None:
+    text = data.draw(non_finite_documents())
+    parser, _ = feed_all(Doc, data.draw(splits(text)))
+    assert _same(parser.close(), Doc.model_validate_json(text))
+    plain, _ = feed_all(None, data.draw(splits(text)))
+    assert _same(plain.close(), json.loads(text))
+    finite = StructuredParser(Finite)  # a model that refuses them: refused, as pydantic does
+    for piece in data.draw(splits(text)):
+        finite.feed(piece)
+    with pytest.raises(ValidationError):
+        Finite.model_validate_json(text)
+    with pytest.raises(StructuredOutputError) as refused:
+        finite.close()
+    assert refused.value.reason == "validation"
+
+
+@pytest.mark.parametrize("how", ["whole", "char", "0", "1", "2"])
+def test_nan_and_infinities_are_read_whole_per_character_and_in_seeded_splits(how: str) -> None:
+    text = '{"title": "t", "items": [{"name": "a", "price": NaN}], "extra": [Infinity, -Infinity]}'
+    if how == "whole":
+        pieces = [text]
+    elif how == "char":
+        pieces = list(text)
+    else:
+        rng = random.Random(int(how))
+        cuts = sorted(rng.sample(range(1, len(text)), 12))
+        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    result = callstream.collect_structured(payloads("openai-chat", pieces), Doc)
+    assert _same(result.value, Doc.model_validate_json(text))
+    assert math.isnan(result.value.items[0].price)
+    plain = callstream.collect_structured(payloads("anthropic", pieces)).value
+    assert _same(plain, json.loads(text))

@@ -18,6 +18,14 @@ Where the JSON is (``extract``):
   after the value other than whitespace and the closing fence is an error.
 - ``"prose"``: the value is the first ``{`` or ``[`` and what follows up to its end;
   text before it (prose, a fence) and after it is ignored (and kept in ``text``).
+
+``NaN``, ``Infinity`` and ``-Infinity`` are read as numbers (``float('nan')`` ...), as
+the final check reads them: pydantic's JSON reader (``Model.model_validate_json``) and
+``json.loads`` both accept them, so refusing them here would fail a text the promised
+check accepts. Whether a value may be one is the schema's to say (a ``float`` field
+takes them unless the model sets ``allow_inf_nan=False``, or the type is
+``FiniteFloat``); without a model they are kept, and the UI events write them as
+``null`` (the output rule of :mod:`callstream._json.dump`).
 """
 
 from __future__ import annotations
@@ -100,7 +108,9 @@ class StructuredParser:
     with its real type, the model's validators included, when it closes (never on a
     part of it); one that fails is "not valid yet" (absent), not an error. It is a live
     view: later fragments update it in place. The final value is validated once, from
-    the exact text of the JSON value: exactly ``Model.model_validate_json(text)``.
+    the exact text of the JSON value: exactly ``Model.model_validate_json(text)`` (which
+    reads ``NaN``, ``Infinity`` and ``-Infinity``; so does this parser, see the module
+    docstring).
 
     Cost: :meth:`feed` is O(len(text)) plus O(1) per value, and O(size) per closed
     container validated, bounded in total by
@@ -163,7 +173,8 @@ class StructuredParser:
                 raise UsageError(f"cannot validate with {schema!r:.60}: {exc}") from exc
         self._shape = shape
         self._builder = PartialBuilder(shape) if previews and shape is not ANY else None
-        self._parser = PartialJSONParser(max_chars=max_chars, max_depth=max_depth)
+        # allow_nan: NaN and the infinities, as model_validate_json reads them (module doc)
+        self._parser = PartialJSONParser(allow_nan=True, max_chars=max_chars, max_depth=max_depth)
         self._text = _Text()  # every character given
         self._lead = ""  # text held before the value (extract modes)
         self._state = _IN_VALUE if extract == "json" else _LEADING
