@@ -285,6 +285,13 @@ def _same(a: Any, b: Any) -> bool:
     return repr(a) == repr(b)
 
 
+def _seeded(text: str, seed: int, cuts: int) -> list[str]:
+    """``text`` cut at ``cuts`` places drawn with ``seed``."""
+    rng = random.Random(seed)
+    at = sorted(rng.sample(range(1, len(text)), min(cuts, len(text) - 1)))
+    return [text[a:b] for a, b in zip([0, *at], [*at, len(text)], strict=True)]
+
+
 @SETTINGS
 @given(data=st.data())
 def test_nan_and_infinities_read_as_the_final_check_reads_them(data: st.DataObject) -> None:
@@ -306,16 +313,73 @@ def test_nan_and_infinities_read_as_the_final_check_reads_them(data: st.DataObje
 @pytest.mark.parametrize("how", ["whole", "char", "0", "1", "2"])
 def test_nan_and_infinities_are_read_whole_per_character_and_in_seeded_splits(how: str) -> None:
     text = '{"title": "t", "items": [{"name": "a", "price": NaN}], "extra": [Infinity, -Infinity]}'
-    if how == "whole":
-        pieces = [text]
-    elif how == "char":
-        pieces = list(text)
-    else:
-        rng = random.Random(int(how))
-        cuts = sorted(rng.sample(range(1, len(text)), 12))
-        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    pieces = {"whole": [text], "char": list(text)}.get(how) or _seeded(text, int(how), 12)
     result = callstream.collect_structured(payloads("openai-chat", pieces), Doc)
     assert _same(result.value, Doc.model_validate_json(text))
     assert math.isnan(result.value.items[0].price)
     plain = callstream.collect_structured(payloads("anthropic", pieces)).value
     assert _same(plain, json.loads(text))
+
+
+# --- extract modes: the chunk that ends the value and carries text after it -------------------
+
+SCALARS = ["42", "-1.5e3", '"a } string"', "true", "null", "-Infinity", "NaN"]
+
+
+@st.composite
+def wrapped(draw: st.DrawFn, extract: str) -> tuple[str, str, bool]:
+    """A document as a model writes it around the JSON (``extract`` mode), the JSON as
+    the default mode reads it (a space after a value that text follows: what ends a
+    number there), and whether it is a :class:`Doc` (else a top-level scalar, which only
+    a fence may hold)."""
+    scalar = extract == "fenced" and draw(st.booleans())
+    body = draw(st.sampled_from(SCALARS)) if scalar else draw(documents()).strip()
+    if extract == "fenced":
+        opening = draw(st.sampled_from(["", "```json\n", "```\n", "  ```json\n\n"]))
+        closing = draw(st.sampled_from(["", "\n", "```", "\n```", "\n```\n", " \n```  "]))
+    else:
+        opening = draw(st.sampled_from(["", "Here:\n```json\n", "I found } this: "]))
+        closing = draw(st.sampled_from(["", "```", "\n```\nAnything else? {", " - done ] }"]))
+    return opening + body + closing, body + (" " if closing else ""), not scalar
+
+
+def _read(schema: Any, extract: str, pieces: list[str]) -> tuple[list[Any], Any, Any]:
+    """Every path ``feed`` said closed (in order), the value after the last piece, and
+    the verdict."""
+    parser = StructuredParser(schema, extract=extract)
+    closed = []
+    for piece in pieces:
+        closed.extend(parser.feed(piece))
+    return closed, snapshot(parser.value), parser.close()
+
+
+@SETTINGS
+@given(extract=st.sampled_from(["fenced", "prose"]), data=st.data())
+def test_extract_modes_give_the_same_closed_paths_and_value_for_any_split(
+    extract: str, data: st.DataObject
+) -> None:
+    # For any split: the paths closed (in order), the value once the value's text is in,
+    # and the verdict are those of the JSON alone read in the default mode.
+    text, alone, is_doc = data.draw(wrapped(extract))
+    schema = Doc if is_doc else None
+    want = _read(schema, "json", [alone])
+    for pieces in ([text], list(text), data.draw(splits(text))):
+        assert _same(_read(schema, extract, pieces), want)
+
+
+@pytest.mark.parametrize("extract", ["fenced", "prose"])
+@pytest.mark.parametrize("how", ["whole", "char", "0", "1", "2"])
+def test_the_chunk_that_ends_the_value_with_a_fence_reaches_the_partial_object(
+    extract: str, how: str
+) -> None:
+    class Message(BaseModel):
+        content: str
+
+    body = '{"content": "test message"}'
+    text = f"```json\n{body}\n```"
+    pieces = {"whole": [text], "char": list(text)}.get(how) or _seeded(text, int(how), 6)
+    for schema in (Message, None):
+        closed, value, final = _read(schema, extract, pieces)
+        assert closed == [("content",), ()]
+        assert _same(value, _read(schema, "json", [body])[1])  # not stale: the whole object
+        assert _same(final, Message(content="test message") if schema else json.loads(body))

@@ -19,6 +19,11 @@ Where the JSON is (``extract``):
 - ``"prose"``: the value is the first ``{`` or ``[`` and what follows up to its end;
   text before it (prose, a fence) and after it is ignored (and kept in ``text``).
 
+In both extract modes the value ends at its last character, whatever follows it in the
+same fragment: the JSON parser is fed up to there and no further
+(``StructuredParser._feed_value``), so the changes, ``closed`` and the partial object
+of that fragment are those of the JSON alone, for any split of the text.
+
 ``NaN``, ``Infinity`` and ``-Infinity`` are read as numbers (``float('nan')`` ...), as
 the final check reads them: pydantic's JSON reader (``Model.model_validate_json``) and
 ``json.loads`` both accept them, so refusing them here would fail a text the promised
@@ -37,7 +42,6 @@ from pydantic import PydanticUserError, TypeAdapter, ValidationError
 
 from callstream._errors import (
     IncompleteJSONError,
-    MalformedJSONError,
     OptionTypeError,
     OptionValueError,
     PartialJSONError,
@@ -57,7 +61,12 @@ Extract = Literal["json", "fenced", "prose"]
 EXTRACT_MODES: Final = ("json", "fenced", "prose")
 
 _FENCE: Final = re.compile(r"[ \t]*```[\w+.-]*[ \t]*\r?\n")
-_AFTER_VALUE: Final = "unexpected data after the JSON value"
+_CLOSERS: Final = {"{": "}", "[": "]", '"': '"'}
+"""Extract modes: the character after which a value of each kind may end (a number or a
+literal: none, they are fed a character at a time)."""
+_ATOM: Final = frozenset("0123456789+-.eE" "truefalsenullNaNInfinity")
+"""Characters that may continue a number or a literal (``-Infinity`` included)."""
+_SPACE: Final = re.compile(r"[ \t\n\r]*")
 
 # Where the parser is in the text.
 _LEADING: Final = 0  # before the value (extract modes)
@@ -126,6 +135,7 @@ class StructuredParser:
         "_after",
         "_builder",
         "_closed",
+        "_closer",
         "_json",
         "_lead",
         "_parser",
@@ -182,6 +192,7 @@ class StructuredParser:
         self._json = _Text()  # the JSON text
         self._after = _Text()  # the text after the value
         self._closed = False
+        self._closer: str | None = None  # extract modes: see _feed_value
         self._verdict: Any = MISSING
         self.changes: list[Change] = []
         """The JSON parser's changes of the last :meth:`feed` (what a UI patches its copy
@@ -302,11 +313,16 @@ class StructuredParser:
         parser = self._parser
         before = parser.chars
         try:
-            changes = parser.feed(text)
-        except MalformedJSONError as exc:
-            if self.extract != "json" and exc.reason == _AFTER_VALUE:
-                return self._value_ended(text, exc.position - before)
+            if self.extract == "json":
+                changes, used = parser.feed(text), len(text)
+            else:
+                changes, used = self._feed_value(text)
+        except PartialJSONError as exc:
             raise self._error(exc, "json", f"the output is not valid JSON: {exc}") from exc
+        if used < len(text):  # the value ended: the rest is trailing text
+            self._after.add(text[used:])
+            self._state = _AFTER
+            text = text[:used]
         self._json.add(text)
         self.changes = changes
         builder = self._builder
@@ -319,12 +335,45 @@ class StructuredParser:
     def _parser_value(self) -> Any:
         return self._parser.value
 
-    def _value_ended(self, text: str, at: int) -> list[JSONPath]:
-        """The value ended at ``at`` in ``text`` and text followed (extract modes)."""
-        self._json.add(text[:at])
-        self._after.add(text[at:])
-        self._state = _AFTER
-        return [()]
+    def _feed_value(self, text: str) -> tuple[list[Change], int]:
+        """Extract modes: feed ``text`` to the JSON parser up to the end of the value,
+        never past it; return the changes and how many characters were the value's.
+
+        The parser refuses a fragment that goes on after its value, and the changes of
+        the fragment's part before the end would be lost with it (the value's last
+        values would never reach the partial object nor ``closed``). So the text is fed
+        in pieces that end where the value may end, and the rest is left once it has:
+        after each character that may close it (``}`` for an object, ``]`` for an
+        array, ``"`` for a string: one more parser call each), a number or a literal a
+        character at a time (short: a number is bounded by the digits limit). A number
+        followed by text other than whitespace ends there: the parser closes it, and the
+        change it makes is the one whitespace there would have made. The pieces are the
+        same whatever the split of the text, so the changes and ``closed`` are too.
+
+        Raises:
+            PartialJSONError: the parser's (not JSON, a limit; an unfinished number or
+                literal that text follows).
+        """
+        parser = self._parser
+        changes: list[Change] = []
+        i, n = 0, len(text)
+        while i < n and not parser.complete:
+            closer = self._closer
+            if closer is None:  # not begun: whitespace, then the value's first character
+                start = _SPACE.match(text, i).end()
+                if start < n:
+                    self._closer = _CLOSERS.get(text[start], "")
+                end = min(start + 1, n)
+            elif closer:
+                end = text.find(closer, i) + 1 or n
+            elif text[i] in _ATOM or text[i] in " \t\n\r":
+                end = i + 1
+            else:  # text right after a number (or an unfinished literal): the value ends
+                changes.append(ScalarSet((), parser.close()))
+                break
+            changes.extend(parser.feed(text[i:end]))
+            i = end
+        return changes, i
 
     # --- the verdict ------------------------------------------------------------------
 
