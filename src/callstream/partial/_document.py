@@ -49,7 +49,7 @@ from callstream._errors import (
     UsageError,
 )
 from callstream._json.changes import Change, ScalarSet, ValueClosed
-from callstream._json.grammar import DEFAULT_MAX_DEPTH
+from callstream._json.grammar import DEFAULT_MAX_DEPTH, ws_match
 from callstream._json.parser import PartialJSONParser
 from callstream._types import MISSING, JSONPath
 from callstream.partial._builder import PartialBuilder
@@ -66,7 +66,6 @@ _CLOSERS: Final = {"{": "}", "[": "]", '"': '"'}
 literal: none, they are fed a character at a time)."""
 _ATOM: Final = frozenset("0123456789+-.eE" "truefalsenullNaNInfinity")
 """Characters that may continue a number or a literal (``-Infinity`` included)."""
-_SPACE: Final = re.compile(r"[ \t\n\r]*")
 
 # Where the parser is in the text.
 _LEADING: Final = 0  # before the value (extract modes)
@@ -360,7 +359,7 @@ class StructuredParser:
         while i < n and not parser.complete:
             closer = self._closer
             if closer is None:  # not begun: whitespace, then the value's first character
-                start = _SPACE.match(text, i).end()
+                start = ws_match(text, i).end()
                 if start < n:
                     self._closer = _CLOSERS.get(text[start], "")
                 end = min(start + 1, n)
