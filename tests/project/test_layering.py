@@ -340,3 +340,22 @@ def test_no_private_name_is_imported_from_another_module(module: str, path: Path
             assert not alias.name.startswith("_") or alias.name.startswith("__"), (
                 f"{module} imports the private name {alias.name} from {source}"
             )
+
+
+@pytest.mark.parametrize(("module", "path"), modules(), ids=[m for m, _ in modules()])
+def test_no_callstream_name_is_renamed_on_import(module: str, path: Path) -> None:
+    """A callstream name is imported by its own name (``X as X``, a re-export, is the one
+    form of ``as``): a reader searching for a name finds every use of it."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (
+            node.level or (node.module or "").startswith("callstream")
+        ):
+            names = node.names
+        elif isinstance(node, ast.Import):
+            names = [a for a in node.names if a.name.startswith("callstream")]
+        else:
+            continue
+        for alias in names:
+            assert alias.asname in (None, alias.name), (
+                f"{module} imports {alias.name} as {alias.asname}: use its own name"
+            )

@@ -13,9 +13,11 @@ import pytest
 from ag_ui.core import Event as AGUIEvent
 from pydantic import TypeAdapter
 
+from callstream._json.dump import same_json
 from callstream.cli import run
 from tests.structured.models import Doc
 from tests.structured.payloads import payloads, split_text
+from tests.support.strict_json import strict_loads
 
 TEXT = json.dumps({"title": "Trip", "items": [{"name": "tent", "qty": 2}], "mode": "slow"})
 SCHEMA = "tests.structured.models:Doc"
@@ -100,3 +102,26 @@ def test_a_bad_schema_is_a_usage_error(tmp_path: Path) -> None:
     assert status == 2 and "MODULE:NAME" in err
     status, _, err = cli("replay", path, "--structured", "--schema", "json:nothing_here")
     assert status == 2 and "cannot import" in err
+
+
+@pytest.mark.parametrize("output", ["jsonl", "agui", "vercel"])
+def test_a_lone_surrogate_key_and_a_deep_value_are_written_by_the_output_rule(
+    tmp_path: Path, output: str
+) -> None:
+    # Read without a model, the value may hold what pydantic's writer refuses: a lone
+    # surrogate in a key, nesting past 255 levels. The command writes it (U+FFFD).
+    text = '{"\\ud800": ' + "[" * 400 + "]" * 400 + "}"
+    path = recording(tmp_path, split_text(text, 7))
+    status, out, err = cli("replay", path, "--structured", "--output", output)
+    assert (status, err) == (0, "")
+    lines = [
+        line.removeprefix("data: ") for line in out.splitlines() if line and line != "data: [DONE]"
+    ]
+    read = [strict_loads(line) for line in lines]  # every line strict UTF-8 JSON
+    want = {"\ufffd": json.loads("[" * 400 + "]" * 400)}
+    final = {
+        "jsonl": lambda r: r[-1]["value"],
+        "agui": lambda r: r[-2]["snapshot"],
+        "vercel": lambda r: r[-2]["data"],
+    }
+    assert same_json(final[output](read), want)

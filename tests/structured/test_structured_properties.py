@@ -6,11 +6,14 @@ and split; hostile documents stay linear and raise only our errors."""
 from __future__ import annotations
 
 import json
+import math
+import random
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 import callstream
 from callstream import StructuredOutputError, StructuredParser
@@ -19,9 +22,7 @@ from callstream.partial._shapes import Shape
 from tests.structured.models import Doc, consistent, doc, documents, snapshot, splits
 from tests.structured.payloads import FORMATS, payloads
 
-SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def feed_all(schema: Any, pieces: list[str], **options: Any) -> tuple[StructuredParser, list[Any]]:
@@ -254,3 +255,131 @@ def test_a_deep_recursive_model_gives_pydantic_s_error_not_a_recursion_error() -
     parser = StructuredParser(Node)
     parser.feed(shallow)
     assert parser.close() == Node.model_validate_json(shallow)
+
+
+# --- NaN and infinities: read as model_validate_json and json.loads read them ------------------
+
+NON_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+
+
+class Finite(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+    title: str
+    items: list[Any]
+    extra: list[float]
+
+
+@st.composite
+def non_finite_documents(draw: st.DrawFn) -> str:
+    """A valid :class:`Doc` whose prices and ``extra`` hold ``NaN`` / ``Infinity`` /
+    ``-Infinity`` (as ``json.dumps`` writes them)."""
+    value = draw(doc)
+    for item in value["items"]:
+        item["price"] = draw(NON_FINITE)
+    value["extra"] = [draw(NON_FINITE), *draw(st.lists(st.floats(), max_size=2))]
+    return json.dumps(value, indent=draw(st.sampled_from([None, 2])))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, NaN included (``nan != nan``): the same repr."""
+    return repr(a) == repr(b)
+
+
+def _seeded(text: str, seed: int, cuts: int) -> list[str]:
+    """``text`` cut at ``cuts`` places drawn with ``seed``."""
+    rng = random.Random(seed)
+    at = sorted(rng.sample(range(1, len(text)), min(cuts, len(text) - 1)))
+    return [text[a:b] for a, b in zip([0, *at], [*at, len(text)], strict=True)]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_nan_and_infinities_read_as_the_final_check_reads_them(data: st.DataObject) -> None:
+    text = data.draw(non_finite_documents())
+    parser, _ = feed_all(Doc, data.draw(splits(text)))
+    assert _same(parser.close(), Doc.model_validate_json(text))
+    plain, _ = feed_all(None, data.draw(splits(text)))
+    assert _same(plain.close(), json.loads(text))
+    finite = StructuredParser(Finite)  # a model that refuses them: refused, as pydantic does
+    for piece in data.draw(splits(text)):
+        finite.feed(piece)
+    with pytest.raises(ValidationError):
+        Finite.model_validate_json(text)
+    with pytest.raises(StructuredOutputError) as refused:
+        finite.close()
+    assert refused.value.reason == "validation"
+
+
+@pytest.mark.parametrize("how", ["whole", "char", "0", "1", "2"])
+def test_nan_and_infinities_are_read_whole_per_character_and_in_seeded_splits(how: str) -> None:
+    text = '{"title": "t", "items": [{"name": "a", "price": NaN}], "extra": [Infinity, -Infinity]}'
+    pieces = {"whole": [text], "char": list(text)}.get(how) or _seeded(text, int(how), 12)
+    result = callstream.collect_structured(payloads("openai-chat", pieces), Doc)
+    assert _same(result.value, Doc.model_validate_json(text))
+    assert math.isnan(result.value.items[0].price)
+    plain = callstream.collect_structured(payloads("anthropic", pieces)).value
+    assert _same(plain, json.loads(text))
+
+
+# --- extract modes: the chunk that ends the value and carries text after it -------------------
+
+SCALARS = ["42", "-1.5e3", '"a } string"', "true", "null", "-Infinity", "NaN"]
+
+
+@st.composite
+def wrapped(draw: st.DrawFn, extract: str) -> tuple[str, str, bool]:
+    """A document as a model writes it around the JSON (``extract`` mode), the JSON as
+    the default mode reads it (a space after a value that text follows: what ends a
+    number there), and whether it is a :class:`Doc` (else a top-level scalar, which only
+    a fence may hold)."""
+    scalar = extract == "fenced" and draw(st.booleans())
+    body = draw(st.sampled_from(SCALARS)) if scalar else draw(documents()).strip()
+    if extract == "fenced":
+        opening = draw(st.sampled_from(["", "```json\n", "```\n", "  ```json\n\n"]))
+        closing = draw(st.sampled_from(["", "\n", "```", "\n```", "\n```\n", " \n```  "]))
+    else:
+        opening = draw(st.sampled_from(["", "Here:\n```json\n", "I found } this: "]))
+        closing = draw(st.sampled_from(["", "```", "\n```\nAnything else? {", " - done ] }"]))
+    return opening + body + closing, body + (" " if closing else ""), not scalar
+
+
+def _read(schema: Any, extract: str, pieces: list[str]) -> tuple[list[Any], Any, Any]:
+    """Every path ``feed`` said closed (in order), the value after the last piece, and
+    the verdict."""
+    parser = StructuredParser(schema, extract=extract)
+    closed = []
+    for piece in pieces:
+        closed.extend(parser.feed(piece))
+    return closed, snapshot(parser.value), parser.close()
+
+
+@SETTINGS
+@given(extract=st.sampled_from(["fenced", "prose"]), data=st.data())
+def test_extract_modes_give_the_same_closed_paths_and_value_for_any_split(
+    extract: str, data: st.DataObject
+) -> None:
+    # For any split: the paths closed (in order), the value once the value's text is in,
+    # and the verdict are those of the JSON alone read in the default mode.
+    text, alone, is_doc = data.draw(wrapped(extract))
+    schema = Doc if is_doc else None
+    want = _read(schema, "json", [alone])
+    for pieces in ([text], list(text), data.draw(splits(text))):
+        assert _same(_read(schema, extract, pieces), want)
+
+
+@pytest.mark.parametrize("extract", ["fenced", "prose"])
+@pytest.mark.parametrize("how", ["whole", "char", "0", "1", "2"])
+def test_the_chunk_that_ends_the_value_with_a_fence_reaches_the_partial_object(
+    extract: str, how: str
+) -> None:
+    class Message(BaseModel):
+        content: str
+
+    body = '{"content": "test message"}'
+    text = f"```json\n{body}\n```"
+    pieces = {"whole": [text], "char": list(text)}.get(how) or _seeded(text, int(how), 6)
+    for schema in (Message, None):
+        closed, value, final = _read(schema, extract, pieces)
+        assert closed == [("content",), ()]
+        assert _same(value, _read(schema, "json", [body])[1])  # not stale: the whole object
+        assert _same(final, Message(content="test message") if schema else json.loads(body))

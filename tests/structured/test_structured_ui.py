@@ -6,6 +6,7 @@ and applied with ``jsonpatch``; Vercel ``data-*`` parts read by the ``ai`` packa
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import subprocess
 from typing import Any
@@ -19,6 +20,7 @@ from pydantic import TypeAdapter
 
 import callstream
 from callstream import UsageError
+from callstream._json.dump import same_json, strict_data
 from callstream.ui import (
     AGUIStateEncoder,
     VercelDataEncoder,
@@ -31,6 +33,7 @@ from callstream.ui import (
 from tests.structured.models import Doc, consistent, documents, splits
 from tests.structured.payloads import payloads, split_text
 from tests.support.paths import TESTS
+from tests.support.strict_json import strict_loads
 
 NODE_DIR = TESTS / "ui" / "node"
 AGUI = TypeAdapter(AGUIEvent)
@@ -166,7 +169,7 @@ def test_vercel_data_parts_are_read_by_the_ai_package() -> None:
         {
             "title": "Trip 😀",
             "items": [{"name": f"item {i}", "qty": i, "tags": ["a"]} for i in range(30)],
-            "extra": {"note": "line\nbreak \u2028 and \\ quote \""},
+            "extra": {"note": 'line\nbreak \u2028 and \\ quote "'},
         }
     )
     sse = vercel_sse(split_text(text, 3))
@@ -189,3 +192,86 @@ def test_vercel_data_parts_are_read_by_the_ai_package() -> None:
     assert cut_off["rejected"] == []
     assert len(cut_off["errors"]) == 1 and "cut by the token limit" in cut_off["errors"][0]
     assert cut_off["parts"][0]["data"]["title"] == "Trip 😀"  # what arrived stays shown
+
+
+# --- hostile values read without a model: the final value goes out by the output rule ------
+
+SURROGATES = (
+    '{"\\ud800": "\\udc00x", "k\\udfff": ["\\ud83d", {"\\udbff\\udbff": 1}],'
+    ' "pair \\ud83d\\ude00": "\\ud83d\\ude00", "n": 1.5}'
+)
+DEEP = 1_000  # collect_structured's default max_depth: the deepest value it reads
+
+
+def _deep(kind: str) -> str:
+    if kind == "array":
+        return "[" * DEEP + "]" * DEEP
+    return '{"a": ' * (DEEP - 1) + "{}" + "}" * (DEEP - 1)
+
+
+def _cuts(text: str, how: str) -> list[str]:
+    if how == "whole":
+        return [text]
+    if how == "char":
+        return list(text)
+    rng = random.Random(int(how))
+    cuts = sorted(rng.sample(range(1, len(text)), min(40, len(text) - 1)))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+def _frames_are_strict(events: list[dict[str, Any]], *, models: bool) -> list[Any]:
+    """Every event framed as the protocol's JSON: read back by a strict reader (and by the
+    ag-ui-protocol models from that JSON, ``models``); returns what was read."""
+    read = []
+    for event in events:
+        text = sse_frame(event)[len("data: ") : -2]
+        read.append(strict_loads(text))
+        if models:
+            AGUI.validate_json(text)  # the protocol package reads our JSON itself
+    return read
+
+
+SPLITS = ["whole", "char", "0", "1", "2"]
+
+
+@pytest.mark.parametrize("how", SPLITS)
+def test_lone_surrogates_in_keys_and_values_reach_the_uis_as_u_fffd(how: str) -> None:
+    want = strict_data(json.loads(SURROGATES))  # every lone surrogate as U+FFFD
+    assert "\ufffd" in next(iter(want)) and want["pair \U0001f600"] == "\U0001f600"
+    agui = list(
+        structured_agui_events(
+            callstream.structured(payloads("openai-chat", _cuts(SURROGATES, how)))
+        )
+    )
+    check_agui(agui)
+    read = _frames_are_strict(agui, models=True)
+    assert read[-2] == {"type": "STATE_SNAPSHOT", "snapshot": want}
+    assert agui[-2]["snapshot"] == want  # the event itself, not only its frame
+    vercel = list(
+        structured_vercel_parts(callstream.structured(payloads("gemini", _cuts(SURROGATES, how))))
+    )
+    _frames_are_strict(vercel, models=False)
+    assert vercel[-2]["data"] == want and vercel[-1]["finishReason"] == "stop"
+
+
+@pytest.mark.parametrize("how", SPLITS)
+@pytest.mark.parametrize("kind", ["array", "object"])
+def test_a_value_as_deep_as_structured_output_reads_reaches_the_uis(kind: str, how: str) -> None:
+    text = _deep(kind)
+    value = callstream.collect_structured(payloads("openai-chat", [text])).value
+    agui = list(
+        structured_agui_events(callstream.structured(payloads("anthropic", _cuts(text, how))))
+    )
+    assert [e["type"] for e in (agui[0], agui[-2], agui[-1])] == [
+        "RUN_STARTED",
+        "STATE_SNAPSHOT",
+        "RUN_FINISHED",
+    ]
+    check_agui([e for e in agui if e["type"] != "STATE_SNAPSHOT"])
+    read = _frames_are_strict(agui, models=False)
+    assert same_json(read[-2]["snapshot"], value) and same_json(agui[-2]["snapshot"], value)
+    vercel = list(
+        structured_vercel_parts(callstream.structured(payloads("ollama", _cuts(text, how))))
+    )
+    read = _frames_are_strict(vercel, models=False)
+    assert same_json(read[-2]["data"], value) and vercel[-1]["finishReason"] == "stop"

@@ -22,14 +22,16 @@ import pydantic_core
 
 from callstream._json.dump import nesting_depth
 
-__all__ = ("strict_loads", "through_json_dumps")
+__all__ = ("deep_room", "strict_loads", "through_json_dumps")
 
 PYDANTIC_DEPTH = 200
 READER_RECURSION_LIMIT = 20_000  # json.loads recurses per level: room for the deep texts
 
 
 @contextlib.contextmanager
-def _room() -> Iterator[None]:
+def deep_room() -> Iterator[None]:
+    """Room on the stack for ``json.loads`` (and other recursive readers) of the deep
+    texts: the recursion limit raised for the block."""
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, READER_RECURSION_LIMIT))
     try:
@@ -60,7 +62,7 @@ def strict_loads(data: str | bytes) -> Any:
     ``UnicodeError``) for anything it would refuse."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     text = raw.decode("utf-8", errors="strict")
-    with _room():
+    with deep_room():
         value = json.loads(text, parse_constant=_refuse_constant)
     _surrogate_free(value)
     if nesting_depth(value, PYDANTIC_DEPTH) is not None:
@@ -74,7 +76,7 @@ def through_json_dumps(value: Any) -> Any:
     back strictly; returns what was read."""
     out = None
     for ascii_only in (False, True):
-        with _room():
+        with deep_room():
             text = json.dumps(value, ensure_ascii=ascii_only, allow_nan=False)
         out = strict_loads(text)
     return out

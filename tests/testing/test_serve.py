@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 from typing import Any
 
 import pytest
@@ -137,3 +138,47 @@ def test_an_unmatched_request_gets_the_error_reply_over_the_socket() -> None:
 def test_serve_takes_a_mock_provider() -> None:
     with pytest.raises(TypeError, match="serve takes a MockProvider"), serve("x"):  # type: ignore[arg-type]
         pass
+
+
+def _let_go(base_url: str, path: str, how: str) -> None:
+    """Ask for a stream, read the head and the first chunk, then let go: ``close`` (FIN),
+    ``reset`` (RST, as a killed client), or ``early`` (before the request is whole)."""
+    host, port = base_url.removeprefix("http://").split(":")
+    data = json.dumps({"messages": []}).encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(data)}\r\n\r\n"
+    ).encode()
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    try:
+        if how == "reset":  # close with SO_LINGER 0: the peer gets a reset, not a FIN
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        if how == "early":
+            sock.sendall(head + data[:3])
+            return
+        sock.sendall(head + data)
+        reader = sock.makefile("rb")
+        while reader.readline() not in (b"\r\n", b""):
+            pass  # the head
+        size = int(reader.readline().strip(), 16)
+        assert size and reader.read(size)  # the first chunk arrived: the reply is under way
+        reader.close()
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize("how", ["close", "reset", "early"])
+def test_a_client_that_lets_go_early_is_answered_quietly(
+    how: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    stream = stream_of(CALLS, format="openai-chat", split="char")
+    mock = MockProvider(*[stream] * 4, pace=0.001)  # still replying when the client goes
+    with serve(mock) as base_url:
+        for _ in range(3):
+            _let_go(base_url, "/v1/chat/completions", how)
+        head, chunks, ended = exchange(base_url, "/v1/chat/completions", {"messages": []})
+    # the block's exit waited for every connection's thread: all it printed is here
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    assert head.startswith(b"HTTP/1.1 200") and ended  # the server went on serving
+    assert chunks == encode(stream, "openai-chat")

@@ -13,11 +13,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import callstream
+from callstream._json.dump import same_json
+from callstream.providers._eventstream import EventStreamDecoder
 from callstream.testing import FORMATS, QUIRKS, SPLITS, StreamDropped, WireStream, stream_of
 from callstream.testing._stream import split_text
 from callstream.testing._wire import WIRE_FORMATS
 from callstream.testing.strategies import json_scalars, json_text, splits, tool_calls
 from tests.support.strategies import has_inner_empty
+from tests.support.strict_json import deep_room, strict_loads
 
 EXAMPLES = int(os.environ.get("CALLSTREAM_TESTING_EXAMPLES", "8"))
 # Vertex cannot express an empty container inside the arguments: those examples are
@@ -294,3 +297,111 @@ def test_quirks_combine(
     check_outcome(
         stream, calls, fmt, outcome, broken=snapshot_broken(calls, fmt, quirks, split, seed)
     )
+
+
+# --- the edges of what callstream reads back: written as given, or refused ------------------
+
+LIMIT = 4_096  # the longest name or id callstream keeps (MAX_NAME_CHARS)
+
+
+def _deepest(fmt: str) -> int:
+    return 512 if fmt == "vertex" else 1_000  # Vertex's jsonPath limit; else max_depth
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    """Arguments ``depth`` levels deep (the arguments object is level 1)."""
+    value: Any = "leaf"
+    for _ in range(depth - 1):
+        value = [value]
+    return {"x": value}
+
+
+def _encodings(fmt: str) -> list[str]:
+    byte_formats = [*WIRE, "bedrock"]
+    return [
+        "payloads",
+        *(["bytes"] if fmt in byte_formats else []),
+        *(["lines"] if fmt in WIRE else []),
+    ]
+
+
+_EDGES = [
+    pytest.param(fmt, as_, split, id=f"{fmt}-{as_}-{split}")
+    for fmt in FORMATS
+    for as_ in _encodings(fmt)
+    for split in ("whole", "char", "random")
+]
+
+
+@pytest.mark.parametrize(("fmt", "as_", "split"), _EDGES)
+def test_calls_at_callstream_s_limits_are_written_and_read_back(
+    fmt: str, as_: Any, split: Any
+) -> None:
+    # The deepest arguments, the longest name and id callstream reads: written (no
+    # RecursionError, in any encoding), the bytes exactly the payloads, read back as given
+    # (with room for json.loads, which callstream's transport decodes each payload with).
+    calls = [
+        {"name": "n" * LIMIT, "id": "i" * LIMIT, "args": {"a": 1}},
+        {"name": "deep", "id": "call_deep", "args": _nested(_deepest(fmt))},
+    ]
+    stream = stream_of(calls, format=fmt, as_=as_, split=split, seed=11)
+    with deep_room():
+        if as_ != "payloads":
+            payloads = list(stream_of(calls, format=fmt, split=split, seed=11).items)
+            assert same_json(_decoded(stream.items, as_, fmt), payloads)
+        result = callstream.collect(stream)
+    got = [(c["name"], c["id"], c["args"]) for c in result.tool_calls]
+    assert len(got) == 2 and not result.invalid_tool_calls
+    for (name, id_, args), call in zip(got, calls, strict=True):
+        assert (name, id_) == (call["name"], call["id"]) and same_json(args, call["args"])
+
+
+def _decoded(items: list[Any], as_: str, fmt: str) -> list[Any]:
+    """The payloads in ``items`` (bytes or lines), as a strict JSON reader decodes them."""
+    if fmt == "bedrock":  # AWS eventstream messages: read by callstream's own decoder
+        out: list[Any] = []
+        decoder = EventStreamDecoder(max_event_chars=1 << 30)
+        for item in items:
+            decoder.feed_into(item, out)
+        return out
+    text = "".join(i.decode() if isinstance(i, bytes) else i + "\n" for i in items)
+    out = []
+    for line in text.split("\n"):
+        body = line[len("data: ") :] if line.startswith("data: ") else line
+        if body.startswith(("{", "[")) and body != "[DONE]":
+            out.append(strict_loads(body))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("calls", "formats", "match"),
+    [
+        ([{"name": "", "args": {}}], FORMATS, r"calls\[0\]\['name'\] is empty"),
+        ([{"name": "f", "id": "", "args": {}}], FORMATS, r"calls\[0\]\['id'\] is empty"),
+        (
+            [{"name": "f", "id": "i" * (LIMIT + 1), "args": {}}],
+            FORMATS,
+            r"calls\[0\]\['id'\] is longer than 4096",
+        ),
+        (
+            [{"name": "n" * (LIMIT + 1), "args": {}}],
+            FORMATS,
+            r"calls\[0\]\['name'\] is longer than 4096",
+        ),
+        ([{"name": "f", "args": _nested(1_001)}], FORMATS, r"nesting deeper than max_depth=1000"),
+        ([{"name": "f", "args": _nested(513)}], ("vertex",), r"deeper than 512 levels"),
+        (
+            [{"name": "f", "args": {}}, {"name": "g", "id": "", "args": {}}],
+            ("anthropic",),
+            r"calls\[1\]\['id'\] is empty",
+        ),
+    ],
+    ids=["empty name", "empty id", "long id", "long name", "too deep", "vertex too deep", "second"],
+)
+def test_calls_callstream_would_not_read_back_as_given_are_refused(
+    calls: list[dict[str, Any]], formats: tuple[str, ...], match: str
+) -> None:
+    for fmt in formats:
+        for as_ in _encodings(fmt):
+            with pytest.raises(ValueError, match=match):
+                stream_of(calls, format=fmt, as_=as_)  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ streams run in ``tests/ui/test_ui_protocols.py`` (its sources include them).
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -268,3 +269,83 @@ def test_mcp_apps_notifications_of_every_kind_match_the_schema(node: str) -> Non
             notes = list(mcp_apps_notifications(items, min_interval=0))
         check_mcp(schema, notes)
         assert all(n.tool_call_id not in server_ids(stream) for n in notes)
+
+
+# --- an over-long id: the events, the result, the runner and the UIs agree -------------------
+
+LONG = "x" * 4_097  # one past the assembler's limit on a call id (MAX_NAME_CHARS)
+
+
+def _long_ids(stream: Stream) -> list[dict[str, Any]]:
+    """The stream with every item id and call id made longer than the assembler keeps."""
+    ids = {
+        value
+        for e in stream.events
+        for value in (
+            e.get("item_id"),
+            e.get("item", {}).get("id"),
+            e.get("item", {}).get("call_id"),
+        )
+        if isinstance(value, str)
+    }
+    text = json.dumps(stream.events)
+    for id_ in sorted(ids, key=len, reverse=True):
+        text = text.replace(json.dumps(id_), json.dumps(id_ + LONG))
+    events: list[dict[str, Any]] = json.loads(text)
+    return events
+
+
+def _sources(events: list[dict[str, Any]], seed: int) -> list[Any]:
+    """The payloads whole, and their server-sent events cut at seeded random places."""
+    rng = random.Random(seed)
+    text = sse(events)
+    cuts = sorted(rng.sample(range(1, len(text)), 40))
+    return [events, [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]]
+
+
+HOSTED_STREAMS = [HOSTED, HOSTED_SHELL, XAI_SEARCH]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    "stream", [*HOSTED_STREAMS, CUSTOM, CLIENT_BUILTINS], ids=lambda s: s.name[:24]
+)
+def test_an_over_long_id_keeps_the_call_on_its_side(stream: Stream, seed: int) -> None:
+    # A call refused at its first chunk (its id is over the limit) is still the side's it
+    # is: a hosted call is the provider's in every event, in the result, to the runner
+    # and to the UIs; a client call is the client's invalid call.
+    events = _long_ids(stream)
+    hosted = stream in HOSTED_STREAMS
+    for source in _sources(events, seed):
+        result = callstream.collect(source)
+        verdicts = [
+            e
+            for u in callstream.stream(source)
+            for e in u.events
+            if isinstance(e, (callstream.CallStarted, callstream.CallInvalid, callstream.CallDone))
+        ]
+        assert verdicts and all(e.server is hosted for e in verdicts), verdicts
+        assert all(
+            isinstance(e, (callstream.CallStarted, callstream.CallInvalid)) for e in verdicts
+        )
+        invalid = [e for e in verdicts if isinstance(e, callstream.CallInvalid)]
+        listed = result.server_tool_calls if hosted else result.invalid_tool_calls
+        assert len(invalid) == len(listed) > 0
+        assert not result.tool_calls
+        assert not (result.invalid_tool_calls if hosted else result.server_tool_calls)
+    names = {c["name"] for c in callstream.collect(events).server_tool_calls}
+    own = {t.__name__ for t in CLIENT_TOOLS}
+    tools = [callstream.Tool(_hosted_probe, name=n) for n in sorted(names - own)]
+    answered = callstream.ToolRunner([*CLIENT_TOOLS, *tools]).run(events).results
+    assert len(answered) == (0 if hosted else len(invalid))  # never a call the provider ran
+    agui = encode(AGUIEncoder(), callstream.stream(events))
+    told = [e for e in agui if e.get("name") == "callstream.server_tool_call"]
+    started = [e for e in agui if e["type"] == "TOOL_CALL_START"]
+    assert (len(told), len(started)) == ((len(invalid), 0) if hosted else (0, len(invalid)))
+    check_python_models("".join(agui_stream(callstream.stream(events))))
+    with callstream.ToolRunner([*CLIENT_TOOLS, *tools]).stream(events) as items:
+        parts = encode(VercelEncoder(), items)
+    errors = [p for p in parts if p["type"] == "tool-input-error"]
+    assert len(errors) == len(invalid)
+    assert all((p.get("providerExecuted") is True) is hosted for p in errors), errors
+    assert not [p for p in parts if p["type"].startswith("tool-output")] or not hosted

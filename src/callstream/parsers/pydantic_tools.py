@@ -21,9 +21,11 @@
 # At the call's end the final arguments are validated once, strictly, in JSON mode: JSON
 # mode is what the data is, so a model with strict=True still accepts an ISO date string.
 # pydantic's JSON reader refuses nesting deeper than about 200 levels: arguments deeper
-# than MAX_VALIDATION_DEPTH are never written for pydantic; such a call is invalid with an
-# error that says its depth (never a RecursionError). Validation errors and unknown tool
-# names become invalid results with the pydantic error text, never exceptions.
+# than MAX_VALIDATION_DEPTH (the arguments object counts as 1; the one limit of
+# callstream.partial, re-exported here) are never written for pydantic; such a call is
+# invalid with an error that says its depth (never a RecursionError). Validation errors
+# and unknown tool names become invalid results with the pydantic error text, never
+# exceptions.
 #
 # A custom tool call's text input (arguments {"__arg1": text}) is validated as the tool
 # runner runs it: the text under the tool's one string parameter, by the one rule of
@@ -44,8 +46,7 @@ from callstream._json.dump import dumps_bounded, nesting_depth
 from callstream.parsers._parsed_call import dumps_or_none
 from callstream.parsers._tools_parser import CallState, ToolsParser
 from callstream.partial._builder import PartialBuilder
-from callstream.partial._shapes import MAX_VALIDATION_DEPTH as _MAX_DEPTH
-from callstream.partial._shapes import adapter_shape
+from callstream.partial._shapes import MAX_VALIDATION_DEPTH, adapter_shape
 from callstream.providers._custom_input import (
     TextParameter,
     as_text_input,
@@ -60,12 +61,6 @@ PREVIEW_WORK_FACTOR: Final = 20
 """A preview of a call is copied only while its copies so far hold at most this many
 entries (list items, dict keys, model fields) per character of its argument text
 (whatever ``min_preview_growth``): the copying stays linear in its size."""
-
-MAX_VALIDATION_DEPTH: Final = _MAX_DEPTH
-"""Arguments nested deeper than this (the arguments object counts as 1) are not given to
-pydantic, whose JSON reader refuses them: such a call is invalid, its error says its depth
-(the same limit as :data:`callstream.partial.MAX_VALIDATION_DEPTH`)."""
-
 
 class PydanticToolsParser(ToolsParser[Any]):
     """Tool calls validated into pydantic models (or any ``TypeAdapter``-able type).

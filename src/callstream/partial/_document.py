@@ -18,6 +18,19 @@ Where the JSON is (``extract``):
   after the value other than whitespace and the closing fence is an error.
 - ``"prose"``: the value is the first ``{`` or ``[`` and what follows up to its end;
   text before it (prose, a fence) and after it is ignored (and kept in ``text``).
+
+In both extract modes the value ends at its last character, whatever follows it in the
+same fragment: the JSON parser is fed up to there and no further
+(``StructuredParser._feed_value``), so the changes, ``closed`` and the partial object
+of that fragment are those of the JSON alone, for any split of the text.
+
+``NaN``, ``Infinity`` and ``-Infinity`` are read as numbers (``float('nan')`` ...), as
+the final check reads them: pydantic's JSON reader (``Model.model_validate_json``) and
+``json.loads`` both accept them, so refusing them here would fail a text the promised
+check accepts. Whether a value may be one is the schema's to say (a ``float`` field
+takes them unless the model sets ``allow_inf_nan=False``, or the type is
+``FiniteFloat``); without a model they are kept, and the UI events write them as
+``null`` (the output rule of :mod:`callstream._json.dump`).
 """
 
 from __future__ import annotations
@@ -29,7 +42,6 @@ from pydantic import PydanticUserError, TypeAdapter, ValidationError
 
 from callstream._errors import (
     IncompleteJSONError,
-    MalformedJSONError,
     OptionTypeError,
     OptionValueError,
     PartialJSONError,
@@ -37,7 +49,7 @@ from callstream._errors import (
     UsageError,
 )
 from callstream._json.changes import Change, ScalarSet, ValueClosed
-from callstream._json.grammar import DEFAULT_MAX_DEPTH
+from callstream._json.grammar import DEFAULT_MAX_DEPTH, ws_match
 from callstream._json.parser import PartialJSONParser
 from callstream._types import MISSING, JSONPath
 from callstream.partial._builder import PartialBuilder
@@ -49,7 +61,11 @@ Extract = Literal["json", "fenced", "prose"]
 EXTRACT_MODES: Final = ("json", "fenced", "prose")
 
 _FENCE: Final = re.compile(r"[ \t]*```[\w+.-]*[ \t]*\r?\n")
-_AFTER_VALUE: Final = "unexpected data after the JSON value"
+_CLOSERS: Final = {"{": "}", "[": "]", '"': '"'}
+"""Extract modes: the character after which a value of each kind may end (a number or a
+literal: none, they are fed a character at a time)."""
+_ATOM: Final = frozenset("0123456789+-.eE" "truefalsenullNaNInfinity")
+"""Characters that may continue a number or a literal (``-Infinity`` included)."""
 
 # Where the parser is in the text.
 _LEADING: Final = 0  # before the value (extract modes)
@@ -100,7 +116,9 @@ class StructuredParser:
     with its real type, the model's validators included, when it closes (never on a
     part of it); one that fails is "not valid yet" (absent), not an error. It is a live
     view: later fragments update it in place. The final value is validated once, from
-    the exact text of the JSON value: exactly ``Model.model_validate_json(text)``.
+    the exact text of the JSON value: exactly ``Model.model_validate_json(text)`` (which
+    reads ``NaN``, ``Infinity`` and ``-Infinity``; so does this parser, see the module
+    docstring).
 
     Cost: :meth:`feed` is O(len(text)) plus O(1) per value, and O(size) per closed
     container validated, bounded in total by
@@ -116,6 +134,7 @@ class StructuredParser:
         "_after",
         "_builder",
         "_closed",
+        "_closer",
         "_json",
         "_lead",
         "_parser",
@@ -163,7 +182,8 @@ class StructuredParser:
                 raise UsageError(f"cannot validate with {schema!r:.60}: {exc}") from exc
         self._shape = shape
         self._builder = PartialBuilder(shape) if previews and shape is not ANY else None
-        self._parser = PartialJSONParser(max_chars=max_chars, max_depth=max_depth)
+        # allow_nan: NaN and the infinities, as model_validate_json reads them (module doc)
+        self._parser = PartialJSONParser(allow_nan=True, max_chars=max_chars, max_depth=max_depth)
         self._text = _Text()  # every character given
         self._lead = ""  # text held before the value (extract modes)
         self._state = _IN_VALUE if extract == "json" else _LEADING
@@ -171,6 +191,7 @@ class StructuredParser:
         self._json = _Text()  # the JSON text
         self._after = _Text()  # the text after the value
         self._closed = False
+        self._closer: str | None = None  # extract modes: see _feed_value
         self._verdict: Any = MISSING
         self.changes: list[Change] = []
         """The JSON parser's changes of the last :meth:`feed` (what a UI patches its copy
@@ -291,11 +312,16 @@ class StructuredParser:
         parser = self._parser
         before = parser.chars
         try:
-            changes = parser.feed(text)
-        except MalformedJSONError as exc:
-            if self.extract != "json" and exc.reason == _AFTER_VALUE:
-                return self._value_ended(text, exc.position - before)
+            if self.extract == "json":
+                changes, used = parser.feed(text), len(text)
+            else:
+                changes, used = self._feed_value(text)
+        except PartialJSONError as exc:
             raise self._error(exc, "json", f"the output is not valid JSON: {exc}") from exc
+        if used < len(text):  # the value ended: the rest is trailing text
+            self._after.add(text[used:])
+            self._state = _AFTER
+            text = text[:used]
         self._json.add(text)
         self.changes = changes
         builder = self._builder
@@ -308,12 +334,45 @@ class StructuredParser:
     def _parser_value(self) -> Any:
         return self._parser.value
 
-    def _value_ended(self, text: str, at: int) -> list[JSONPath]:
-        """The value ended at ``at`` in ``text`` and text followed (extract modes)."""
-        self._json.add(text[:at])
-        self._after.add(text[at:])
-        self._state = _AFTER
-        return [()]
+    def _feed_value(self, text: str) -> tuple[list[Change], int]:
+        """Extract modes: feed ``text`` to the JSON parser up to the end of the value,
+        never past it; return the changes and how many characters were the value's.
+
+        The parser refuses a fragment that goes on after its value, and the changes of
+        the fragment's part before the end would be lost with it (the value's last
+        values would never reach the partial object nor ``closed``). So the text is fed
+        in pieces that end where the value may end, and the rest is left once it has:
+        after each character that may close it (``}`` for an object, ``]`` for an
+        array, ``"`` for a string: one more parser call each), a number or a literal a
+        character at a time (short: a number is bounded by the digits limit). A number
+        followed by text other than whitespace ends there: the parser closes it, and the
+        change it makes is the one whitespace there would have made. The pieces are the
+        same whatever the split of the text, so the changes and ``closed`` are too.
+
+        Raises:
+            PartialJSONError: the parser's (not JSON, a limit; an unfinished number or
+                literal that text follows).
+        """
+        parser = self._parser
+        changes: list[Change] = []
+        i, n = 0, len(text)
+        while i < n and not parser.complete:
+            closer = self._closer
+            if closer is None:  # not begun: whitespace, then the value's first character
+                start = ws_match(text, i).end()
+                if start < n:
+                    self._closer = _CLOSERS.get(text[start], "")
+                end = min(start + 1, n)
+            elif closer:
+                end = text.find(closer, i) + 1 or n
+            elif text[i] in _ATOM or text[i] in " \t\n\r":
+                end = i + 1
+            else:  # text right after a number (or an unfinished literal): the value ends
+                changes.append(ScalarSet((), parser.close()))
+                break
+            changes.extend(parser.feed(text[i:end]))
+            i = end
+        return changes, i
 
     # --- the verdict ------------------------------------------------------------------
 

@@ -28,6 +28,9 @@ Wire facts (from real recordings):
   first of them to arrive ends the call with :class:`CallEnd` (``args=`` the complete
   text or object, which wins over what was streamed). Deltas after it never change the
   call. Other items (shell, patch, computer, hosted tools) end at ``output_item.done``.
+- A call the provider runs is marked (:class:`ServerToolUse`) before its first chunk,
+  so every event about it says ``server=True``, also the ``CallInvalid`` of a call
+  refused at its first chunk.
 - The status events of hosted tools (``response.web_search_call.searching``,
   ``response.mcp_call.failed`` ...) and each item's ``status`` update the call's
   ``status`` extra (:class:`CallExtras`), also after the call ended.
@@ -242,9 +245,11 @@ class OpenAIResponsesTranslator:
 
     def _start(self, index: int, read: ItemCall, args: Arguments) -> list[Signal]:
         """The signals that start call ``index`` with first arguments ``args`` (text or
-        a whole object): its chunk (name and id), then its server mark and extras, then
-        the arguments, so that its ``CallStarted`` carries both; a call with neither mark
-        nor extras gets one chunk."""
+        a whole object): its server mark, its chunk (name and id), its extras, then the
+        arguments, so that its ``CallStarted`` carries both; a call with neither mark nor
+        extras gets one chunk. The mark comes first, so the call is a server call from
+        its birth: a chunk the assembler refuses at once (an id over its length limit)
+        is reported as the provider's invalid call, as the result lists it."""
         call = self._calls.get(index)
         if call is not None:
             call.named = True
@@ -252,9 +257,8 @@ class OpenAIResponsesTranslator:
             if read.id is None and read.name is None and args is None:
                 return []
             return [CallChunk(index, read.id, read.name, args)]
-        out: list[Signal] = [CallChunk(index, read.id, read.name, None)]
-        if read.server:
-            out.append(ServerToolUse(index=index))
+        out: list[Signal] = [ServerToolUse(index=index)] if read.server else []
+        out.append(CallChunk(index, read.id, read.name, None))
         if read.extras:
             out.append(CallExtras(index=index, extras=read.extras))
         if args is not None:
@@ -315,7 +319,7 @@ class OpenAIResponsesTranslator:
         if call is None:  # no output_item.added: named at its end
             call = self._open(index, "function_call" if function else "mcp_call", not function)
             if not function and delta:
-                return [CallChunk(index, None, None, delta), ServerToolUse(index=index)]
+                return [ServerToolUse(index=index), CallChunk(index, None, None, delta)]
         if call.ended or call.closing is not None:
             return []  # after its end (or not a JSON-text kind): never changes the call
         return [CallChunk(index, None, None, delta)] if delta else []
@@ -347,11 +351,11 @@ class OpenAIResponsesTranslator:
                 index, "custom_tool_call" if custom else "code_interpreter_call", not custom
             )
             call.closing = '"}'
+            if not custom:
+                out.append(ServerToolUse(index=index))
             out.append(
                 CallChunk(index, None, None, _open_string({}, CUSTOM_ARG if custom else "code"))
             )
-            if not custom:
-                out.append(ServerToolUse(index=index))
         delta = get_str(payload, "delta")
         if not call.ended and call.closing is not None and delta and call.kind in _STRINGS:
             out.append(CallChunk(index, None, None, json_string_body(delta)))

@@ -4,11 +4,20 @@ for clients that need a socket (botocore's Bedrock client, ``requests``, raw HTT
 The server is the standard library's threading HTTP server on ``127.0.0.1``; each reply
 is sent with chunked transfer encoding, one HTTP chunk per stream chunk, flushed as it is
 written, so the chunk boundaries reach the client's socket as they were written.
+
+A client that lets go early (closes or resets its connection mid-reply, or before its
+request is read) is answered quietly, as a server answers a hang-up: that connection
+ends, nothing is printed. Any other error of a connection's thread is printed as the
+standard library prints it (a bug to see). When the ``with`` block exits, the server
+stops, every connection still open is closed and its thread has ended, so nothing of
+it runs, or prints, after the block.
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -59,7 +68,8 @@ def _handler_class(mock: MockProvider) -> type[BaseHTTPRequestHandler]:
                     self.wfile.flush()
             if reply.dropped:  # no last chunk: the client sees the connection go mid-body
                 self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
+                with contextlib.suppress(OSError):  # the client may have gone already
+                    self.connection.shutdown(socket.SHUT_RDWR)
                 return
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -70,6 +80,55 @@ def _handler_class(mock: MockProvider) -> type[BaseHTTPRequestHandler]:
             """Quiet: what was asked is in ``mock.requests``."""
 
     return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    """The threading HTTP server, quiet when a client lets go, whose connections are
+    closed and their threads joined by :meth:`close_connections`."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._lock = threading.Lock()
+        self._open: dict[threading.Thread, socket.socket] = {}
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """One thread per connection, listed (in the serving thread, before it starts)
+        until it ends."""
+        thread = threading.Thread(
+            target=self._run, args=(request, client_address), name="callstream-serve-conn"
+        )
+        thread.daemon = True
+        with self._lock:
+            self._open[thread] = request
+        thread.start()
+
+    def _run(self, request: Any, client_address: Any) -> None:
+        try:
+            self.process_request_thread(request, client_address)
+        finally:
+            with self._lock:
+                self._open.pop(threading.current_thread(), None)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that let go (a reset, a closed pipe) is no error of the server's:
+        nothing is printed. Anything else is printed as the standard library does."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    def close_connections(self) -> None:
+        """Close every connection still open and wait for its thread (after
+        ``shutdown``: no new one starts). A thread blocked reading or writing sees its
+        socket end; one pacing its chunks, at its next write."""
+        with self._lock:
+            still = list(self._open.items())
+        for _, request in still:
+            with contextlib.suppress(OSError):
+                request.shutdown(socket.SHUT_RDWR)
+        for thread, _ in still:
+            thread.join()
 
 
 @contextmanager
@@ -87,13 +146,15 @@ def serve(mock: MockProvider, *, host: str = "127.0.0.1", port: int = 0) -> Iter
         host: the address to listen on (keep the loopback default in tests).
         port: the port; 0 picks a free one.
 
-    Cost: one thread for the server and one per connection; the server is shut down and
-    its socket closed when the block exits.
+    A client that lets go early is answered quietly (its connection ends, nothing is
+    printed). When the block exits, the server is shut down, every connection still
+    open is closed and its thread joined, and the listening socket is closed.
+
+    Cost: one thread for the server and one per connection.
     """
     if not isinstance(mock, MockProvider):
         raise TypeError(f"serve takes a MockProvider, not {mock!r:.80}")
-    server = ThreadingHTTPServer((host, port), _handler_class(mock))
-    server.daemon_threads = True
+    server = _Server((host, port), _handler_class(mock))
     thread = threading.Thread(target=server.serve_forever, name="callstream-serve", daemon=True)
     thread.start()
     try:
@@ -102,5 +163,6 @@ def serve(mock: MockProvider, *, host: str = "127.0.0.1", port: int = 0) -> Iter
         yield f"http://{shown}:{bound_port}"
     finally:
         server.shutdown()
+        server.close_connections()
         server.server_close()
         thread.join()

@@ -8,16 +8,20 @@ writers of ``callstream.testing._writers``, one per format.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args
 
+from callstream._assembly.options import MAX_NAME_CHARS
+from callstream._errors import JSONLimitError, PartialJSONError
+from callstream._json.dump import dumps_bounded, nesting_depth
+from callstream._json.parser import DEFAULT_MAX_DEPTH
+from callstream.providers._gemini_args import MAX_PATH_DEPTH
 from callstream.providers._responses_items import CALL_ITEMS, CUSTOM_ARG
 from callstream.testing._wire import BYTE_FORMATS, WIRE_FORMATS, Encoding, encode
-from callstream.testing._writers import ITEM_TYPES, WRITERS, Shape, WireCall
+from callstream.testing._writers import ITEM_TYPES, WRITERS, Shape, WireCall, read_json
 
 __all__ = (
     "FORMATS",
@@ -284,7 +288,7 @@ def _check(
             raise ValueError(f"quirks {a!r} and {b!r} cannot be combined")
     if not calls and named.intersection(_EXCLUSIVE):
         raise ValueError(f"quirk {ending[0]!r} needs at least one call to cut")
-    _check_calls(calls)
+    _check_calls(calls, format)
     kinds = [_check_item(n, call, format) for n, call in enumerate(calls)]
     cutting = sorted(named.intersection(_EXCLUSIVE))
     if cutting and kinds[-1] not in _CUTTABLE:
@@ -301,7 +305,9 @@ _CUTTABLE = ("function_call", "custom_tool_call")
 _WHOLE = ("gemini", "vertex", "mistral", "ollama")
 
 
-def _check_calls(calls: Sequence[Mapping[str, Any]]) -> None:
+def _check_calls(calls: Sequence[Mapping[str, Any]], format: str) -> None:
+    """Each call is a ``ToolCall`` dict that callstream reads back as it is given (with
+    its default limits), or the error says why not."""
     for n, call in enumerate(calls):
         if not isinstance(call, Mapping) or not isinstance(call.get("name"), str):
             raise TypeError(f"calls[{n}] must be a mapping with a str 'name' (a ToolCall dict)")
@@ -309,15 +315,58 @@ def _check_calls(calls: Sequence[Mapping[str, Any]]) -> None:
             raise TypeError(f"calls[{n}]['args'] must be a mapping (the arguments object)")
         if call.get("id") is not None and not isinstance(call.get("id"), str):
             raise TypeError(f"calls[{n}]['id'] must be a str or None")
-        try:
-            json.dumps(dict(call.get("args", {})), allow_nan=False)
-        except ValueError as exc:  # NaN or an infinity: no JSON text can carry it
-            raise ValueError(f"calls[{n}]['args'] is not JSON: {exc}") from None
-        except TypeError as exc:
-            raise TypeError(f"calls[{n}]['args'] is not JSON data: {exc}") from None
+        _check_identity(n, call["name"], call.get("id"))
+        args = dict(call.get("args", {}))
+        _args_text(n, args)
+        if format == "vertex" and nesting_depth(args, MAX_PATH_DEPTH) is None:
+            raise ValueError(
+                f"calls[{n}]['args'] nest deeper than {MAX_PATH_DEPTH} levels: vertex "
+                "partialArgs leaves that deep are read back as an invalid call"
+            )
     ids = [call.get("id") or f"call_{n}" for n, call in enumerate(calls)]
     if len(set(ids)) != len(ids):
         raise ValueError("call ids must be distinct within one stream")
+
+
+def _check_identity(n: int, name: str, id_: str | None) -> None:
+    """A name and an id callstream reads back as they are: not empty, at most
+    ``MAX_NAME_CHARS`` characters (a missing id, None, becomes ``call_<n>``)."""
+    if not name:
+        raise ValueError(f"calls[{n}]['name'] is empty: a call without a name is read back invalid")
+    if id_ == "":
+        raise ValueError(
+            f"calls[{n}]['id'] is empty, which is read back as no id: leave it out (or None) "
+            f"for call_{n}, or give one"
+        )
+    for field_name, value in (("name", name), ("id", id_)):
+        if value is not None and len(value) > MAX_NAME_CHARS:
+            raise ValueError(
+                f"calls[{n}][{field_name!r}] is longer than {MAX_NAME_CHARS} characters: "
+                "read back as an invalid call"
+            )
+
+
+def _args_text(n: int, args: dict[str, Any]) -> str:
+    """The JSON text of ``calls[n]``'s arguments, checked as callstream reads it back
+    (its parser, default limits): JSON data, at most ``DEFAULT_MAX_DEPTH`` levels deep,
+    no ``NaN`` or infinity. Written and read without recursion, whatever the depth."""
+    try:
+        text = dumps_bounded(args, max_depth=DEFAULT_MAX_DEPTH, ensure_ascii=False)
+    except JSONLimitError as exc:
+        raise ValueError(
+            f"calls[{n}]['args'] is not JSON callstream reads back ({exc.reason}): its "
+            "arguments would be an invalid call"
+        ) from None
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"calls[{n}]['args'] is not JSON data: {exc}") from None
+    try:
+        read_json(text)
+    except PartialJSONError:  # NaN or an infinity: no JSON text can carry it
+        raise ValueError(
+            f"calls[{n}]['args'] is not JSON: Out of range float values (NaN, Infinity) are "
+            "not JSON compliant"
+        ) from None
+    return text
 
 
 def _check_item(n: int, call: Mapping[str, Any], format: str) -> str:
@@ -388,22 +437,19 @@ _REQUIRED = {
 }
 
 
-def _null_member(value: Any, where: str = "args") -> str | None:
+def _null_member(value: Any) -> str | None:
     """Where ``value`` has an object member that is null (callstream leaves them out of a
-    Responses item's fields), or None."""
-    if isinstance(value, Mapping):
-        for key, member in value.items():
-            inner = f"{where}[{key!r}]"
-            if member is None:
-                return inner
-            found = _null_member(member, inner)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for position, member in enumerate(value):
-            found = _null_member(member, f"{where}[{position}]")
-            if found is not None:
-                return found
+    Responses item's fields), or None: the first in document order. Iterative (any
+    depth)."""
+    stack: list[tuple[Any, str]] = [(value, "args")]
+    while stack:
+        item, where = stack.pop()
+        if item is None:
+            return where
+        if isinstance(item, Mapping):
+            stack.extend(reversed([(m, f"{where}[{k!r}]") for k, m in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([(m, f"{where}[{i}]") for i, m in enumerate(item)]))
     return None
 
 
@@ -418,7 +464,7 @@ def _wire_call(
     elif kind == "code_interpreter_call":
         text = args.pop("code")
     elif kind in ("function_call", "mcp_call"):
-        text = json.dumps(args, ensure_ascii=False)
+        text = dumps_bounded(args, max_depth=None, ensure_ascii=False)
     elif kind == "shell_call":
         action = dict(args["action"])
         commands = tuple(split_text(c, split, rng) for c in action.pop("commands"))
@@ -479,8 +525,12 @@ def stream_of(
         ValueError: an unknown format, split, quirk or encoding; a quirk that does not
             apply to ``format`` (the message names the formats it applies to); quirks
             that cannot be combined; arguments the format cannot express (``vertex``:
-            an empty list or object below the top); a NaN or infinite float in the
-            arguments (no JSON text carries one); repeated ids; ``bytes`` or
+            an empty list or object below the top, or nesting deeper than 512 levels,
+            its ``jsonPath`` limit); a NaN or infinite float in the arguments (no JSON
+            text carries one); a call callstream would not read back as it is given:
+            an empty name or id (leave the id out, or None, for ``call_<n>``), a name
+            or id longer than 4,096 characters, arguments nested deeper than 1,000
+            levels (callstream's ``max_depth``); repeated ids; ``bytes`` or
             ``lines`` of a format with no such wire (``lines`` of ``bedrock``, whose
             bytes are AWS eventstream messages; ``langchain`` and ``langchain-events``,
             which are Python objects); an ``item_type`` outside ``openai-responses``,
@@ -492,6 +542,15 @@ def stream_of(
             is cut).
         TypeError: a call that is not a ``ToolCall``-shaped mapping, or arguments that
             are not JSON data.
+
+    Arguments of any depth within the limits are written without recursion, as payloads,
+    bytes or lines. A reader of the bytes decodes each payload with its own JSON reader:
+    callstream's decodes with ``json.loads``, which refuses nesting near Python's
+    recursion limit (``StreamLimitError``, "nested too deep to decode"), so arguments
+    nested nearly as deep as that limit (1,000 by default, less the caller's stack) that
+    a format sends as an object (``gemini``, ``ollama``, a Responses item's fields,
+    ``arguments-object``) are read back from ``payloads``, or with a raised recursion
+    limit.
 
     Cost: O(total argument text) to write; the stream holds every item.
     """

@@ -7,11 +7,12 @@ formats' framing: which name their events, where ``data: [DONE]`` goes).
 
 from __future__ import annotations
 
-import json
 import struct
 import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
+
+from callstream._json.dump import dumps_bounded
 
 __all__ = (
     "BYTE_FORMATS",
@@ -47,16 +48,23 @@ WIRE_FORMATS = (
 BYTE_FORMATS = (*WIRE_FORMATS, "bedrock")
 
 
+def _json(payload: Any) -> str:
+    """``json.dumps(payload)`` (ASCII), by the one writer: any depth, never a
+    ``RecursionError`` (:mod:`callstream._json.dump`)."""
+    return dumps_bounded(payload, max_depth=None, ensure_ascii=True)
+
+
 def sse_event(payload: Any, event: str | None = None) -> str:
     """One server-sent event: an ``event:`` line when ``event`` is given, the payload as
-    JSON (ASCII, ``json.dumps``' default) on one ``data:`` line, a blank line."""
+    JSON (ASCII, ``json.dumps``' default; any depth) on one ``data:`` line, a blank
+    line."""
     head = "" if event is None else f"event: {event}\n"
-    return f"{head}data: {json.dumps(payload)}\n\n"
+    return f"{head}data: {_json(payload)}\n\n"
 
 
 def ndjson_line(payload: Any) -> str:
-    """One NDJSON line: the payload as JSON, a line feed."""
-    return json.dumps(payload) + "\n"
+    """One NDJSON line: the payload as JSON (any depth), a line feed."""
+    return _json(payload) + "\n"
 
 
 def eventstream_message(headers: Mapping[str, str], payload: bytes) -> bytes:
@@ -88,7 +96,7 @@ def _bedrock_message(payload: Any) -> bytes:
     if not isinstance(payload, dict) or len(payload) != 1:
         raise ValueError(f"a bedrock payload is one {{event type: body}} pair, not {payload!r:.80}")
     ((kind, body),) = payload.items()
-    data = json.dumps(body).encode("utf-8", "surrogatepass")
+    data = _json(body).encode("utf-8", "surrogatepass")
     if kind.endswith("Exception"):
         headers = {":exception-type": kind, ":content-type": "application/json"}
         return eventstream_message({**headers, ":message-type": "exception"}, data)

@@ -10,12 +10,13 @@ second copy of a format exists.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ("ITEM_TYPES", "WRITERS", "Shape", "WireCall", "write_calls")
+from callstream._json.parser import PartialJSONParser
+
+__all__ = ("ITEM_TYPES", "WRITERS", "Shape", "WireCall", "read_json", "write_calls")
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,22 @@ class Shape:
         return self.reason == "length" or self.error
 
 
+def read_json(text: str) -> Any:
+    """``json.loads(text)`` without recursion (callstream's parser, its default depth
+    limit; no ``NaN``), for the writers, whatever the depth of the arguments.
+
+    Raises:
+        PartialJSONError: the text is not JSON (a ``ValueError``), or nests deeper than
+            ``DEFAULT_MAX_DEPTH``.
+    """
+    parser = PartialJSONParser()
+    parser.feed(text)
+    return parser.close()
+
+
 def _loads_or_text(text: str) -> Any:
     try:
-        return json.loads(text)
+        return read_json(text)
     except ValueError:
         return text
 
@@ -716,7 +730,7 @@ def _vertex(calls: list[WireCall], shape: Shape) -> list[Any]:
                 [{"functionCall": {"id": call.id, "name": call.name, "willContinue": True}}]
             )
         )
-        leaves = scalars_in_order(json.loads(call.text))
+        leaves = scalars_in_order(read_json(call.text))
         for path, value in leaves:
             if isinstance(value, str) and value:
                 # a string streamed in pieces of the split's size
@@ -874,7 +888,7 @@ def _mistral(calls: list[WireCall], shape: Shape) -> list[Any]:
 
 def _lc_finish(index: int, call: WireCall) -> dict[str, Any]:
     try:
-        args = json.loads(call.text or "{}")
+        args = read_json(call.text or "{}")
     except ValueError:
         content: dict[str, Any] = {
             "type": "invalid_tool_call",

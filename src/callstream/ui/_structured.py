@@ -30,6 +30,11 @@ run (``RUN_STARTED`` ... ``RUN_FINISHED``, ``start`` ... ``finish``); a
 ``structured_output:<reason>``) / an ``error`` part and ``finish`` (``length`` for a
 token-limit cut, else ``error``). Frame them with :func:`callstream.ui.sse_frame`.
 
+Every event follows the output rule of :mod:`callstream._json.dump` as Python data
+already (the protocols' own models take it): a lone surrogate in a key, a pointer or a
+string is U+FFFD, ``NaN`` and infinities are None, and the final value goes out at any
+depth (:func:`final_json`).
+
 Cost: O(size of the update's changes) per update, plus the strings resent, bounded in
 total by ``1 + 1 / string_growth`` times their length (AG-UI), and the previews resent,
 bounded likewise by ``1 + 1 / growth`` times the text (Vercel); the final value once.
@@ -43,10 +48,15 @@ from typing import Any, Final
 from pydantic_core import to_jsonable_python
 
 from callstream._errors import StructuredOutputError, UsageError
-from callstream._json.changes import ScalarSet, StringExtended, ValueClosed, ValueStarted
-from callstream._json.changes import to_json_pointer as pointer
+from callstream._json.changes import (
+    ScalarSet,
+    StringExtended,
+    ValueClosed,
+    ValueStarted,
+    to_json_pointer,
+)
+from callstream._json.dump import strict_data, strict_text
 from callstream._types import JSONPath
-from callstream._update import copy_json
 from callstream.ui._turn_state import new_id
 
 __all__ = (
@@ -64,8 +74,22 @@ _EMPTY: Final = {"object": dict, "array": list, "string": str}
 
 
 def final_json(value: Any) -> Any:
-    """The validated value as JSON data (a model as ``model_dump(mode="json")``)."""
-    return to_jsonable_python(value)
+    """The validated value as JSON data, by the output rule of :mod:`callstream._json.dump`
+    (:func:`~callstream._json.dump.strict_data`: lone surrogates as U+FFFD, ``NaN`` and
+    infinities as None, any depth): a model (a dataclass, a date ...) as pydantic writes
+    it in JSON mode (``model_dump(mode="json")``), plain JSON data as it is.
+
+    pydantic's writer refuses what only a value read without a model can hold (a model's
+    value passed pydantic's JSON reader, which refuses both): nesting past about 255
+    levels (``collect_structured`` reads up to ``max_depth``, 1,000 by default) and a lone
+    surrogate in an object key (``json.loads`` reads a ``"\\ud800"`` escape). Such a value
+    is plain JSON data already, and goes to the rule as it is. Cost: O(size of the
+    value); no recursion."""
+    try:
+        plain = to_jsonable_python(value)
+    except ValueError:  # too deep, or a key with a lone surrogate: plain JSON data
+        plain = value
+    return strict_data(plain)
 
 
 def _check(update: Any) -> None:
@@ -134,10 +158,10 @@ class AGUIStateEncoder:
             if op is None:
                 continue
             if path:
-                ops.append({"op": op, "path": pointer(path), "value": value})
+                ops.append(_patch(op, path, value))
             else:  # the whole value: a snapshot
                 ops = _flush(ops, out)
-                out.append({"type": "STATE_SNAPSHOT", "snapshot": value})
+                out.append({"type": "STATE_SNAPSHOT", "snapshot": strict_data(value)})
         self._resend_string(ops)
         _flush(ops, out)
         return out
@@ -150,7 +174,7 @@ class AGUIStateEncoder:
         grown = self._length - self._sent
         if grown and grown >= max(self.min_string_step, self.string_growth * self._sent):
             text = self._joined()
-            ops.append({"op": "replace", "path": pointer(string), "value": text})
+            ops.append(_patch("replace", string, text))
             self._sent = len(text)
 
     def _joined(self) -> str:
@@ -158,6 +182,13 @@ class AGUIStateEncoder:
         if len(parts) > 1:
             parts[:] = ["".join(parts)]
         return parts[0] if parts else ""
+
+
+def _patch(op: str, path: JSONPath, value: Any) -> Event:
+    """One JSON Patch operation, by the output rule of :mod:`callstream._json.dump` (a
+    lone surrogate in the pointer or the value as U+FFFD, ``NaN`` as None), as the
+    protocol's own models require. Cost: O(length of the pointer and the value)."""
+    return {"op": op, "path": strict_text(to_json_pointer(path)), "value": strict_data(value)}
 
 
 def _flush(ops: list[Event], out: list[Event]) -> list[Event]:
@@ -203,7 +234,7 @@ class VercelDataEncoder:
         if self._chars and chars < self._chars * (1 + self.growth):
             return []
         self._chars = chars
-        return [self._part(copy_json(update.partial))]
+        return [self._part(strict_data(update.partial))]
 
     def _part(self, data: Any) -> Event:
         return {"type": f"data-{self.name}", "id": self.id, "data": data}
