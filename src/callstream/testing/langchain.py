@@ -289,7 +289,8 @@ class FakeToolCallingChatModel(BaseChatModel):
         split: how argument text is cut (:data:`~callstream.testing.Split`).
         quirks: quirk names of :data:`~callstream.testing.QUIRKS` that apply to
             ``format`` (``arguments-object`` excepted), for every turn without its own.
-        seed: the seed of the ``random`` split.
+        seed: the seed of the ``random`` split (as :func:`~callstream.testing.stream_of`:
+            0 by default, the same places in every run).
 
     Raises:
         ValueError: an unknown style, split or quirk, a quirk that does not apply to the
@@ -307,7 +308,7 @@ class FakeToolCallingChatModel(BaseChatModel):
     format: str = "openai-chat"
     split: str = "token"
     quirks: tuple[str, ...] = ()
-    seed: int | None = None
+    seed: int = 0
 
     _turns: list[_Turn] = PrivateAttr(default_factory=list)
     _next: int = PrivateAttr(default=0)
