@@ -8,7 +8,7 @@ Commands (``callstream COMMAND --help`` for the options)::
     callstream schema                 print the JSON Schema of the --output jsonl event feed
     callstream --version              the version, ``compiled: yes/no`` and the Python
 
-``replay`` and ``demo`` render with rich (``pip install 'callstream[cli]'``): each call
+``replay`` and ``demo`` render with rich (the ``cli`` extra): each call
 with its name and id, the arguments as a tree growing fragment by fragment, a check mark
 on every complete value, invalid calls with their error and raw text, then a summary.
 Each call is printed in full once it ends; on a terminal a live window above shows the
@@ -85,7 +85,7 @@ def _feed_line(event: Any) -> str:
 
 def _rich_missing() -> InputError:
     return InputError(
-        "the live display needs rich: pip install 'callstream[cli]' "
+        "the live display needs rich (the cli extra): pip install rich "
         "(or use --output jsonl, which works without it)"
     )
 

@@ -167,7 +167,7 @@ def _rich(console: Console) -> tuple[_Show, _Finish]:
         from rich.panel import Panel
         from rich.text import Text
     except ImportError:  # pragma: no cover - the command checks rich first
-        raise InputError("the rich output needs rich: pip install 'callstream[cli]'") from None
+        raise InputError("the rich output needs rich (the cli extra): pip install rich") from None
 
     def panel(value: Any, title: str, style: str) -> Any:
         text = dumps_bounded(value, max_depth=None, strict=True, indent=2)

@@ -9,7 +9,7 @@ so code that merges chunks, reads ``tool_call_chunks`` or runs an agent loop mee
 chunks it meets in production. ``stream_events(version="v3")`` works through
 langchain-core's bridge from ``_stream`` chunks to protocol events.
 
-Needs ``langchain-core`` (``pip install 'callstream[testing,langchain]'``); this module
+Needs ``langchain-core`` (the ``langchain`` extra); this module
 imports it and is imported only when asked for (``callstream.testing`` does not import it).
 
 How each style places ``index``, ``id`` and ``name`` (read from langchain-openai 1.8 and
