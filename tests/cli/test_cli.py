@@ -601,9 +601,10 @@ def test_console_script_module_runs_without_importing_rich_for_data_commands() -
     assert '"invalid_tool_calls"' in completed.stdout
 
 
-def test_python_dash_m_entry_point() -> None:
+@pytest.mark.parametrize("module", ["callstream", "callstream.cli"])
+def test_python_dash_m_entry_point(module: str) -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "callstream.cli", "inspect", path_of("anthropic_max_tokens")],
+        [sys.executable, "-m", module, "inspect", path_of("anthropic_max_tokens")],
         capture_output=True,
         text=True,
         timeout=120,

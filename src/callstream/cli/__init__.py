@@ -56,7 +56,14 @@ from callstream._errors import CallstreamError
 from callstream._json.dump import dumps_bounded
 from callstream.cli._command_line import PROG, UsageProblem, build_parser
 from callstream.cli._escape import escape_json, escape_text
-from callstream.cli._replay import BASE_INTERVAL, Prepared, ReplayStats, prepare, replay
+from callstream.cli._replay import (
+    BASE_INTERVAL,
+    Prepared,
+    ReplayStats,
+    prepare,
+    replay,
+    warm_up,
+)
 from callstream.cli._stream_file import InputError, Recording, Source, load_path, load_text
 from callstream.examples import DEMO, EXAMPLES, read_example
 
@@ -186,6 +193,7 @@ def _run_rich(
 
     view = StreamView()
     symbols = symbols_for(console.encoding)
+    warm_up()  # the summary's time per chunk, measured without first-use imports
     live_ok = console.is_terminal and not console.is_dumb_terminal
 
     def show_finished(events: Sequence[Any]) -> None:
