@@ -320,3 +320,14 @@ def test_the_licence_is_mit_for_the_callstream_authors() -> None:
     assert licence.startswith("MIT License")
     assert "the callstream authors" in licence
     assert _pyproject()["project"]["license-files"] == ["LICENSE"]
+
+
+def test_the_docs_extra_installs_what_the_signature_formatting_needs() -> None:
+    """``separate_signature`` (mkdocs.yml) formats each signature with ruff or black when
+    one is installed; the ``docs`` extra must bring one (the test extra too)."""
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "separate_signature: true" in config
+    extras = _pyproject()["project"]["optional-dependencies"]
+    for extra in ("docs", "test"):
+        names = {re.split(r"[<>=!~\[; ]", requirement)[0] for requirement in extras[extra]}
+        assert names & {"ruff", "black"}, f"the {extra} extra has no signature formatter"

@@ -1,7 +1,7 @@
 """The built documentation site in headless Chromium, served by a loopback HTTP server:
-the home page, a guide and an API page show no console error, every internal link on
-them leads to a page of the build, and no request leaves the machine (no web font, no
-CDN: the site works offline).
+the home page, a guide and the API reference's pages show no console error, every
+internal link on them leads to a page of the build, and no request leaves the machine
+(no web font, no CDN: the site works offline).
 
 Chromium is Debian's (``/usr/bin/chromium``, or ``CALLSTREAM_CHROMIUM``), driven by
 playwright without any browser download, as ``tests/ui/test_web_example.py`` does. Without
@@ -20,8 +20,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-PAGES = ("index.html", "guides/tool-runner.html", "reference/runner.html")
-"""The home page, one guide, one API page."""
+PAGES = (
+    "index.html",
+    "guides/tool-runner.html",
+    "reference/index.html",
+    "reference/drivers.html",
+    "reference/runner.html",
+)
+"""The home page, one guide, the API reference's map and two of its pages."""
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+import callstream
 from tests.docs.markdown_blocks import ROOT
 
 PUBLIC_MODULES = (
@@ -190,3 +191,54 @@ def test_the_front_page_links_resolve_from_the_repository_root(built_site: Path)
             if parts.fragment not in ids.ids:
                 broken.append(href)
     assert broken == [], broken
+
+
+# --- the API reference: a map, then one page per area ----------------------------------
+
+REFERENCE = ROOT / "docs" / "reference"
+NAV_ORDER = ("index", "drivers", "runner", "structured", "parsers", "tools", "results")
+"""The first reference pages in the navigation: the map, the functions that read a
+stream, the classes users build, what a stream gives (the errors come last)."""
+
+
+def _directives(page: str) -> list[str]:
+    text = (REFERENCE / f"{page}.md").read_text(encoding="utf-8")
+    return re.findall(r"^::: (\S+)", text, re.MULTILINE)
+
+
+def test_the_reference_reads_functions_first_and_errors_last() -> None:
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    section = config[config.index("  - API reference:\n") : config.index("  - Design:")]
+    pages = re.findall(r"reference/(\w+)\.md", section)
+    assert tuple(pages[: len(NAV_ORDER)]) == NAV_ORDER and pages[-1] == "errors"
+    assert sorted(pages) == sorted(p.stem for p in REFERENCE.glob("*.md"))
+    assert _directives("index") == []  # a map, no entries
+    assert _directives("drivers")[:4] == [
+        "callstream.stream",
+        "callstream.collect",
+        "callstream.astream",
+        "callstream.acollect",
+    ]
+    errors = {
+        name
+        for name in callstream.__all__
+        if isinstance(getattr(callstream, name), type)
+        and issubclass(getattr(callstream, name), BaseException)
+    }
+    for page in pages:
+        found = {d.removeprefix("callstream.") for d in _directives(page)} & errors
+        assert found == (errors if page == "errors" else set()), page
+
+
+def test_each_public_object_has_one_entry(built_site: Path) -> None:
+    """An object that several modules export (``callstream.ToolRunner`` is
+    ``callstream.runner.ToolRunner``) is documented once; its other names are anchors
+    there, so the reference pages stay small."""
+    entries: dict[str, list[str]] = {}
+    for md in sorted(REFERENCE.glob("*.md")):
+        for target in _directives(md.stem):
+            entries.setdefault(target, []).append(md.stem)
+    assert {t: p for t, p in entries.items() if len(p) > 1} == {}
+    sizes = {p.name: p.stat().st_size for p in (built_site / "reference").glob("*.html")}
+    assert sizes["index.html"] < 64 * 1024, sizes  # the map (it was 591 KiB of entries)
+    assert max(sizes.values()) < 400 * 1024, sizes

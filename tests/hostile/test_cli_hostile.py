@@ -23,7 +23,7 @@ import callstream
 import callstream.cli
 import callstream.cli._render
 from callstream.cli import main, run
-from callstream.cli._replay import BASE_INTERVAL
+from callstream.cli._replay import BASE_INTERVAL, MIN_SPEED
 from callstream.cli._stream_file import load_path
 from callstream.cli._view import StreamView
 from callstream.examples import example_path, read_example
@@ -242,6 +242,10 @@ def test_huge_integer_in_sse_data_and_in_arguments(tmp_path: Path) -> None:
     [
         ["replay"],
         ["replay", "x.jsonl", "--speed", "-1"],
+        ["replay", "x.jsonl", "--speed", "1e-300"],  # a pause of years: time.sleep overflows
+        ["replay", "x.jsonl", "--speed", "0.0009"],
+        ["replay", "x.jsonl", "--speed", "inf"],
+        ["replay", "x.jsonl", "--speed", "nan"],
         ["replay", "x.jsonl", "--speed"],
         ["replay", "x.jsonl", "--split", "0"],
         ["replay", "x.jsonl", "--provider", "nope"],
@@ -259,6 +263,32 @@ def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str], argv: lis
     assert captured.err.count("\n") == 1, captured.err
     assert captured.err.startswith("callstream")
     assert ": error: " in captured.err and "--help" in captured.err
+
+
+class _Replayed(Exception):
+    """Raised by the spy in place of a replay."""
+
+
+@pytest.mark.parametrize("speed", ["1e-300", "1e-9", "0.0009", "5e-324"])
+def test_a_speed_too_slow_to_wait_for_is_refused_before_replaying(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], speed: str
+) -> None:
+    # 1e-300 made time.sleep overflow (a traceback); 1e-9 slept 2e7 s per payload
+    seen: list[float] = []
+
+    def spy(prepared: Any, **options: Any) -> Any:
+        seen.append(options["interval"])
+        raise _Replayed
+
+    monkeypatch.setattr(callstream.cli, "replay", spy)
+    argv = ["replay", str(example_path("gemini")), "--output", "jsonl", "--speed"]
+    status = main([*argv, speed])
+    err = capsys.readouterr().err
+    assert (status, seen) == (2, [])
+    assert err.count("\n") == 1 and "--speed" in err and f">= {MIN_SPEED:g}" in err
+    with pytest.raises(_Replayed):  # the slowest speed taken: a pause of 20 s
+        main([*argv, str(MIN_SPEED)])
+    assert seen == [BASE_INTERVAL / MIN_SPEED] == [20.0]
 
 
 def test_help_still_works(capsys: pytest.CaptureFixture[str]) -> None:

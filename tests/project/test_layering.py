@@ -28,6 +28,7 @@ def layer_of(module: str) -> tuple[int, str]:
     head = parts[1] if len(parts) > 1 else ""
     table = {
         "": (10, "callstream"),
+        "__main__": (10, "callstream"),  # python -m callstream: the command (layer 9)
         "_errors": (0, "_errors"),
         "_types": (0, "_types"),
         "_build": (0, "_build"),

@@ -1,12 +1,13 @@
-"""Every Python block of the README runs offline, or says why it cannot.
+"""Every Python block of the README runs as written, or says why it cannot.
 
-How a block runs (its namespace: ``chunks``, ``async_chunks``; top-level ``await``) and
-how it says it cannot (``<!-- readme-test: skip (the reason) -->``):
+How a block runs (as a script: nothing injected, no top-level ``await``, from an empty
+folder) and how it says it cannot (``<!-- readme-test: skip (the reason) -->``):
 ``tests/docs/markdown_blocks.py``, shared with the docs' blocks (``tests/docs``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +24,11 @@ def test_the_readme_has_python_blocks_and_most_run() -> None:
 
 
 @pytest.mark.parametrize(("line", "code", "skip"), BLOCKS, ids=[f"line{b[0]}" for b in BLOCKS])
-def test_readme_block_runs(line: int, code: str, skip: str | None, capsys: Any) -> None:
+def test_readme_block_runs(
+    line: int, code: str, skip: str | None, capsys: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
     if skip is not None:
         pytest.skip(f"README line {line}: {skip}")
+    monkeypatch.chdir(tmp_path)
     run_block(code, f"README.md:{line}")
     capsys.readouterr()

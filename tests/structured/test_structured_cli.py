@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,28 @@ def test_rich_prints_the_final_value(tmp_path: Path, terminal: bool) -> None:
     buffer.truncate(0)
     status, _, _ = cli("replay", cut, "--structured", console=console)
     assert status == 1 and "invalid (length)" in buffer.getvalue()
+
+
+def test_the_schema_module_is_found_in_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``python -m`` finds it, not only as the console script's ``sys.path`` does (its
+    first entry is the script's folder); the folder is on the path for that import only."""
+    (tmp_path / "picnic_models.py").write_text(
+        "from pydantic import BaseModel\n\n\nclass Trip(BaseModel):\n    title: str\n",
+        encoding="utf-8",
+    )
+    path = recording(tmp_path, [json.dumps({"title": "Trip", "extra": 1})])
+    monkeypatch.chdir(tmp_path)
+    script_path = [p for p in sys.path if p not in ("", str(tmp_path))]
+    monkeypatch.setattr(sys, "path", script_path)
+    monkeypatch.delitem(sys.modules, "picnic_models", raising=False)
+    argv = ("replay", path, "--structured", "--schema", "picnic_models:Trip", "--output", "jsonl")
+    status, out, err = cli(*argv)
+    monkeypatch.delitem(sys.modules, "picnic_models", raising=False)
+    assert (status, err) == (0, "")
+    assert json.loads(out.splitlines()[-1]) == {"value": {"title": "Trip"}}  # validated
+    assert sys.path == script_path  # put back
 
 
 def test_a_bad_schema_is_a_usage_error(tmp_path: Path) -> None:

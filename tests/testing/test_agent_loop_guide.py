@@ -18,9 +18,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import callstream
-from callstream.testing import MockProvider, cases, stream_of
+from callstream.testing import Case, MockProvider, cases, combinations, stream_of
 
 openai = pytest.importorskip("openai")
 httpx2 = pytest.importorskip("httpx2")
@@ -132,11 +134,51 @@ def test_agent(
     sent = mock.requests[1].tool_results
     assert [(t.id, t.content) for t in sent] == [(r.id, r.content) for r in results]
     # beyond the guide: what each tool returned is what the model got back
-    if runs:
-        assert sent[0].content == "18°C in Paris"
-    if runs == CALLS:
-        assert json.loads(sent[1].content) == ["rain gear #1", "rain gear #2"]
+    check_outputs(sent, runs)
     assert mock.unanswered == () and mock.errors == []
+
+
+def check_outputs(sent: Any, runs: list[dict[str, Any]]) -> None:
+    """What each tool that ran returned reached the model under its call's id (the
+    results are in call order, so with only the second call kept whole the first result
+    is the first call's error: look them up by id, never by place)."""
+    returned = {t.id: t.content for t in sent}
+    if CALLS[0] in runs:
+        assert returned["call_1"] == "18°C in Paris"
+    if CALLS[1] in runs:
+        assert json.loads(returned["call_2"]) == ["rain gear #1", "rain gear #2"]
+
+
+#: the cases whose turn ends normally, in the random split (its places depend on the seed)
+RANDOM_CASES = [
+    c for c in combinations(formats=list(API), splits=["random"]) if not FAILING & set(c.quirks)
+]
+
+
+@settings(max_examples=25)
+@example(case=Case("openai-chat", ("cumulative-arguments",), "random"), seed=12)
+@example(case=Case("openai-chat", ("cumulative-arguments",), "random"), seed=165)
+@given(case=st.sampled_from(RANDOM_CASES), seed=st.integers(0, 2**32 - 1))
+def test_the_agent_runs_what_collect_keeps_for_any_seed(case: Case, seed: int) -> None:
+    """For any seed of the random split, the tools that ran are the calls ``collect``
+    keeps, and the calls it finds invalid went back to the model as errors. (Seed 12
+    keeps only the second call whole under ``cumulative-arguments``, 165 both: the split
+    the README's test command once failed on, one run in eleven.)"""
+    stream = stream_of(CALLS, format=case.format, quirks=case.quirks, split="random", seed=seed)
+    kept = callstream.collect(stream)
+    mock = MockProvider(stream, ANSWER)
+    answer, results = run_agent(client_for(mock), "Weather in Paris?", api=API[case.format])
+    assert answer == ANSWER
+    assert [(r.id, r.name, r.args) for r in results if r.status == "done"] == [
+        (c["id"], c["name"], c["args"]) for c in kept.tool_calls
+    ]
+    assert sorted(r.id for r in results if r.status == "error") == sorted(
+        c["id"] for c in kept.invalid_tool_calls
+    )
+    sent = mock.requests[1].tool_results
+    assert [(t.id, t.content) for t in sent] == [(r.id, r.content) for r in results]
+    ids = {c["id"] for c in kept.tool_calls}
+    check_outputs(sent, [c for c in CALLS if c["id"] in ids])
 
 
 def test_the_guide_covers_every_quirk_the_openai_formats_take() -> None:

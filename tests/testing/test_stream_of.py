@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -61,7 +63,7 @@ def _got(result: Any) -> list[tuple[Any, ...]]:
 
 
 def snapshot_broken(
-    calls: list[dict[str, Any]], fmt: str, quirks: tuple[str, ...], split: str, seed: int | None
+    calls: list[dict[str, Any]], fmt: str, quirks: tuple[str, ...], split: str, seed: int
 ) -> frozenset[str]:
     """The ids of the calls ``cumulative-arguments`` makes invalid in ``fmt``: on Chat,
     every call whose text ``stream_of`` cuts in more than one piece (the snapshots are
@@ -185,6 +187,27 @@ def test_splits_cut_the_text_and_join_back() -> None:
 def test_the_random_split_follows_the_seed() -> None:
     one = stream_of(CALLS, format="openai-chat", split="random", seed=7)
     assert one.items == stream_of(CALLS, format="openai-chat", split="random", seed=7).items
+
+
+def test_the_random_split_without_a_seed_is_seed_0_in_every_run() -> None:
+    # a test that draws no seed gets the same stream every run (its verdict is no luck),
+    # also in a new interpreter
+    code = (
+        "from callstream.testing import stream_of\n"
+        "calls = [{'name': 'f', 'args': {'text': 'x' * 40, 'n': [1, 2, 3]}, 'id': 'c'}]\n"
+        "print(stream_of(calls, format='anthropic', split='random').items)\n"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        for _ in range(2)
+    }
+    calls = [{"name": "f", "args": {"text": "x" * 40, "n": [1, 2, 3]}, "id": "c"}]
+    seeded = stream_of(calls, format="anthropic", split="random", seed=0)
+    assert runs == {f"{seeded.items}\n"}
+    default = stream_of(CALLS, format="openai-chat", split="random")
+    assert default.items == stream_of(CALLS, format="openai-chat", split="random", seed=0).items
 
 
 def test_a_stream_iterates_again_and_drops_every_time() -> None:

@@ -8,7 +8,7 @@ Commands (``callstream COMMAND --help`` for the options)::
     callstream schema                 print the JSON Schema of the --output jsonl event feed
     callstream --version              the version, ``compiled: yes/no`` and the Python
 
-``replay`` and ``demo`` render with rich (``pip install 'callstream[cli]'``): each call
+``replay`` and ``demo`` render with rich (the ``cli`` extra): each call
 with its name and id, the arguments as a tree growing fragment by fragment, a check mark
 on every complete value, invalid calls with their error and raw text, then a summary.
 Each call is printed in full once it ends; on a terminal a live window above shows the
@@ -56,7 +56,14 @@ from callstream._errors import CallstreamError
 from callstream._json.dump import dumps_bounded
 from callstream.cli._command_line import PROG, UsageProblem, build_parser
 from callstream.cli._escape import escape_json, escape_text
-from callstream.cli._replay import BASE_INTERVAL, Prepared, ReplayStats, prepare, replay
+from callstream.cli._replay import (
+    BASE_INTERVAL,
+    Prepared,
+    ReplayStats,
+    prepare,
+    replay,
+    warm_up,
+)
 from callstream.cli._stream_file import InputError, Recording, Source, load_path, load_text
 from callstream.examples import DEMO, EXAMPLES, read_example
 
@@ -85,7 +92,7 @@ def _feed_line(event: Any) -> str:
 
 def _rich_missing() -> InputError:
     return InputError(
-        "the live display needs rich: pip install 'callstream[cli]' "
+        "the live display needs rich (the cli extra): pip install rich "
         "(or use --output jsonl, which works without it)"
     )
 
@@ -186,6 +193,7 @@ def _run_rich(
 
     view = StreamView()
     symbols = symbols_for(console.encoding)
+    warm_up()  # the summary's time per chunk, measured without first-use imports
     live_ok = console.is_terminal and not console.is_dumb_terminal
 
     def show_finished(events: Sequence[Any]) -> None:

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from callstream._errors import UsageError
-from callstream.cli._replay import BASE_INTERVAL
+from callstream.cli._replay import BASE_INTERVAL, MIN_SPEED
 from callstream.examples import DEMO
 from callstream.providers import FORMATS, resolve_format
 
@@ -27,8 +27,11 @@ def _speed(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a finite number >= 0 (0 = no pauses)")
+    if value != 0 and not MIN_SPEED <= value < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"must be 0 (no pauses) or a finite number >= {MIN_SPEED:g} "
+            f"(a pause of at most {BASE_INTERVAL / MIN_SPEED:g} s), not {text!r}"
+        )
     return value
 
 
@@ -124,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                 type=_speed,
                 default=None,
                 metavar="X",
-                help=f"pace: X times {1 / BASE_INTERVAL:.0f} payloads per second; 0 = no pauses "
+                help=f"pace: X times {1 / BASE_INTERVAL:.0f} payloads per second, X >= "
+                f"{MIN_SPEED:g}; 0 = no pauses "
                 "(default: 1 on a terminal; no pauses into a file or pipe)",
             )
             command.add_argument(

@@ -300,7 +300,8 @@ def render_summary(view: StreamView, stats: ReplayStats, symbols: Symbols) -> Re
     """The closing summary: calls and verdicts, finish reason, chunks, bytes, time.
 
     The time is what callstream itself spent (transport, translator, assembler), summed
-    over the chunks fed, not the replay's pacing or the rendering.
+    over the chunks fed, not the replay's pacing or the rendering, measured warm (the
+    bundled examples were replayed first: :func:`~callstream.cli._replay.warm_up`).
     """
     calls = view.total
     dot = f" {symbols.dot} "

@@ -4,7 +4,9 @@ The recording is turned into the items a real source would yield (decoded payloa
 JSON lines, raw SSE text for SSE files), optionally re-cut (``--split``), and fed one by
 one to the same :class:`~callstream._pipeline.Pipeline` the ``stream`` / ``astream``
 drivers run. Only the calls into the pipeline are timed, so the summary's "time in
-callstream" excludes reading the file, pacing sleeps and rendering.
+callstream" excludes reading the file, pacing sleeps and rendering; and it is measured
+warm (:func:`warm_up` first), so it excludes the first-use imports too, which made the
+first figures of a process 8-20 times the steady ones.
 
 Items are produced lazily from a streamed file (:class:`~callstream.cli._stream_file.Source`),
 so only the payload being fed is held (plus, with ``provider="auto"``, the few payloads
@@ -22,13 +24,19 @@ from typing import Any
 from callstream._json.dump import dumps_bounded
 from callstream._pipeline import MAX_UNRECOGNIZED, Pipeline, StreamResult, StreamUpdate
 from callstream.cli._split import resplit
-from callstream.cli._stream_file import DONE, InputError, Record, Recording, Source
+from callstream.cli._stream_file import DONE, InputError, Record, Recording, Source, load_text
+from callstream.examples import EXAMPLES, read_example
 from callstream.providers import FORMATS, detect_format, resolve_format
 
-__all__ = ("BASE_INTERVAL", "Prepared", "ReplayStats", "prepare", "replay")
+__all__ = ("BASE_INTERVAL", "MIN_SPEED", "Prepared", "ReplayStats", "prepare", "replay", "warm_up")
 
 BASE_INTERVAL = 0.02
 """Seconds between two payloads that change something, at ``--speed 1`` (50 a second)."""
+
+MIN_SPEED = 0.001
+"""The slowest ``--speed`` besides 0: a pause of at most ``BASE_INTERVAL / MIN_SPEED``
+(20 s) between two payloads. A slower one would sleep for hours or years (and past
+``time.sleep``'s range, overflow): it is refused with the other bad command lines."""
 
 
 @dataclass(slots=True, eq=False)
@@ -145,6 +153,26 @@ def _items(
         )
         for payload in payloads:
             yield _sse_event(record.event, payload) if sse else payload
+
+
+_WARM: list[bool] = []
+"""Not empty once :func:`warm_up` ran in this process."""
+
+
+def warm_up() -> None:
+    """Replay every bundled example once, untimed, unshown (once per process), so that a
+    timed replay after it measures callstream's steady cost per chunk and not the modules
+    it imports on first use (the translators, the transport, the LangChain reader).
+
+    Cost: the first call, the imports a replay would make anyway and the examples (~500
+    payloads, about a millisecond compiled); later calls, nothing.
+    """
+    if _WARM:
+        return
+    _WARM.append(True)
+    for example in EXAMPLES.values():
+        recording = load_text(read_example(example.name), example.filename)
+        replay(prepare(recording), provider="auto", on_update=lambda update: None)
 
 
 def replay(

@@ -11,13 +11,17 @@ The assistant's text of the recording goes through :func:`callstream.structured`
   server-sent events, in a whole run.
 
 ``--schema MODULE:NAME`` names the type to validate with (imported; a pydantic model, or
-any type a ``TypeAdapter`` takes); without it the value is plain JSON data.
+any type a ``TypeAdapter`` takes); without it the value is plain JSON data. ``MODULE`` is
+looked for in the current folder first, as ``python -m`` does (the folder is on
+``sys.path`` for that import only).
 Exit status 1 when the structured output is not valid (cut, not JSON, not validating).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
@@ -36,7 +40,9 @@ __all__ = ("load_schema", "run_structured")
 
 
 def load_schema(spec: str | None) -> Any:
-    """The type ``MODULE:NAME`` names (None without one).
+    """The type ``MODULE:NAME`` names (None without one), ``MODULE`` imported with the
+    current folder first on ``sys.path`` (as ``python -m`` has it; the console script
+    has its own folder there instead), for that import only.
 
     Raises:
         InputError: not of that form, or nothing importable by that name.
@@ -46,12 +52,19 @@ def load_schema(spec: str | None) -> Any:
     module_name, _, name = spec.partition(":")
     if not module_name or not name:
         raise InputError(f"--schema takes MODULE:NAME, got {spec!r}")
+    here = os.getcwd()
+    added = "" not in sys.path and here not in sys.path
+    if added:
+        sys.path.insert(0, here)
     try:
         value: Any = importlib.import_module(module_name)
         for part in name.split("."):
             value = getattr(value, part)
     except (ImportError, AttributeError) as exc:
         raise InputError(f"--schema {spec}: cannot import it ({exc})") from None
+    finally:
+        if added:
+            sys.path.remove(here)
     return value
 
 
@@ -167,7 +180,7 @@ def _rich(console: Console) -> tuple[_Show, _Finish]:
         from rich.panel import Panel
         from rich.text import Text
     except ImportError:  # pragma: no cover - the command checks rich first
-        raise InputError("the rich output needs rich: pip install 'callstream[cli]'") from None
+        raise InputError("the rich output needs rich (the cli extra): pip install rich") from None
 
     def panel(value: Any, title: str, style: str) -> Any:
         text = dumps_bounded(value, max_depth=None, strict=True, indent=2)

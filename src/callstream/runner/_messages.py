@@ -79,7 +79,7 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
       content, "tool_name": name}``.
     - ``"langchain"``, one per result: ``langchain_core.messages.ToolMessage(content=
       content, tool_call_id=id, name=name, status="error" if is_error else "success")``
-      (needs ``pip install 'callstream[langchain]'``); for a custom tool call the
+      (needs langchain-core, the ``langchain`` extra); for a custom tool call the
       content is ``[{"type": "custom_tool_call_output", "output": content}]``, the block
       ``ChatOpenAI`` sends as a ``custom_tool_call_output`` item (LangChain has no place
       for the other kinds: they go as plain tool messages).
@@ -210,8 +210,8 @@ def _langchain(results: list[ToolResult]) -> list[Any]:
         from langchain_core.messages import ToolMessage
     except ImportError as exc:
         raise UsageError(
-            "the 'langchain' message format needs langchain-core: "
-            "pip install 'callstream[langchain]'"
+            "the 'langchain' message format needs langchain-core (the langchain "
+            "extra): pip install langchain-core"
         ) from exc
     return [
         ToolMessage(

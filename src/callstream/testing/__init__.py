@@ -10,7 +10,7 @@ behind a loopback server (:func:`serve`), and records what each client sent.
 :class:`RecordingTransport` and :class:`ReplayTransport` record a real streamed
 exchange chunk for chunk and answer an httpx or httpx2 client with it again.
 :func:`cases` gives formats x quirks x splits as pytest parameters. Needs nothing
-beyond callstream; ``pip install 'callstream[testing]'`` adds pytest and hypothesis
+beyond callstream; the ``testing`` extra adds pytest and hypothesis
 for the pytest plugin (``callstream.testing.pytest_plugin``, registered by entry
 point) and the strategies (``callstream.testing.strategies``). The LangChain fake
 (``callstream.testing.langchain``) needs langchain-core.

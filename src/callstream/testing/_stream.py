@@ -46,7 +46,8 @@ FORMATS: tuple[str, ...] = tuple(WRITERS)
 Split = Literal["token", "char", "random", "whole"]
 """How argument text is cut: ``token`` in word, space and punctuation runs of up to six
 characters (about a token, as providers cut), ``char`` one character per fragment,
-``random`` at seeded random places (``seed``), ``whole`` in one fragment."""
+``random`` at pseudo-random places drawn from ``seed`` (the same places for the same
+seed, every run), ``whole`` in one fragment."""
 
 SPLITS: tuple[str, ...] = get_args(Split)
 """Every :data:`Split`."""
@@ -484,7 +485,7 @@ def stream_of(
     split: Split = "token",
     quirks: Iterable[Quirk] = (),
     finish: bool = True,
-    seed: int | None = None,
+    seed: int = 0,
     as_: Encoding = "payloads",
 ) -> WireStream:
     """``calls`` written as ``format`` streams them.
@@ -514,7 +515,10 @@ def stream_of(
         quirks: names from :data:`QUIRKS`, combined where they can be.
         finish: end with the provider's closing payloads (finish reason, stop event);
             ``False`` for a server that just stops sending.
-        seed: the seed of the ``random`` split.
+        seed: the seed of the ``random`` split: the same seed cuts at the same places
+            in every run (0 by default, so a test never depends on luck); pass several
+            seeds, or draw them (hypothesis ``st.integers()``,
+            :func:`callstream.testing.strategies.streams`), to try more places.
         as_: what the stream yields (:data:`Encoding`).
 
     Returns:

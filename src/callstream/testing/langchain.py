@@ -9,7 +9,7 @@ so code that merges chunks, reads ``tool_call_chunks`` or runs an agent loop mee
 chunks it meets in production. ``stream_events(version="v3")`` works through
 langchain-core's bridge from ``_stream`` chunks to protocol events.
 
-Needs ``langchain-core`` (``pip install 'callstream[testing,langchain]'``); this module
+Needs ``langchain-core`` (the ``langchain`` extra); this module
 imports it and is imported only when asked for (``callstream.testing`` does not import it).
 
 How each style places ``index``, ``id`` and ``name`` (read from langchain-openai 1.8 and
@@ -289,7 +289,8 @@ class FakeToolCallingChatModel(BaseChatModel):
         split: how argument text is cut (:data:`~callstream.testing.Split`).
         quirks: quirk names of :data:`~callstream.testing.QUIRKS` that apply to
             ``format`` (``arguments-object`` excepted), for every turn without its own.
-        seed: the seed of the ``random`` split.
+        seed: the seed of the ``random`` split (as :func:`~callstream.testing.stream_of`:
+            0 by default, the same places in every run).
 
     Raises:
         ValueError: an unknown style, split or quirk, a quirk that does not apply to the
@@ -307,7 +308,7 @@ class FakeToolCallingChatModel(BaseChatModel):
     format: str = "openai-chat"
     split: str = "token"
     quirks: tuple[str, ...] = ()
-    seed: int | None = None
+    seed: int = 0
 
     _turns: list[_Turn] = PrivateAttr(default_factory=list)
     _next: int = PrivateAttr(default=0)

@@ -7,7 +7,7 @@ text, big and small numbers); ``splits()`` draws a :data:`~callstream.testing.Sp
 format, split and quirk that keep the calls, so ``collect(stream) == calls`` is a property
 to test. ``fragments(text)`` cuts a text at random places (a fragment may be empty).
 
-Needs hypothesis (``pip install 'callstream[testing]'``); this module imports it and is
+Needs hypothesis (the ``testing`` extra); this module imports it and is
 imported only when asked for (``callstream.testing`` does not import it).
 """
 
