@@ -55,7 +55,6 @@ decoding, the ``max_event_chars`` check). Every public name is imported from her
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +69,7 @@ from callstream.providers._chunks import (
     TextChunk,
     check_max_event_chars,
     is_transport_chunk,
+    load_payload,
     too_long,
 )
 from callstream.providers._eventstream import EventStreamDecoder, is_eventstream_start
@@ -101,23 +101,6 @@ class TransportMessage:
 
     payload: Any
     event: str | None = None
-
-
-def _loads(text: str) -> tuple[bool, Any]:
-    """``(True, value)`` for JSON text, ``(False, None)`` for text that is not JSON.
-
-    Raises:
-        StreamLimitError: the text is JSON nested too deep for ``json.loads``.
-    """
-    try:
-        return True, json.loads(text)
-    except RecursionError:
-        raise StreamLimitError(
-            f"a payload of {len(text)} characters is nested too deep to decode"
-            " (json.loads hit the recursion limit)"
-        ) from None
-    except ValueError:
-        return False, None
 
 
 class TransportDecoder:
@@ -288,7 +271,7 @@ class TransportDecoder:
 
     def _objects(self, texts: list[str], out: list[TransportMessage]) -> None:
         for text in texts:
-            ok, value = _loads(text)
+            ok, value = load_payload(text)
             if ok:
                 out.append(TransportMessage(value))
             else:
@@ -299,7 +282,7 @@ class TransportDecoder:
             data = event.data.strip()
             if not data or data == "[DONE]":
                 continue
-            ok, value = _loads(data)
+            ok, value = load_payload(data)
             if ok:
                 out.append(TransportMessage(value, event.event))
             else:
