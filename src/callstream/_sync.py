@@ -148,7 +148,9 @@ def stream(
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
         OptionTypeError, OptionValueError: an unknown option or a bad option value.
-        UnknownFormatError: (while iterating) no payload identified a format.
+        UnknownFormatError: (while iterating) no payload identified a format, or the
+            format named (or recognized) does not read the stream (the partial result
+            rides on it: see the reading guide).
         ConcurrentIterationError: (while iterating) two consumers at once.
     """
     return ToolCallStream(source, provider, options)
