@@ -174,7 +174,7 @@ async def acollect(
             async for _ in drained:  # the same driver loop as astream(); it yields nothing
                 pass
         except Exception as exc:
-            if drained.result.interrupted:
+            if drained._pipeline.failed:  # the exception ended the stream
                 attach_result(exc, drained.result)
             raise
         return drained.result

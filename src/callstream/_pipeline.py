@@ -50,7 +50,9 @@ first: an SDK exception carrying a provider error body this library understands 
 translator as the raw-bytes path, so both paths give the same result, and the stream
 ends normally. Any other exception goes to :meth:`Pipeline.interrupt`, which ends the
 assembler honestly (calls that had not completed become invalid) before the driver
-re-raises it unchanged.
+re-raises it unchanged; the result is ``interrupted`` only when the exception is an
+interruption (:func:`~callstream._result.is_interruption`: a dropped connection, a
+transport limit), not when code failed.
 
 No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
 they cannot drift apart. The update type is in :mod:`callstream._update`, the result
@@ -74,7 +76,7 @@ from callstream._errors import (
     UnknownFormatError,
     UsageError,
 )
-from callstream._result import StreamResult, StreamUpdate
+from callstream._result import StreamResult, StreamUpdate, is_interruption
 from callstream.providers import (
     Translator,
     detect_format,
@@ -196,6 +198,7 @@ class Pipeline:
     __slots__ = (
         "_assembler",
         "_closed",
+        "_failed",
         "_foreign",
         "_format",
         "_held",
@@ -283,7 +286,8 @@ class Pipeline:
         self._looks_like: str | None = None  # the format it (or a later one) looks like
         self._seen = False  # whether a payload went through _payloads (raw text, or "auto")
         self._closed = False
-        self._interrupted = False
+        self._failed = False  # ended by an exception (interrupt())
+        self._interrupted = False  # ... that is an interruption
         self._quiet = False  # build no updates (see quiet())
         # the whole text so far (see _Text); reasoning only with reasoning=True
         self._text = _Text()
@@ -329,7 +333,7 @@ class Pipeline:
             invalid_tool_calls=assembler.invalid_tool_calls,
             finish_reason=assembler.finish_reason,
             provider=self.provider,
-            finished=self._closed and not self._interrupted,
+            finished=self._closed and not self._failed,
             server_tool_calls=assembler.server_tool_calls,
             interrupted=self._interrupted,
             provider_finish_reason=assembler.provider_finish_reason,
@@ -378,12 +382,22 @@ class Pipeline:
             events += self._assembler.apply(signal)
         self._emit(out, events, payload)
 
+    @property
+    def failed(self) -> bool:
+        """Whether the stream was ended by an exception (:meth:`interrupt` ran), an
+        interruption or not: the partial result then rides on it (``collect()``)."""
+        return self._failed
+
     def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:
         """The source failed mid-stream: end the assembler honestly, without its end.
 
         Calls whose arguments had not completed become invalid ("the stream was
         interrupted before the call completed (<cause>)"); complete ones keep their
-        verdict. The result is then ``finished=False``, ``interrupted=True``. Payloads
+        verdict. The result is then ``finished=False``, and ``interrupted=True`` when
+        ``exc`` is an interruption (a ``str`` cause is one; see
+        :func:`~callstream._result.is_interruption`). Any other exception is code
+        failing: the cause says "the source raised <exception>" and ``interrupted``
+        stays False. Payloads
         ``provider="auto"`` held back while the format was open are read first, in the
         format most of them looked like (as :meth:`close` does: they arrived, so they are
         in the partial result); an incomplete transport line and payloads of no known
@@ -400,10 +414,17 @@ class Pipeline:
         if self._translator is None and self._votes:
             # unchecked: a run of foreign payloads must not hide ``exc`` behind an error
             self._commit(self._likeliest(), updates, checked=False)
-        self._closed = self._interrupted = True
+        interruption = isinstance(exc, str) or is_interruption(exc)
+        self._closed = self._failed = True
+        self._interrupted = interruption
         if self._assembler.finished:
             return updates
-        cause = exc if isinstance(exc, str) else describe_exception(exc)
+        if isinstance(exc, str):
+            cause = exc
+        elif interruption:
+            cause = describe_exception(exc)
+        else:
+            cause = f"the source raised {describe_exception(exc)}"
         self._emit(updates, self._assembler.interrupt(cause), None)
         return updates
 
