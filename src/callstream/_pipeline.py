@@ -27,8 +27,8 @@ format (:func:`~callstream.providers.recognizes`) is *foreign*; a payload the fo
 ignores on purpose is not (a keep-alive ``ping``, a usage-only chunk, an event type
 added later: they have its fields; ``[DONE]`` and comments are no payloads). The stream
 is not of that format, and :class:`~callstream.UnknownFormatError` is raised, when more
-than :data:`MAX_MISMATCHED` foreign payloads come in a row, or when it ends (or is
-recovered from an SDK error) after payloads of which none was of the format. The message
+than :data:`MAX_MISMATCHED` foreign payloads come in a row, or when it ends after
+payloads of which none was of the format. The message
 names the format the foreign payloads look like, when detection recognizes one ("the
 payloads look like 'anthropic'; pass provider='anthropic' or 'auto'"). The error carries
 the partial result, as a transport limit error does (the stream ends as interrupted
@@ -282,7 +282,7 @@ class Pipeline:
         self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
         self._misses = 0  # foreign payloads in a row
         self._matched = False  # whether a payload was of the format
-        self._foreign: Any = None  # the first foreign payload, while none matched
+        self._foreign: Any = None  # the first payload, when it is foreign
         self._looks_like: str | None = None  # the format it (or a later one) looks like
         self._seen = False  # whether a payload went through _payloads (raw text, or "auto")
         self._closed = False
@@ -586,7 +586,7 @@ class Pipeline:
             return
         self._misses += 1
         if not self._matched:  # at most MAX_MISMATCHED + 1 of them: it raises then
-            if self._foreign is None:
+            if self._misses == 1:  # the stream's first payload
                 self._foreign = payload
             if self._looks_like is None:
                 self._looks_like = detect_format(payload)
