@@ -148,7 +148,9 @@ def astream(
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
         OptionTypeError, OptionValueError: an unknown option or a bad option value.
-        UnknownFormatError: (while iterating) no payload identified a format.
+        UnknownFormatError: (while iterating) no payload identified a format, or the
+            format named (or recognized) does not read the stream (the partial result
+            rides on it: see the reading guide).
         ConcurrentIterationError: (while iterating) two tasks at once.
     """
     return AsyncToolCallStream(source, provider, options)
@@ -172,7 +174,7 @@ async def acollect(
             async for _ in drained:  # the same driver loop as astream(); it yields nothing
                 pass
         except Exception as exc:
-            if drained.result.interrupted:
+            if drained._pipeline.failed:  # the exception ended the stream
                 attach_result(exc, drained.result)
             raise
         return drained.result

@@ -188,4 +188,6 @@ def _structured_error(
 
 
 class UnknownFormatError(DataError):
-    """A stream's payloads match none of the supported provider formats."""
+    """A stream's payloads match none of the supported provider formats, or are not of
+    the format named (or chosen): see ``callstream._pipeline``, "the foreign-payload
+    rule"; then the partial result rides on it as ``exc.callstream_result``."""

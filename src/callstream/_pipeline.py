@@ -19,17 +19,30 @@ held payloads are translated in order. A payload's shape is only a guess (one st
 evidence: a payload with a tool-call or end-of-stream field of a format (see
 :func:`~callstream.providers.has_evidence`), or :data:`MIN_VOTES` payloads shaped like
 the same format; at :meth:`close` (or past :data:`MAX_UNRECOGNIZED` held payloads) the
-format most payloads looked like. Once chosen, a run of more than :data:`MAX_MISMATCHED`
-payloads that carry no field of the format raises
-:class:`~callstream.UnknownFormatError` instead of going silent (checked only for
-payloads that gave no signal: O(1) each). :meth:`close` flushes the transport, raises
-``UnknownFormatError`` if payloads were seen but none looked like a format, or if raw
-text held no payload but dropped undecodable text (a blank or empty stream, or one of only
-comments and ``[DONE]``, is fine), and finishes the
-assembler if no ``StreamEnd`` arrived, so every stream ends with a ``StreamFinished``
-event. Signals a
-translator produces after the end of the stream are ignored (a usage chunk, a second
-stop event).
+format most payloads looked like.
+
+The foreign-payload rule. Once the format is known, named (``provider="openai-chat"``)
+or chosen by ``"auto"``, a payload that gives no signal and carries no field of the
+format (:func:`~callstream.providers.recognizes`) is *foreign*; a payload the format
+ignores on purpose is not (a keep-alive ``ping``, a usage-only chunk, an event type
+added later: they have its fields; ``[DONE]`` and comments are no payloads). The stream
+is not of that format, and :class:`~callstream.UnknownFormatError` is raised, when more
+than :data:`MAX_MISMATCHED` foreign payloads come in a row, or when it ends after
+payloads of which none was of the format. The message
+names the format the foreign payloads look like, when detection recognizes one ("the
+payloads look like 'anthropic'; pass provider='anthropic' or 'auto'"). The error carries
+the partial result, as a transport limit error does (the stream ends as interrupted
+first, see :meth:`interrupt`). Checked only for payloads that gave no signal: O(1) each,
+plus a detection (a few field reads per format) for each of the at most
+``MAX_MISMATCHED + 1`` foreign payloads before any of the format. A translator object
+of your own is never checked (its fields are unknown).
+
+:meth:`close` flushes the transport, raises ``UnknownFormatError`` if payloads were seen
+but none looked like a format (``"auto"``), if raw text held no payload but dropped
+undecodable text (a blank or empty stream, or one of only comments and ``[DONE]``, is
+fine), or by the foreign-payload rule, and finishes the assembler if no ``StreamEnd``
+arrived, so every stream ends with a ``StreamFinished`` event. Signals a translator
+produces after the end of the stream are ignored (a usage chunk, a second stop event).
 
 When the source itself fails, a driver hands the exception to :meth:`Pipeline.recover`
 first: an SDK exception carrying a provider error body this library understands (Groq's
@@ -37,7 +50,9 @@ first: an SDK exception carrying a provider error body this library understands 
 translator as the raw-bytes path, so both paths give the same result, and the stream
 ends normally. Any other exception goes to :meth:`Pipeline.interrupt`, which ends the
 assembler honestly (calls that had not completed become invalid) before the driver
-re-raises it unchanged.
+re-raises it unchanged; the result is ``interrupted`` only when the exception is an
+interruption (:func:`~callstream._result.is_interruption`: a dropped connection, a
+transport limit), not when code failed.
 
 No I/O, no ``async``: the sync and async drivers are thin loops around this class, so
 they cannot drift apart. The update type is in :mod:`callstream._update`, the result
@@ -61,13 +76,14 @@ from callstream._errors import (
     UnknownFormatError,
     UsageError,
 )
-from callstream._result import StreamResult, StreamUpdate
+from callstream._result import StreamResult, StreamUpdate, is_interruption
 from callstream.providers import (
     Translator,
     detect_format,
     get_translator,
     has_evidence,
     recognizes,
+    resolve_format,
 )
 from callstream.providers._base import describe_exception
 from callstream.providers._provider_errors import error_signals, provider_error_payload
@@ -105,7 +121,8 @@ MIN_VOTES: Final = 3
 """Payloads shaped like one format that choose it without evidence (text-only streams)."""
 
 MAX_MISMATCHED: Final = 16
-"""Consecutive payloads without any field of the chosen format tolerated (pings, usage)."""
+"""Consecutive foreign payloads (no signal, no field of the format read) tolerated; one
+more raises (see the module docstring, "the foreign-payload rule")."""
 
 
 def _normalize(message: TransportMessage) -> Any:
@@ -181,9 +198,13 @@ class Pipeline:
     __slots__ = (
         "_assembler",
         "_closed",
+        "_failed",
+        "_foreign",
         "_format",
         "_held",
         "_interrupted",
+        "_looks_like",
+        "_matched",
         "_max_event_chars",
         "_misses",
         "_pending",
@@ -237,10 +258,13 @@ class Pipeline:
         self._max_event_chars = check_max_event_chars(max_event_chars)
         self._reasoning = reasoning
         self._assembler = ToolCallAssembler(**assembler_options)
-        self._translator: Translator | None
+        self._translator: Translator | None = None
+        # the format read, checked for foreign payloads: named, or chosen by "auto"
+        self._format: str | None = None
         if isinstance(provider, str):
-            is_auto = provider.strip().lower() == "auto"
-            self._translator = None if is_auto else get_translator(provider)
+            if provider.strip().lower() != "auto":
+                self._translator = get_translator(provider)
+                self._format = resolve_format(provider)
         elif callable(getattr(provider, "translate", None)):
             self._translator = provider
         else:
@@ -256,11 +280,14 @@ class Pipeline:
         self._held: StreamError | None = None
         self._pending: list[Any] = []
         self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
-        self._format: str | None = None  # the format "auto" chose, checked for mismatches
-        self._misses = 0
-        self._seen = False  # whether any payload arrived
+        self._misses = 0  # foreign payloads in a row
+        self._matched = False  # whether a payload was of the format
+        self._foreign: Any = None  # the first payload, when it is foreign
+        self._looks_like: str | None = None  # the format it (or a later one) looks like
+        self._seen = False  # whether a payload went through _payloads (raw text, or "auto")
         self._closed = False
-        self._interrupted = False
+        self._failed = False  # ended by an exception (interrupt())
+        self._interrupted = False  # ... that is an interruption
         self._quiet = False  # build no updates (see quiet())
         # the whole text so far (see _Text); reasoning only with reasoning=True
         self._text = _Text()
@@ -306,7 +333,7 @@ class Pipeline:
             invalid_tool_calls=assembler.invalid_tool_calls,
             finish_reason=assembler.finish_reason,
             provider=self.provider,
-            finished=self._closed and not self._interrupted,
+            finished=self._closed and not self._failed,
             server_tool_calls=assembler.server_tool_calls,
             interrupted=self._interrupted,
             provider_finish_reason=assembler.provider_finish_reason,
@@ -336,6 +363,7 @@ class Pipeline:
         updates: list[StreamUpdate] = []
         if self._translator is None and self._votes:
             self._commit(self._likeliest(), updates)  # held payloads, in their own format
+        self._misses = 0  # the error is read whatever came before it (see _foreign_error)
         updates += self.feed(payload)
         if not self._assembler.finished:  # the format has no error events (LangChain chunks)
             self._foreign_error(payload, updates)
@@ -345,18 +373,31 @@ class Pipeline:
         """Apply a provider error the chosen translator ignored (LangChain message chunks
         carry none): its own provider's signals (:func:`error_signals`), which end the
         stream with reason ``"error"`` (open calls get their verdict: incomplete
-        arguments are invalid). Cost: O(size of the error)."""
+        arguments are invalid). The error was read, so it is no foreign payload.
+        Cost: O(size of the error)."""
+        self._misses = 0
+        self._matched = True
         events: list[AssemblyEvent] = []
         for signal in error_signals(payload):
             events += self._assembler.apply(signal)
         self._emit(out, events, payload)
+
+    @property
+    def failed(self) -> bool:
+        """Whether the stream was ended by an exception (:meth:`interrupt` ran), an
+        interruption or not: the partial result then rides on it (``collect()``)."""
+        return self._failed
 
     def interrupt(self, exc: BaseException | str) -> list[StreamUpdate]:
         """The source failed mid-stream: end the assembler honestly, without its end.
 
         Calls whose arguments had not completed become invalid ("the stream was
         interrupted before the call completed (<cause>)"); complete ones keep their
-        verdict. The result is then ``finished=False``, ``interrupted=True``. Payloads
+        verdict. The result is then ``finished=False``, and ``interrupted=True`` when
+        ``exc`` is an interruption (a ``str`` cause is one; see
+        :func:`~callstream._result.is_interruption`). Any other exception is code
+        failing: the cause says "the source raised <exception>" and ``interrupted``
+        stays False. Payloads
         ``provider="auto"`` held back while the format was open are read first, in the
         format most of them looked like (as :meth:`close` does: they arrived, so they are
         in the partial result); an incomplete transport line and payloads of no known
@@ -373,10 +414,17 @@ class Pipeline:
         if self._translator is None and self._votes:
             # unchecked: a run of foreign payloads must not hide ``exc`` behind an error
             self._commit(self._likeliest(), updates, checked=False)
-        self._closed = self._interrupted = True
+        interruption = isinstance(exc, str) or is_interruption(exc)
+        self._closed = self._failed = True
+        self._interrupted = interruption
         if self._assembler.finished:
             return updates
-        cause = exc if isinstance(exc, str) else describe_exception(exc)
+        if isinstance(exc, str):
+            cause = exc
+        elif interruption:
+            cause = describe_exception(exc)
+        else:
+            cause = f"the source raised {describe_exception(exc)}"
         self._emit(updates, self._assembler.interrupt(cause), None)
         return updates
 
@@ -425,8 +473,10 @@ class Pipeline:
         """End of the source: flush, check the format was found, finish the assembler.
 
         Raises:
-            UnknownFormatError: payloads arrived but none looked like a format, or raw text
-                held no payload.
+            UnknownFormatError: payloads arrived but none looked like a format, raw text
+                held no payload, or none of the payloads was of the format read (the
+                foreign-payload rule of the module docstring; the stream ends as
+                interrupted first).
             StreamLimitError: the raw text's last event is over a limit, or the error held
                 from the last :meth:`feed`; the stream ends as interrupted first.
             UsageError: called twice.
@@ -443,17 +493,21 @@ class Pipeline:
                 self.interrupt(exc)
                 raise
             self._payloads([_normalize(m) for m in messages], updates)
-        self._closed = True
         if self._translator is None and self._pending:
             if not self._votes:
+                self._closed = True
                 raise self._unknown()
             self._commit(self._likeliest(), updates)
-        if self._translator is None and transport is not None and transport.dropped:
+        if transport is not None and transport.dropped and not self._seen:
+            self._closed = True
             raise UnknownFormatError(
                 "the raw text decoded to no payload: it is neither server-sent events with"
                 " JSON data nor a stream of JSON objects (a line iterator whose lines lost"
                 " their line ends is read too; see callstream.providers.transport)"
             )
+        if self._misses and not self._matched:
+            raise self._not_of_format(None, ended=True)
+        self._closed = True
         if not self._assembler.finished:
             self._emit(updates, self._assembler.finish(None), None)
         return updates
@@ -522,18 +576,50 @@ class Pipeline:
         self._format = name
 
     def _mismatch(self, payload: Any) -> None:
-        """Count a payload that gave no signal; raise past a run of foreign ones."""
-        assert self._format is not None
-        if recognizes(self._format, payload):
+        """Count a payload that gave no signal when it is foreign; raise past a run of
+        them (the foreign-payload rule of the module docstring)."""
+        name = self._format
+        assert name is not None
+        if recognizes(name, payload):
             self._misses = 0
+            self._matched = True
             return
         self._misses += 1
+        if not self._matched:  # at most MAX_MISMATCHED + 1 of them: it raises then
+            if self._misses == 1:  # the stream's first payload
+                self._foreign = payload
+            if self._looks_like is None:
+                self._looks_like = detect_format(payload)
         if self._misses > MAX_MISMATCHED:
-            raise UnknownFormatError(
-                f"the stream was read as {self._format!r}, but its last {self._misses}"
-                f" payloads have no field of that format (the last is {_describe(payload)});"
-                " the format was misjudged or the stream changed: pass provider= explicitly"
+            raise self._not_of_format(payload)
+
+    def _not_of_format(self, last: Any, *, ended: bool = False) -> UnknownFormatError:
+        """The error of the foreign-payload rule (``last``: the last foreign payload;
+        ``ended``: the stream ended), after ending the stream as :meth:`interrupt` does,
+        so the partial result rides on it."""
+        name = self._format
+        assert name is not None
+        if self._matched:
+            what = (
+                f"the stream was read as {name!r}, but its last {self._misses} payloads"
+                f" have no field of that format (the last is {_describe(last)})"
             )
+            other = detect_format(last)
+        else:
+            count = f"{self._misses}" if ended else f"first {self._misses}"
+            what = (
+                f"the stream was read as {name!r}, but none of its {count} payloads"
+                f" has a field of that format (the first is {_describe(self._foreign)})"
+            )
+            other = self._looks_like
+        if other is not None and other != name:
+            hint = f"the payloads look like {other!r}; pass provider={other!r} or 'auto'"
+        else:
+            hint = "the format was misjudged or the stream changed: pass provider= its format"
+        error = UnknownFormatError(f"{what}; {hint}")
+        if not self._closed:
+            self.interrupt(error)
+        return error
 
     def _translate(self, payload: Any, out: list[StreamUpdate]) -> None:
         """Translate one payload and apply its signals; its update goes to ``out``.
@@ -549,6 +635,7 @@ class Pipeline:
         if self._format is not None:
             if signals:
                 self._misses = 0
+                self._matched = True
             else:
                 self._mismatch(payload)
         if len(signals) == 1 and type(signals[0]) is CallChunk:  # most payloads: no text,

@@ -139,16 +139,21 @@ def stream(
     When the source raises: an SDK error carrying a provider error this library reads
     (Groq ``tool_use_failed``, Anthropic ``overloaded_error`` / ``api_error``) becomes
     what the raw stream gives (an invalid call with the provider's reason, finish
-    reason ``"error"``) and the stream ends normally; any other exception (a dropped
-    connection) ends the stream as interrupted -- calls that had not completed become
-    invalid, ``result.interrupted`` is True -- and is re-raised unchanged. Raw text past a
-    transport limit ends it the same way with :class:`~callstream.StreamLimitError`, after
-    the updates of every payload before the offending part (wherever the network cut).
+    reason ``"error"``) and the stream ends normally; any other exception ends the
+    stream -- calls that had not completed become invalid, ``result.finished`` is False
+    -- and is re-raised unchanged; ``result.interrupted`` is True when it is an
+    interruption (a dropped connection, a timeout: the list is in
+    :mod:`callstream._result`), False when code failed (a bug in your generator). Raw
+    text past a transport limit ends it as interrupted with
+    :class:`~callstream.StreamLimitError`, after the updates of every payload before the
+    offending part (wherever the network cut).
 
     Raises:
         UsageError: an unknown ``provider`` or a source that is not an iterable.
         OptionTypeError, OptionValueError: an unknown option or a bad option value.
-        UnknownFormatError: (while iterating) no payload identified a format.
+        UnknownFormatError: (while iterating) no payload identified a format, or the
+            format named (or recognized) does not read the stream (the partial result
+            rides on it: see the reading guide).
         ConcurrentIterationError: (while iterating) two consumers at once.
     """
     return ToolCallStream(source, provider, options)
@@ -161,9 +166,9 @@ def collect(
 
     If the source raises (other than a provider error it understands, see
     :func:`stream`), the exception propagates unchanged, carrying the partial result
-    as ``exc.callstream_result`` (``interrupted=True``) and a note saying so (unless
-    the exception object refuses attributes); so does a
-    :class:`~callstream.StreamLimitError` of raw text.
+    as ``exc.callstream_result`` (unless the exception object refuses attributes); an
+    interruption (``result.interrupted``) also gets a note saying so, an exception of
+    code does not. So does a :class:`~callstream.StreamLimitError` of raw text.
 
     Cost: that of :func:`stream` without building an update or reading the calls per
     payload: the same driver loop over a quiet pipeline (``Pipeline.quiet()``); the
@@ -175,7 +180,7 @@ def collect(
             for _ in drained:  # the same driver loop as stream(); it yields nothing
                 pass
         except Exception as exc:
-            if drained.result.interrupted:
+            if drained._pipeline.failed:  # the exception ended the stream
                 attach_result(exc, drained.result)
             raise
         return drained.result

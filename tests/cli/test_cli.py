@@ -453,7 +453,8 @@ def test_missing_file(capsys: pytest.CaptureFixture[str], tmp_path: Path, comman
         ('{"a": 1', ":1: not JSON ("),
         # the first line is not JSON, and no payload comes out of the lines as a document
         ('{"choices": [\nnot json\n', ":1: not JSON (Expecting value at column 14): '{\"ch"),
-        ("[\nnot json\n", ":1: not JSON (Expecting value at column 2): '['"),
+        # a document whose values are not JSON: the error names the first one's line
+        ("[\nnot json\n", ":2: not JSON (Expecting value at column 1): 'not'"),
         ('{"choices": [\n', ":1: not JSON (Expecting value at column 14)"),
         # a document over several lines: the error names its own line, not the last one
         ('{"choices": [\nnot json\n]}\n', ":2: not JSON (Expecting value at column 1): 'not"),

@@ -4,12 +4,18 @@ one character at a time and in random splits."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+import anthropic
 import anyio.lowlevel
+import httpx
+import httpx2
+import openai
 import pytest
+import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +23,14 @@ import callstream
 from callstream import ToolCallAssembler
 from callstream._assembly.types import StreamFinished
 from callstream._errors import AssemblerStateError, ChunkValidationError, OptionTypeError
+from callstream._result import (
+    INTERRUPTION_CLASSES,
+    INTERRUPTION_NAMES,
+    INTERRUPTIONS,
+    is_interruption,
+)
+from callstream.testing import StreamDropped
+from tests.support.paths import ROOT
 from tests.support.strategies import json_objects, split_every, splits
 
 INTERRUPTED = "the stream was interrupted before the call completed (ConnectionError: gone)"
@@ -281,6 +295,148 @@ def test_consumer_errors_and_our_own_errors_are_not_interruptions() -> None:
     with pytest.raises(callstream.UnknownFormatError) as info:
         callstream.collect([{"x": 1}])
     assert not hasattr(info.value, "callstream_result")
+
+
+# --- which exceptions are interruptions (callstream._result.is_interruption) -------------------
+
+
+def _named(package: str, *names: str) -> Exception:
+    """An exception whose classes (subclass first) are defined in ``package``: what an SDK
+    that is not installed raises, recognized by name and package alone."""
+    base: type[Exception] = Exception
+    for name in reversed(names):
+        base = type(name, (base,), {"__module__": package})
+    return base("gone")
+
+
+def _httpx_error(module: Any) -> Exception:
+    return module.RemoteProtocolError("peer closed connection")  # type: ignore[no-any-return]
+
+
+#: (id, a fresh exception, whether it is an interruption)
+SOURCE_ERRORS: list[tuple[str, Callable[[], Exception], bool]] = [
+    ("ConnectionResetError", lambda: ConnectionResetError("reset"), True),
+    ("TimeoutError", lambda: TimeoutError("read timed out"), True),
+    ("IncompleteReadError", lambda: asyncio.IncompleteReadError(b"", 10), True),
+    ("StreamDropped", lambda: StreamDropped("the server went away"), True),
+    ("httpx", lambda: _httpx_error(httpx), True),
+    ("httpx2", lambda: _httpx_error(httpx2), True),
+    ("httpx-timeout", lambda: httpx.ReadTimeout("slow"), True),
+    ("anyio", anyio.EndOfStream, True),
+    ("anyio-broken", anyio.BrokenResourceError, True),
+    ("trio", trio.BrokenResourceError, True),
+    ("openai", lambda: openai.APIConnectionError(request=httpx.Request("GET", "http://x")), True),
+    (
+        "anthropic",
+        lambda: anthropic.APIConnectionError(request=httpx.Request("GET", "http://x")),
+        True,
+    ),
+    (
+        "aiohttp",
+        lambda: _named(
+            "aiohttp.client_exceptions", "ServerDisconnectedError", "ClientConnectionError"
+        ),
+        True,
+    ),
+    (
+        "some-sdk",
+        lambda: _named("some_sdk._exceptions", "APITimeoutError", "APIConnectionError"),
+        True,
+    ),
+    ("StreamLimitError", lambda: callstream.StreamLimitError("too long"), True),
+    ("KeyError", lambda: KeyError("choices"), False),
+    ("ValueError", lambda: ValueError("Unable to parse tool parameter JSON"), False),
+    ("RuntimeError", lambda: RuntimeError("bug"), False),
+    ("TypeError", lambda: TypeError("bug"), False),
+    ("httpx-StreamClosed", httpx.StreamClosed, False),
+    ("anyio-Closed", anyio.ClosedResourceError, False),
+    ("own", lambda: _named("myapp.errors", "TransportError"), False),  # a name, not its package
+]
+
+_CUT = [("a", ['{"x": ', "1}"]), ("b", ['{"city": "Edin'])]  # a complete call, a cut one
+
+
+def _check_ending(result: callstream.StreamResult, error: Exception, interruption: bool) -> None:
+    """Either way the stream ends and no call is lost; only an interruption says so."""
+    assert [(c["name"], c["args"]) for c in result.tool_calls] == [("a", {"x": 1})]
+    [cut] = result.invalid_tool_calls
+    assert cut["name"] == "b" and cut["args"] == '{"city": "Edin'
+    cause = f"{type(error).__qualname__}" if interruption else "the source raised "
+    assert cut["error"].startswith(f"the stream was interrupted before the call completed ({cause}")
+    assert result.interrupted is interruption
+    assert not result.finished and result.finish_reason is None
+
+
+def _noted(error: Exception) -> bool:
+    return any("stream was interrupted" in note for note in getattr(error, "__notes__", ()))
+
+
+@pytest.mark.parametrize(
+    ("make", "interruption"), [c[1:] for c in SOURCE_ERRORS], ids=[c[0] for c in SOURCE_ERRORS]
+)
+def test_only_an_interruption_is_reported_as_one(
+    make: Callable[[], Exception], interruption: bool
+) -> None:
+    assert is_interruption(make()) is interruption
+    payloads = chat_payloads(_CUT)
+    error = make()
+    with pytest.raises(type(error)) as info:
+        callstream.collect(failing(payloads, error))
+    assert info.value is error and _noted(error) is interruption
+    _check_ending(error.callstream_result, error, interruption)  # type: ignore[attr-defined]
+    error = make()
+    with callstream.stream(failing(payloads, error)) as updates:
+        with pytest.raises(type(error)):
+            for _ in updates:
+                pass
+    assert not _noted(error)  # stream() leaves the exception as it is
+    _check_ending(updates.result, error, interruption)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("make", "interruption"), [c[1:] for c in SOURCE_ERRORS], ids=[c[0] for c in SOURCE_ERRORS]
+)
+async def test_only_an_interruption_is_reported_as_one_async(
+    make: Callable[[], Exception], interruption: bool
+) -> None:
+    payloads = chat_payloads(_CUT)
+    error = make()
+    with pytest.raises(type(error)) as info:
+        await callstream.acollect(afailing(payloads, error))
+    assert info.value is error and _noted(error) is interruption
+    _check_ending(error.callstream_result, error, interruption)  # type: ignore[attr-defined]
+    error = make()
+    async with callstream.astream(afailing(payloads, error)) as updates:
+        with pytest.raises(type(error)):
+            async for _ in updates:
+                pass
+    _check_ending(updates.result, error, interruption)
+
+
+def test_cancellation_ends_nothing() -> None:
+    payloads = chat_payloads(_CUT)
+
+    def interrupted_by_the_user() -> Iterator[Any]:
+        yield from payloads
+        raise KeyboardInterrupt
+
+    with callstream.stream(interrupted_by_the_user()) as updates:
+        with pytest.raises(KeyboardInterrupt):
+            for _ in updates:
+                pass
+    result = updates.result
+    assert not result.finished and not result.interrupted and result.invalid_tool_calls == []
+
+
+def test_the_guide_lists_every_interruption() -> None:
+    guide = (ROOT / "docs/guides/interrupted-streams.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Which exceptions are interruptions") :]
+    section = section[: section.index("Then `result.interrupted` is True")]
+    for package, name in sorted(INTERRUPTIONS):
+        assert f"`{name}`" in section and package in section, (package, name)
+    for name in [*INTERRUPTION_NAMES, *(cls.__name__ for cls in INTERRUPTION_CLASSES)]:
+        assert name in section, name
 
 
 # --- snapshots ----------------------------------------------------------------------------------

@@ -127,7 +127,7 @@ def by_stream(make: Callable[[], Any], options: dict[str, Any]) -> Outcome:
             for _ in updates:
                 pass
         except Exception as exc:
-            if updates.result.interrupted:
+            if updates._pipeline.failed:  # as collect() does
                 attach_result(exc, updates.result)
             return None, described(exc)
         return updates.result, None
@@ -146,7 +146,7 @@ async def by_astream(make: Callable[[], Any], options: dict[str, Any]) -> Outcom
             async for _ in updates:
                 pass
         except Exception as exc:
-            if updates.result.interrupted:
+            if updates._pipeline.failed:  # as collect() does
                 attach_result(exc, updates.result)
             return None, described(exc)
         return updates.result, None

@@ -104,9 +104,12 @@ def test_three_like_strays_then_another_format_raises_instead_of_going_silent() 
         callstream.collect(source)
 
 
-def test_mismatch_is_not_checked_for_an_explicit_provider() -> None:
+def test_mismatch_is_checked_for_an_explicit_provider_too() -> None:
     source = [*ANTHROPIC, *[{"x": 1}] * (MAX_MISMATCHED + 5)]
-    assert callstream.collect(source, provider="anthropic").tool_calls
+    with pytest.raises(UnknownFormatError, match="read as 'anthropic', but its last 17") as info:
+        callstream.collect(source, provider="anthropic")
+    assert info.value.callstream_result.tool_calls  # type: ignore[attr-defined]
+    assert callstream.collect(source[: len(ANTHROPIC) + MAX_MISMATCHED], provider="anthropic")
 
 
 class _Opaque:

@@ -148,7 +148,8 @@ def test_the_anthropic_stream_helper_gives_the_same_calls(name: str) -> None:
 def test_the_anthropic_stream_helper_raises_on_eager_input_that_is_not_json() -> None:
     # The helper parses the input itself and raises ValueError on invalid JSON, which
     # fine-grained streaming may send: callstream re-raises the source's exception with
-    # the partial result. messages.create(stream=True) reads the same stream to its end.
+    # the partial result (the SDK's code failed: not an interruption, no note).
+    # messages.create(stream=True) reads the same stream to its end.
     events = ANTHROPIC_CASES["eager-invalid"]
     client = _anthropic(Replay(anthropic_sse(events), "anthropic"))
     with pytest.raises(ValueError, match="Unable to parse tool parameter JSON") as info:
@@ -157,7 +158,8 @@ def test_the_anthropic_stream_helper_raises_on_eager_input_that_is_not_json() ->
     partial: StreamResult = info.value.callstream_result  # type: ignore[attr-defined]
     assert [c["name"] for c in partial.tool_calls] == ["get_weather"]
     assert [c["name"] for c in partial.invalid_tool_calls] == ["make_file"]
-    assert partial.interrupted
+    assert not partial.interrupted and not partial.finished
+    assert not getattr(info.value, "__notes__", None)
 
 
 @pytest.mark.anyio

@@ -165,14 +165,18 @@ def check_complete(result: callstream.StreamResult) -> None:
     assert result.invalid_tool_calls == [] and result.finished and not result.interrupted
 
 
-def check_interrupted(result: callstream.StreamResult) -> None:
-    """The complete first call is kept; the cut one is invalid, never a partial valid call."""
+def check_interrupted(result: callstream.StreamResult, *, interrupted: bool = True) -> None:
+    """The complete first call is kept; the cut one is invalid, never a partial valid call.
+    ``interrupted``: whether the exception is an interruption (a dropped connection), not
+    code failing (which ends the calls the same way)."""
     assert names_args(result.tool_calls) == [("get_weather", {"city": "Paris"})]
     [bad] = result.invalid_tool_calls
     assert bad["name"] == "get_weather"
     assert bad["args"] == '{"city": "Edinburgh", "country": "'
     assert bad["error"].startswith("the stream was interrupted before the call completed (")
-    assert result.interrupted and not result.finished and result.finish_reason is None
+    assert ("the source raised" not in bad["error"]) is interrupted
+    assert result.interrupted is interrupted
+    assert not result.finished and result.finish_reason is None
 
 
 # --- 0. the happy path through both SDKs --------------------------------------------------------
@@ -466,12 +470,14 @@ def test_other_exceptions_propagate_unchanged(error: Exception) -> None:
     with pytest.raises(type(error)) as info:
         callstream.collect(source())
     assert info.value is error
+    assert not getattr(error, "__notes__", None)  # code failing: no "interrupted" note
     updates = callstream.stream(source())
     with pytest.raises(type(error)):
         list(updates)
-    check_interrupted(updates.result)
+    check_interrupted(updates.result, interrupted=False)
     if not isinstance(error, NoAttributes):
-        check_interrupted(info.value.callstream_result)  # type: ignore[attr-defined]
+        result = info.value.callstream_result  # type: ignore[attr-defined]
+        check_interrupted(result, interrupted=False)
 
 
 # --- 4. dropped connections ---------------------------------------------------------------------

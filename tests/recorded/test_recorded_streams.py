@@ -119,3 +119,18 @@ async def test_async(path: Path) -> None:
     async_updates = [u async for u in astream(agen(payloads))]
     sync_updates = list(stream(payloads))
     assert [u.events for u in async_updates] == [u.events for u in sync_updates]
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=ids(STREAMS))
+def test_named_format(path: Path) -> None:
+    """Read with its format named (the recording's label, an alias such as
+    ``anthropic-messages``), as payloads and as raw bytes: the same result as ``"auto"``
+    (no real stream trips the foreign-payload rule of ``callstream._pipeline``)."""
+    payloads, expected = load(path)
+    named = collect(payloads, provider=expected["format"])
+    assert named == collect(payloads)
+    check(named, expected, path.stem)
+    data = transport_bytes(payloads, expected["format"])
+    assert collect(
+        [data[i : i + 13] for i in range(0, len(data), 13)], provider=expected["format"]
+    ) == collect([data])

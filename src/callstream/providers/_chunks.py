@@ -1,4 +1,5 @@
-"""Raw transport chunks: their type, incremental UTF-8 decoding, and the per-event limit.
+"""Raw transport chunks: their type, incremental UTF-8 decoding, the per-event limit, and
+the one decoding of a payload's JSON (:func:`load_payload`).
 
 Shared by the SSE decoder (:mod:`callstream.providers._sse`), the JSON stream decoder
 (:mod:`callstream.providers._json_stream`) and the transport decoder
@@ -9,7 +10,8 @@ re-exports the public names defined here).
 from __future__ import annotations
 
 import codecs
-from typing import Final
+import json
+from typing import Any, Final
 
 from callstream._errors import (
     MalformedStreamError,
@@ -27,6 +29,7 @@ __all__ = (
     "TextChunk",
     "check_max_event_chars",
     "is_transport_chunk",
+    "load_payload",
     "too_long",
 )
 
@@ -64,6 +67,25 @@ def too_long(what: str, limit: int) -> StreamLimitError:
         " raise the limit (stream(..., max_event_chars=...) or"
         " TransportDecoder(max_event_chars=...)) if this is expected"
     )
+
+
+def load_payload(text: str | bytes) -> tuple[bool, Any]:
+    """``(True, value)`` for JSON text, ``(False, None)`` for text that is not JSON (the
+    caller drops and counts it). Every decoder reads its payloads through this, so a
+    payload too deep to decode is the same error, with the same message, over SSE,
+    NDJSON and AWS eventstream. Cost: one ``json.loads``.
+
+    Raises:
+        StreamLimitError: the text is JSON nested too deep for ``json.loads``.
+    """
+    try:
+        return True, json.loads(text)
+    except RecursionError:
+        raise StreamLimitError(
+            "a payload is nested too deep to decode (json.loads hit the recursion limit)"
+        ) from None
+    except ValueError:
+        return False, None
 
 
 StreamError = StreamLimitError | MalformedStreamError

@@ -16,7 +16,10 @@ A message whose length or checksum is wrong breaks the framing: nothing after it
 found, so :class:`~callstream.MalformedStreamError` is raised (after the messages before
 it, by the rule of :class:`~callstream.providers._chunks.LimitHold`). A message over
 ``max_event_chars`` bytes raises :class:`~callstream.StreamLimitError` the same way. A
-payload that is not JSON is dropped and counted, as SSE data that is not JSON is.
+payload that is not JSON is dropped and counted, as SSE data that is not JSON is; one
+nested too deep to decode raises :class:`~callstream.StreamLimitError` after the
+messages before it, as it does over SSE (both read it with
+:func:`~callstream.providers._chunks.load_payload`).
 
 Cost: linear in the bytes (each byte is copied into the buffer once and read once; the
 buffer is compacted when what was read outgrows what is left), plus ``json.loads`` of
@@ -25,13 +28,12 @@ each payload.
 
 from __future__ import annotations
 
-import json
 import struct
 import zlib
 from typing import Any, Final
 
 from callstream._errors import MalformedStreamError
-from callstream.providers._chunks import TextChunk, too_long
+from callstream.providers._chunks import TextChunk, load_payload, too_long
 
 __all__ = ("EventStreamDecoder", "is_eventstream_start")
 
@@ -70,7 +72,9 @@ class EventStreamDecoder:
         Raises:
             MalformedStreamError: a text chunk, or a message whose length or checksum is
                 wrong (the payloads before it are appended first).
-            StreamLimitError: a message longer than ``max_event_chars`` bytes.
+            StreamLimitError: a message longer than ``max_event_chars`` bytes, or a
+                payload nested too deep to decode (the payloads before it are appended
+                first).
         """
         if isinstance(chunk, str):
             raise MalformedStreamError(
@@ -130,9 +134,8 @@ class EventStreamDecoder:
             return None
         if not data:
             return {name: {}}
-        try:
-            value = json.loads(data)
-        except (ValueError, RecursionError):
+        ok, value = load_payload(data)
+        if not ok:
             self.dropped += 1
             return None
         return {name: value}

@@ -1,8 +1,9 @@
-"""JSON streams: :class:`JSONStreamDecoder` cuts a stream of JSON objects into their texts.
+"""JSON streams: :class:`JSONStreamDecoder` cuts a stream of JSON values into their texts.
 
 NDJSON, concatenated or pretty-printed objects, and a JSON array of objects (Gemini's
-non-SSE stream) all become one text per top-level object; parsing the texts is left to
-the caller (:class:`~callstream.providers.transport.TransportDecoder`).
+non-SSE stream) all become one text per top-level object; a string, number or literal
+between them (``true``, ``1``, ``"x"``) becomes a text of its own; parsing the texts is
+left to the caller (:class:`~callstream.providers.transport.TransportDecoder`).
 
 Cost: linear in the input (regex searches from the current position, whole strings
 skipped in one match); memory bounded by ``max_event_chars`` per object.
@@ -28,21 +29,28 @@ __all__ = ("JSONStreamDecoder",)
 # of a string that goes on in the next chunk.
 _IN_VALUE = re.compile(r'[{}]|"[^"\\]*(?:\\.[^"\\]*)*"|"', re.DOTALL)
 _STRING_REST = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
+# Outside a value: the first character of the next one (blank text, commas, brackets and a
+# stray closing brace only separate values).
+_VALUE_START = re.compile(r"[^\s,\[\]}]")
+# The rest of a number or literal (or of stray text): up to what separates or begins a value.
+_WORD_REST = re.compile(r'[^\s,\[\]{}"]*')
 
 
 class JSONStreamDecoder:
-    """Split a stream of JSON objects into one text per top-level object.
+    """Split a stream of JSON values into one text per top-level value.
 
     Accepts NDJSON, concatenated or pretty-printed objects, and a JSON array of objects
-    (``[{...},\\n{...}]``): outside an object everything but ``{`` is skipped (brackets,
-    commas, blank lines, stray text). Only braces and string boundaries are tracked (depth,
-    inside a string, after a backslash), so the state carried between chunks is bounded;
-    the text of the object being read is kept as parts and joined once it closes.
+    (``[{...},\\n{...}]``): outside an object, blank text, commas, brackets and a stray
+    ``}`` separate values; a string is a value of its own, and so is any other run of
+    characters (a number, a literal, or stray text, which the caller finds is not JSON and
+    counts as dropped). Only braces and string boundaries are tracked (depth, inside a
+    string, after a backslash), so the state carried between chunks is bounded; the text
+    of the value being read is kept as parts and joined once it ends.
     Cost: linear in the input; memory bounded by ``max_event_chars`` per object.
 
     Raises:
-        StreamLimitError: (from ``feed``) an object is longer than ``max_event_chars``;
-            the objects before it are returned first (see :meth:`feed`).
+        StreamLimitError: (from ``feed``) a value is longer than ``max_event_chars``;
+            the values before it are returned first (see :meth:`feed`).
         OptionTypeError: (from ``feed``) a chunk that is neither ``str`` nor bytes-like.
     """
 
@@ -53,6 +61,7 @@ class JSONStreamDecoder:
         "_in_string",
         "_max_event_chars",
         "_parts",
+        "_scalar",
         "_size",
         "_text",
         "unclosed",
@@ -66,9 +75,10 @@ class JSONStreamDecoder:
         self._depth = 0
         self._in_string = False
         self._escape = False
+        self._scalar = False  # inside a top-level value that is no object
         self._hold = LimitHold()
         self.unclosed = False
-        """Whether :meth:`close` dropped an object left open."""
+        """Whether :meth:`close` dropped an object or a string left open."""
 
     def feed(self, chunk: TextChunk) -> list[str]:
         """Decode one chunk; return the texts of the objects it completed.
@@ -91,7 +101,8 @@ class JSONStreamDecoder:
         self._scan(self._text.decode(chunk), texts)
 
     def close(self) -> list[str]:
-        """Flush the end of the stream. An object left open is dropped (it was cut off).
+        """Flush the end of the stream. An object or a string left open is dropped (it was
+        cut off); a number or literal the stream ends with is complete.
 
         A limit error here is raised at once: the flushed text is at most one character
         and closes no object.
@@ -99,39 +110,58 @@ class JSONStreamDecoder:
         self._hold.check()
         texts: list[str] = []
         self._scan(self._text.flush(), texts)
-        self.unclosed = self._depth > 0
+        self.unclosed = self._depth > 0 or self._in_string
+        if self._scalar and not self._in_string:
+            texts.append("".join(self._parts))
         self._parts.clear()
         self._size = 0
         self._depth = 0
-        self._in_string = self._escape = False
+        self._in_string = self._escape = self._scalar = False
         return texts
 
     def _scan(self, text: str, texts: list[str]) -> None:
-        """Append the objects ``text`` completes to ``texts``; the open object's part is
+        """Append the values ``text`` completes to ``texts``; the open value's part is
         kept for later."""
         position = 0
         length = len(text)
-        start = 0  # where the current object's text begins in this chunk
+        start = 0  # where the current value's text begins in this chunk
         while position < length:
-            if self._depth == 0:
-                position = text.find("{", position)
-                if position < 0:
+            if self._depth == 0 and not self._scalar:
+                found = _VALUE_START.search(text, position)
+                if found is None:
                     return
-                start = position
-                self._depth = 1
-                position += 1
+                start = found.start()
+                position = self._begin_value(text[start], start)
             elif self._escape:
                 self._escape = False
                 position += 1
             elif self._in_string:
                 position = self._end_of_string(text, position)
+                if self._scalar and not self._in_string:  # a top-level string ended
+                    self._close_object(text[start:position], texts)
+            elif self._scalar:
+                position = _WORD_REST.match(text, position).end()  # type: ignore[union-attr]
+                if position < length:  # the number or literal ended here
+                    self._close_object(text[start:position], texts)
             else:
                 position = self._next_token(text, position, start, texts)
-        if self._depth > 0:
+        if self._depth > 0 or self._scalar:
             self._size += length - start
             if self._size > self._max_event_chars:
-                raise too_long("a JSON object", self._max_event_chars)
+                raise self._too_long()
             self._parts.append(text[start:])
+
+    def _begin_value(self, first: str, position: int) -> int:
+        """A top-level value begins at ``position`` with ``first``: an object, a string,
+        or a number or literal (any other run of characters); where to go on from."""
+        if first == "{":
+            self._depth = 1
+            return position + 1
+        self._scalar = True
+        if first == '"':
+            self._in_string = True
+            return position + 1
+        return position
 
     def _end_of_string(self, text: str, position: int) -> int:
         """Skip the rest of a string: past its closing quote, or to the chunk's end.
@@ -170,10 +200,16 @@ class JSONStreamDecoder:
         return position  # anything else was a whole string
 
     def _close_object(self, last_part: str, texts: list[str]) -> None:
+        """A top-level value (an object, or another value) ended with ``last_part``."""
         size = self._size + len(last_part)
         if size > self._max_event_chars:
-            raise too_long("a JSON object", self._max_event_chars)
+            raise self._too_long()
         self._parts.append(last_part)
         texts.append("".join(self._parts))
         self._parts.clear()
         self._size = 0
+        self._scalar = False
+
+    def _too_long(self) -> StreamLimitError:
+        what = "a JSON value" if self._scalar else "a JSON object"
+        return too_long(what, self._max_event_chars)

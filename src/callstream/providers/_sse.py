@@ -114,10 +114,13 @@ _WHOLE_FIELD = re.compile(r"(?:event|id|retry):[^\r\n]*|:[^\r\n]*")
 _UNDECIDED, _CHUNKS, _LINES = 0, 1, 2
 
 
-def _whole_field_line(text: str) -> bool:
+def _whole_field_line(text: str, *, alone: bool = False) -> bool:
     """Whether ``text`` is a whole SSE field line that no chunk of a valid stream could
-    continue: ``event:`` / ``id:`` / ``retry:`` / a comment, or ``data:`` holding a JSON
-    object or array that parses, or ``[DONE]``. Cost: O(len(text)) (one ``json.loads``)."""
+    continue with the next field: ``event:`` / ``id:`` / ``retry:`` / a comment, or
+    ``data:`` holding a JSON value that parses (an object, array, string, number or
+    literal: ``data: true`` too), or ``[DONE]``. ``alone`` (no next field to tell yet):
+    not a number, which a chunk could go on with more digits (``data: 1``, ``2``).
+    Cost: O(len(text)) (one ``json.loads``)."""
     text = text.removeprefix("\ufeff")
     if _WHOLE_FIELD.fullmatch(text):
         return True
@@ -126,7 +129,7 @@ def _whole_field_line(text: str) -> bool:
     value = text[5:].strip()
     if value == "[DONE]":
         return True
-    if value[:1] not in ("{", "["):
+    if not value or (alone and value[-1].isdigit()):
         return False
     try:
         json.loads(value)
@@ -262,7 +265,8 @@ class SSEDecoder:
         now); after a line without data (``event:`` ...) the next non-empty item settles
         it, at no cost in latency.
         """
-        if first.removeprefix("\ufeff").startswith("data:") and _whole_field_line(first):
+        data_line = first.removeprefix("\ufeff").startswith("data:")
+        if data_line and _whole_field_line(first, alone=True):
             self._first = None
             self._mode = _LINES
             self._on_text("\n\n", events)

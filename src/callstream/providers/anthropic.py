@@ -82,10 +82,10 @@ def recognizes(payload: Any) -> bool:
     that is a lowercase ``snake_case`` name (``ping``, ``error``, the events
     :func:`detect` knows and those added later, such as a ``tool_change``).
 
-    Used once a stream is read as Anthropic (``provider="auto"``), so that keep-alive
-    pings and unknown events, however many in a row, never make it look foreign; the
-    other formats' events are dotted (``response.created``), hyphenated
-    (``content-delta``) or untyped. Cost: O(length of the type).
+    Used once a stream is read as Anthropic (named, or chosen by ``provider="auto"``),
+    so that keep-alive pings and unknown events, however many in a row, never make it
+    look foreign; the other formats' events are dotted (``response.created``),
+    hyphenated (``content-delta``) or untyped. Cost: O(length of the type).
     """
     kind = get_str(_unwrap(payload), "type")
     return kind is not None and kind.isascii() and kind.isidentifier() and kind.islower()

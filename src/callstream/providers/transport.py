@@ -9,14 +9,20 @@ return only what is complete, carrying the rest over.
   a leading byte-order mark). Deliberate leniency: :meth:`SSEDecoder.close` dispatches a
   final event that lacks its blank line, because many servers and captures end that way.
 - :class:`JSONStreamDecoder` splits NDJSON, concatenated or pretty-printed JSON objects,
-  and a JSON array of objects (Gemini's non-SSE stream) into one text per top-level object.
+  and a JSON array of objects (Gemini's non-SSE stream) into one text per top-level
+  object (and one per string, number or literal between them).
 - :class:`~callstream.providers._eventstream.EventStreamDecoder` reads Bedrock's binary
   AWS eventstream messages (``application/vnd.amazon.eventstream``), checksums included.
-- :class:`TransportDecoder` picks one of them from the first non-blank character
-  (``{`` or ``[`` means JSON, U+0000 an eventstream, anything else SSE; "blank" is any
-  Unicode whitespace or a byte-order mark, decoded incrementally, so where a chunk is cut
-  never changes the choice) and turns the results into decoded payloads
-  (:class:`TransportMessage`), dropping ``[DONE]`` and data that is not JSON.
+- :class:`TransportDecoder` picks one of them from how the text begins (a JSON value
+  means JSON: an object, array, string, number, or ``true`` / ``false`` / ``null``
+  followed by blank text, a separator or the end; U+0000 an eventstream; anything else
+  SSE; blank text before it, any Unicode whitespace or a byte-order mark, is skipped,
+  decoded incrementally, so where a chunk is cut never changes the choice) and turns the
+  results into decoded payloads (:class:`TransportMessage`), dropping ``[DONE]`` and
+  data that is not JSON. A JSON value that is no object (``true``, ``1``, ``"x"``,
+  ``null``) is a payload like any other, in either kind of stream: it is data that no
+  format reads (the pipeline counts it, see :mod:`callstream._pipeline`), and the frames
+  after it are read as usual.
 
 Line iterators. Besides raw chunks, the decoders take the items of a line iterator:
 ``httpx``'s ``iter_lines()`` / ``aiter_lines()`` (``str`` lines without their line ends,
@@ -24,12 +30,13 @@ Line iterators. Besides raw chunks, the decoders take the items of a line iterat
 ``aiohttp``'s ``async for line in response.content`` (``bytes`` lines that keep their
 ``b"\n"``, which are ordinary chunks). An SSE stream is read in *line mode* (every item
 ends a line) when its first non-empty item holds no line end, is a whole SSE field line
-(``data:`` with a JSON object, array or ``[DONE]``; ``event:``, ``id:``, ``retry:``, a
-``:`` comment) and the next item starts a new field, or is empty after a ``data:`` line
-(empty items after a line without data wait for the next non-empty item: an empty read
-of a chunk iterator is not a blank line). Chunk iterators cannot produce that: the next
-chunk of a whole line starts with its line end, and an item that holds a line end
-settles the stream as chunks for good. NDJSON needs no line ends.
+(``data:`` with a JSON value or ``[DONE]``; ``event:``, ``id:``, ``retry:``, a ``:``
+comment) and the next item starts a new field, or is empty after a ``data:`` line whose
+value is no number (empty items after a line without data, or with a number that more
+digits could continue, wait for the next non-empty item: an empty read of a chunk
+iterator is not a blank line). Chunk iterators cannot produce that: the next chunk of a
+whole line starts with its line end, and an item that holds a line end settles the
+stream as chunks for good. NDJSON needs no line ends.
 
 Limits. A line, an SSE event's data and a JSON object are each bounded by
 ``max_event_chars`` (default :data:`DEFAULT_MAX_EVENT_CHARS`, 32 Mi characters: real
@@ -55,10 +62,9 @@ decoding, the ``max_event_chars`` check). Every public name is imported from her
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from callstream._errors import StreamLimitError
 from callstream.providers._chunks import (
@@ -70,6 +76,7 @@ from callstream.providers._chunks import (
     TextChunk,
     check_max_event_chars,
     is_transport_chunk,
+    load_payload,
     too_long,
 )
 from callstream.providers._eventstream import EventStreamDecoder, is_eventstream_start
@@ -94,6 +101,31 @@ __all__ = (
 #: whitespace and byte-order marks, in any order.
 _BLANKS = re.compile(r"[\s\ufeff]*")
 
+_LITERALS: Final = ("true", "false", "null")
+_LEAD: Final = 6  # characters that decide: the longest literal and the one after it
+#: What may follow a JSON literal that begins a stream: blank text, or what separates or
+#: begins the next value.
+_AFTER_LITERAL: Final = frozenset(' \t\r\n\ufeff,[]{}"')
+
+
+def _begins_json(lead: str, *, ended: bool = False) -> bool | None:
+    """Whether text whose first non-blank characters are ``lead`` is a JSON stream: it
+    begins with a JSON value (``{``, ``[``, ``"``, ``-``, a digit, or ``true`` / ``false``
+    / ``null`` followed by blank text, a separator or the end); no SSE field name does.
+    None while ``lead`` is too short to tell (a prefix of a literal, and the stream not
+    ``ended``). Cost: O(1).
+    """
+    if lead[0] in '{["-0123456789':
+        return True
+    for literal in _LITERALS:
+        if lead.startswith(literal):
+            if len(lead) == len(literal):
+                return True if ended else None
+            return lead[len(literal)] in _AFTER_LITERAL or lead[len(literal)].isspace()
+        if literal.startswith(lead):
+            return False if ended else None
+    return False
+
 
 @dataclass(frozen=True, slots=True)
 class TransportMessage:
@@ -103,35 +135,19 @@ class TransportMessage:
     event: str | None = None
 
 
-def _loads(text: str) -> tuple[bool, Any]:
-    """``(True, value)`` for JSON text, ``(False, None)`` for text that is not JSON.
-
-    Raises:
-        StreamLimitError: the text is JSON nested too deep for ``json.loads``.
-    """
-    try:
-        return True, json.loads(text)
-    except RecursionError:
-        raise StreamLimitError(
-            f"a payload of {len(text)} characters is nested too deep to decode"
-            " (json.loads hit the recursion limit)"
-        ) from None
-    except ValueError:
-        return False, None
-
-
 class TransportDecoder:
     """Raw ``str`` / ``bytes`` chunks in, decoded payloads out; SSE or JSON found automatically.
 
-    The first non-blank character decides: ``{`` or ``[`` means a JSON stream (NDJSON,
-    concatenated objects, or an array of objects), U+0000 Bedrock's binary AWS
+    How the text begins decides: a JSON value (see the module docstring) means a JSON stream
+    (NDJSON, concatenated values, or an array of objects), U+0000 Bedrock's binary AWS
     eventstream (read from bytes chunks), anything else server-sent events.
-    Blank means Unicode whitespace or a byte-order mark, read through an incremental
-    UTF-8 decoder, so the choice is the same wherever the chunks are cut. SSE ``data``
-    that is ``[DONE]``, empty, or not JSON is dropped; so is a JSON object that does not
-    parse. Line iterators work too (see the module docstring). Cost: linear in the
-    input, plus ``json.loads`` of each payload; memory O(``max_event_chars``) besides the
-    chunk being decoded.
+    Blank text before it (Unicode whitespace or byte-order marks) is skipped, read
+    through an incremental UTF-8 decoder, and chunks are held until the first few
+    characters decide, so the choice is the same wherever the chunks are cut. SSE
+    ``data`` that is ``[DONE]``, empty, or not JSON is dropped; so is a JSON value that
+    does not parse. A value that is no object is a payload too, and line iterators work
+    (see the module docstring). Cost: linear in the input, plus ``json.loads`` of each
+    payload; memory O(``max_event_chars``) besides the chunk being decoded.
 
     Raises:
         StreamLimitError: (from ``feed`` / ``close``) a line, event or object is longer
@@ -149,6 +165,7 @@ class TransportDecoder:
         "_head",
         "_hold",
         "_json",
+        "_lead",
         "_max_event_chars",
         "_sniffer",
         "_sse",
@@ -169,6 +186,7 @@ class TransportDecoder:
         self._head: list[TextChunk] | None = []  # None once the kind is known
         self._sniffer = ChunkText()
         self._blank_chars = 0
+        self._lead = ""  # the first non-blank characters, while they do not decide
         self._dropped = 0
         self._sse: SSEDecoder | None = None
         self._json: JSONStreamDecoder | None = None
@@ -221,6 +239,8 @@ class TransportDecoder:
         """
         self._hold.check()
         out: list[TransportMessage] = []
+        if self._head is not None and self._lead:  # a stream as short as "nul" or "true"
+            self._choose(bool(_begins_json(self._lead, ended=True)), out)
         if self._sse is not None:
             self._messages(self._sse.close(), out)
         elif self._json is not None:
@@ -238,21 +258,39 @@ class TransportDecoder:
             return
         text = self._sniffer.decode(chunk)  # first: a chunk of the wrong type raises here
         head.append(chunk)
-        # Blank characters before the first one that decides are bounded (they are held),
-        # counted as characters, in the chunk that decides too: the same wherever it is cut.
-        blanks = _BLANKS.match(text).end()  # type: ignore[union-attr]
-        self._blank_chars += blanks
-        if self._blank_chars > self._max_event_chars:
-            raise too_long("leading whitespace", self._max_event_chars)
-        if blanks == len(text):
-            return
-        self._head = None
-        if text[blanks] in "{[":
+        if not self._lead:
+            # Blank characters before the first one that decides are bounded (they are
+            # held), counted as characters, in the chunk that decides too: the same
+            # wherever it is cut.
+            blanks = _BLANKS.match(text).end()  # type: ignore[union-attr]
+            self._blank_chars += blanks
+            if self._blank_chars > self._max_event_chars:
+                raise too_long("leading whitespace", self._max_event_chars)
+            text = text[blanks:]
+            if not text:
+                return
+            if is_eventstream_start(text[0]) and not isinstance(chunk, str):
+                self._events = EventStreamDecoder(max_event_chars=self._max_event_chars)
+                self._replay(out)
+                return
+        self._lead += text[: _LEAD - len(self._lead)]
+        json_stream = _begins_json(self._lead)
+        if json_stream is not None:
+            self._choose(json_stream, out)
+
+    def _choose(self, json_stream: bool, out: list[TransportMessage]) -> None:
+        """The kind is known: JSON or SSE; decode the chunks held until now into ``out``."""
+        if json_stream:
             self._json = JSONStreamDecoder(max_event_chars=self._max_event_chars)
-        elif is_eventstream_start(text[blanks]) and not isinstance(chunk, str):
-            self._events = EventStreamDecoder(max_event_chars=self._max_event_chars)
         else:
             self._sse = SSEDecoder(max_event_chars=self._max_event_chars)
+        self._replay(out)
+
+    def _replay(self, out: list[TransportMessage]) -> None:
+        """Decode the chunks held while the kind was open into ``out``, in order."""
+        head = self._head
+        assert head is not None
+        self._head = None
         for piece in head:
             self._decode(piece, out)
 
@@ -288,7 +326,7 @@ class TransportDecoder:
 
     def _objects(self, texts: list[str], out: list[TransportMessage]) -> None:
         for text in texts:
-            ok, value = _loads(text)
+            ok, value = load_payload(text)
             if ok:
                 out.append(TransportMessage(value))
             else:
@@ -299,7 +337,7 @@ class TransportDecoder:
             data = event.data.strip()
             if not data or data == "[DONE]":
                 continue
-            ok, value = _loads(data)
+            ok, value = load_payload(data)
             if ok:
                 out.append(TransportMessage(value, event.event))
             else:

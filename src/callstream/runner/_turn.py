@@ -328,9 +328,9 @@ class Turn:
         return found
 
     def fail(self, exc: BaseException) -> None:
-        """The source raised (the stream is interrupted), or code the run calls did (an
-        ``eager`` predicate): void the turn with that reason."""
-        what = "stream" if self.stream.result.interrupted else "run"
+        """The source raised (the stream ended by it, an interruption or not), or code
+        the run calls did (an ``eager`` predicate): void the turn with that reason."""
+        what = "stream" if self.stream._pipeline.failed else "run"
         why = f"the {what} failed ({type(exc).__name__}: {exc})"
         self.void(why, why)
 

@@ -5,6 +5,7 @@ what came before it."""
 from __future__ import annotations
 
 import json
+import random
 import struct
 import zlib
 from typing import Any
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 import callstream
 from callstream import MalformedStreamError, StreamLimitError
 from callstream.providers.transport import TransportDecoder
-from callstream.testing import eventstream_message, stream_of
+from callstream.testing import encode, eventstream_message, sse_event, stream_of
 
 CALLS = [
     {"name": "get_weather", "args": {"city": "Zürich", "days": [1, 2]}, "id": "tooluse_1"},
@@ -166,3 +167,50 @@ def test_a_stream_cut_inside_a_message_truncates_the_open_call() -> None:
     decoder.feed(data[: len(data) // 2])
     decoder.close()
     assert decoder.dropped == 1  # the message left cut short
+
+
+# --- a payload nested too deep: the same limit error as over SSE ---------------------------
+
+_DEEP_BODY = '{"delta": ' + "[" * 30_000 + "]" * 30_000 + "}"  # past json.loads' recursion
+
+
+def _deep_streams() -> tuple[bytes, bytes]:
+    """Bedrock's events with a ``contentBlockDelta`` nested too deep halfway into the
+    first call: as AWS eventstream messages, and as SSE (its ``data`` the same events)."""
+    payloads = list(stream_of(CALLS, format="bedrock", split="token"))
+    head, tail = payloads[:4], payloads[4:]
+    deep = eventstream_message(
+        {":event-type": "contentBlockDelta", ":message-type": "event"}, _DEEP_BODY.encode()
+    )
+    events = b"".join(encode(head, "bedrock")) + deep + b"".join(encode(tail, "bedrock"))
+    sse = "".join(
+        [*map(sse_event, head), f'data: {{"contentBlockDelta": {_DEEP_BODY}}}\n\n']
+        + [sse_event(p) for p in tail]
+    )
+    return events, sse.encode()
+
+
+def _limit_outcome(chunks: list[bytes]) -> tuple[str, Any]:
+    with pytest.raises(StreamLimitError) as info:
+        callstream.collect(chunks, provider="bedrock")
+    return str(info.value), info.value.callstream_result  # type: ignore[attr-defined]
+
+
+def test_a_payload_too_deep_is_a_limit_error_as_over_sse_however_cut() -> None:
+    events, sse = _deep_streams()
+    error, partial = _limit_outcome([sse])
+    assert "nested too deep" in error
+    assert partial.interrupted and not partial.finished and partial.tool_calls == []
+    [cut] = partial.invalid_tool_calls  # the call the deep payload was part of
+    assert cut["name"] == "get_weather" and "StreamLimitError" in str(cut["error"])
+    # over eventstream: the same error and the same partial result, whole, one byte at
+    # a time, and in seeded random splits (the decoder drops nothing silently)
+    assert _limit_outcome([events]) == (error, partial)
+    assert _limit_outcome([events[i : i + 1] for i in range(len(events))]) == (error, partial)
+    rng = random.Random(20260)
+    for _ in range(5):
+        points = [rng.randrange(len(events)) for _ in range(rng.randrange(1, 30))]
+        assert _limit_outcome(cuts(events, points)) == (error, partial)
+    decoder = TransportDecoder()
+    decoder.feed(events)
+    assert isinstance(decoder.error, StreamLimitError) and decoder.dropped == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import anyio
@@ -20,6 +21,7 @@ from callstream.providers.transport import (
     TransportMessage,
     is_transport_chunk,
 )
+from callstream.testing import encode, stream_of
 from tests.providers.transport.test_transport_lines import STREAMS, same
 
 
@@ -88,6 +90,85 @@ def test_any_cut_of_any_blank_prefix_gives_the_whole_result(
     points = sorted(data.draw(st.lists(st.integers(0, len(raw)), max_size=12)))
     bounds = [0, *points, len(raw)]
     assert decode([raw[a:b] for a, b in zip(bounds, bounds[1:])]) == whole
+
+
+# --- a JSON value that is no object, as the first frame or any other -------------------------
+
+SCALARS = ["true", "false", "null", "1", "-2.5e3", '"x"', '"a \\"q\\" \\\\ \u2713"']
+SCALAR_CALLS = [
+    {"name": "get_weather", "args": {"city": "Zürich", "days": [1, 2]}, "id": "call_1"},
+    {"name": "search", "args": {"q": 'a "quoted" ✓'}, "id": "call_2"},
+]
+
+
+def _scalar_streams(scalar: str, fmt: str) -> dict[str, list[Any]]:
+    """``fmt``'s stream with ``scalar`` as its first frame (and again in the middle of
+    NDJSON): as NDJSON text, and for an SSE format as SSE bytes (``data: <scalar>``) and
+    SSE lines (a line iterator)."""
+    payloads = list(stream_of(SCALAR_CALLS, format=fmt, text="Hi"))
+    half = len(payloads) // 2
+    lines = [json.dumps(p) + "\n" for p in payloads]
+    ndjson = "".join([scalar + "\n", *lines[:half], scalar + "\n", *lines[half:]])
+    if fmt == "ollama":
+        return {"ndjson": [ndjson]}
+    sse = [b"data: " + scalar.encode() + b"\n\n", *encode(payloads, fmt)]
+    sse_lines = ["data: " + scalar, "", *encode(payloads, fmt, as_="lines")]
+    return {"ndjson": [ndjson], "sse": [b"".join(sse)], "sse-lines": sse_lines}
+
+
+def _cut(chunks: list[Any], how: str, seed: int) -> list[Any]:
+    """The stream whole, one character (byte) at a time, or at seeded random places; line
+    iterators stay as they are (each item is a line)."""
+    if len(chunks) > 1 or how == "whole":
+        return chunks
+    [raw] = chunks
+    if how == "one":
+        return [raw[i : i + 1] for i in range(len(raw))]
+    rng = random.Random(seed)
+    points = sorted(rng.randrange(len(raw) + 1) for _ in range(rng.randrange(1, 40)))
+    return [raw[a:b] for a, b in zip([0, *points], [*points, len(raw)])]
+
+
+@pytest.mark.parametrize("fmt", ["openai-responses", "anthropic", "ollama"])
+@pytest.mark.parametrize("scalar", SCALARS)
+def test_a_scalar_frame_is_a_payload_and_the_frames_after_it_are_read(
+    scalar: str, fmt: str
+) -> None:
+    want_payloads = list(stream_of(SCALAR_CALLS, format=fmt, text="Hi"))
+    want = callstream.collect(want_payloads)
+    assert len(want.tool_calls) == 2
+    value = json.loads(scalar)
+    for wire, chunks in _scalar_streams(scalar, fmt).items():
+        for how, seed in [("whole", 0), ("one", 0), *(("random", n) for n in range(2))]:
+            cut = _cut(chunks, how, seed)
+            payloads = [m.payload for m in decode(cut)]
+            assert payloads[0] == value and type(payloads[0]) is type(value), (wire, how)
+            assert len(payloads) == len(want_payloads) + (2 if wire == "ndjson" else 1)
+            for provider in (fmt, "auto"):
+                assert callstream.collect(cut, provider=provider) == want, (wire, how, provider)
+
+
+@pytest.mark.parametrize("text", ["true", " null ", "1", '"x"', "nul", "tru e", "truex"])
+def test_a_stream_of_only_a_scalar_or_a_stray_word(text: str) -> None:
+    """A lone value is one payload (JSON, however short); a word that is no JSON value is
+    SSE text that is no field: dropped and counted, whatever the cut."""
+    for chunks in ([text], list(text), [text.encode()]):
+        decoder = TransportDecoder()
+        got = [m.payload for chunk in chunks for m in decoder.feed(chunk)]
+        got += [m.payload for m in decoder.close()]
+        try:
+            value = json.loads(text)
+        except ValueError:
+            assert got == [] and decoder.dropped == 1
+        else:
+            assert got == [value] and decoder.dropped == 0
+
+
+def test_stray_text_between_json_objects_is_dropped_and_counted() -> None:
+    decoder = TransportDecoder()
+    got = decoder.feed('{"a": 1} oops {"b": 2}\n[{"c": 3}, 4]') + decoder.close()
+    assert [m.payload for m in got] == [{"a": 1}, {"b": 2}, {"c": 3}, 4]
+    assert decoder.dropped == 1
 
 
 # --- item: a deep payload never vanishes silently ----------------------------------------------

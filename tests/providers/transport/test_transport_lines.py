@@ -247,8 +247,11 @@ def test_empty_raw_streams_stay_empty(source: list[Any]) -> None:
     assert result.tool_calls == [] and result.provider is None
 
 
-def test_raw_text_without_payload_is_fine_with_an_explicit_provider() -> None:
-    assert callstream.collect(["hello\n"], provider="openai-chat").tool_calls == []
+def test_raw_text_without_payload_raises_with_an_explicit_provider_too() -> None:
+    with pytest.raises(UnknownFormatError, match="decoded to no payload"):
+        callstream.collect(["hello\n"], provider="openai-chat")
+    empty = [": keep-alive\n\n", "data: [DONE]\n\n"]
+    assert callstream.collect(empty, provider="openai-chat").tool_calls == []
 
 
 # --- the real httpx client ------------------------------------------------------------------
