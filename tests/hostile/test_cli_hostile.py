@@ -617,6 +617,7 @@ def test_live_window_cuts_a_long_multiline_string() -> None:
 @settings(max_examples=60, deadline=None)
 @given(value=json_objects(max_leaves=30), lines=st.integers(1, 12))
 @example(value={"": [[[[None]]], None], "0\n": None}, lines=1)  # a key holding a newline
+@example(value={"": [[[[[None]]]], None, None]}, lines=1)  # 3 values shown, 5 enclosing
 def test_live_window_is_the_tail_of_the_full_tree(value: dict[str, Any], lines: int) -> None:
     # The window counts values, and here one value is one line: a string value holding a
     # line break renders over several lines (test_live_window_cuts_a_long_multiline_string).
@@ -644,7 +645,8 @@ def test_live_window_is_the_tail_of_the_full_tree(value: dict[str, Any], lines: 
     window = [line for line in window if line and "earlier values" not in line]
     tail = full[-lines:] if lines <= len(full) else full
     assert window[-len(tail) :] == tail if tail else True
-    assert len(window) <= lines + 6
+    # a window shows at least 3 values (render_live), and at most _MAX_CONTEXT enclosing ones
+    assert len(window) <= max(3, lines) + callstream.cli._render._MAX_CONTEXT
 
 
 def test_render_live_on_many_calls_and_events() -> None:
