@@ -76,7 +76,7 @@ from callstream._errors import (
     UnknownFormatError,
     UsageError,
 )
-from callstream._result import StreamResult, StreamUpdate, is_interruption
+from callstream._result import StreamResult, StreamUpdate, failure_cause, is_interruption
 from callstream.providers import (
     Translator,
     detect_format,
@@ -85,7 +85,6 @@ from callstream.providers import (
     recognizes,
     resolve_format,
 )
-from callstream.providers._base import describe_exception
 from callstream.providers._provider_errors import error_signals, provider_error_payload
 from callstream.providers.transport import (
     DEFAULT_MAX_EVENT_CHARS,
@@ -419,13 +418,7 @@ class Pipeline:
         self._interrupted = interruption
         if self._assembler.finished:
             return updates
-        if isinstance(exc, str):
-            cause = exc
-        elif interruption:
-            cause = describe_exception(exc)
-        else:
-            cause = f"the source raised {describe_exception(exc)}"
-        self._emit(updates, self._assembler.interrupt(cause), None)
+        self._emit(updates, self._assembler.interrupt(failure_cause(exc)), None)
         return updates
 
     def feed(self, item: Any) -> list[StreamUpdate]:

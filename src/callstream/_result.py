@@ -31,6 +31,7 @@ from callstream._assembly.types import (
 )
 from callstream._errors import MalformedStreamError, StreamLimitError, UnknownFormatError
 from callstream._update import StreamUpdate
+from callstream.providers._base import describe_exception
 
 __all__ = (
     "INTERRUPTIONS",
@@ -174,6 +175,17 @@ def is_interruption(exc: BaseException) -> bool:
     except Exception:  # a class whose names cannot be read: not one of ours
         return False
     return False
+
+
+def failure_cause(exc: BaseException | str) -> str:
+    """What a call the failure cut off says caused it: an interruption (or a ``str``
+    cause) as itself, any other exception as "the source raised <it>" (code failed,
+    the stream was not cut; see :func:`is_interruption`). Never raises."""
+    if isinstance(exc, str):
+        return exc
+    if is_interruption(exc):
+        return describe_exception(exc)
+    return f"the source raised {describe_exception(exc)}"
 
 
 def attach_result(exc: BaseException, result: StreamResult) -> None:

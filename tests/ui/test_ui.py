@@ -430,3 +430,43 @@ def test_a_turn_with_tool_calls_finishes_with_tool_calls_even_on_a_plain_stop(
     payloads = WRITERS[provider]([("", "get_weather", '{"city": "Paris"}')], [], "ok")
     chunks = events_of(list(vercel_stream(callstream.stream(payloads))))
     assert chunks[-1] == {"type": "finish", "finishReason": "tool-calls"}
+
+
+@pytest.mark.parametrize(
+    ("exc", "cause"),
+    [
+        (ConnectionResetError("reset by peer"), "ConnectionResetError: reset by peer"),
+        (KeyError("x"), "the source raised KeyError: 'x'"),
+    ],
+)
+def test_a_call_cut_by_a_failure_names_its_cause_as_collect_does(
+    exc: BaseException, cause: str
+) -> None:
+    """A bug in the user's source is not a dropped connection: the UI events say "the
+    source raised", as the assembler's invalid call does (one rule, failure_cause)."""
+    payloads = [
+        json.loads(line)
+        for line in read_example("openai_chat_parallel").splitlines()
+        if line.strip()
+    ][:4]  # the first call is open
+
+    def failing() -> Any:
+        yield from payloads
+        raise exc
+
+    with pytest.raises(type(exc)) as info:
+        callstream.collect(failing())
+    (invalid, *_) = info.value.callstream_result.invalid_tool_calls  # type: ignore[attr-defined]
+    assert invalid["error"].endswith(f"({cause})")
+    agui = AGUIEncoder(message_id="m")
+    vercel = VercelEncoder(message_id="m")
+    agui.start()
+    vercel.start()
+    with pytest.raises(type(exc)):
+        for update in callstream.stream(failing()):
+            agui.feed(update)
+            vercel.feed(update)
+    (custom,) = [e for e in agui.fail(exc) if e["type"] == "CUSTOM"]
+    assert custom["value"]["error"] == invalid["error"]
+    (error,) = [c for c in vercel.fail(exc) if c["type"] == "tool-input-error"]
+    assert error["errorText"] == invalid["error"]

@@ -17,7 +17,7 @@ from typing import Any
 from callstream._errors import PartialJSONError, UsageError
 from callstream._json.dump import same_json
 from callstream._json.parser import PartialJSONParser
-from callstream.providers._base import describe_exception
+from callstream._result import failure_cause
 from callstream.runner._results import ToolStarted
 
 __all__ = (
@@ -78,9 +78,9 @@ def verdict_at_failure(parts: list[str]) -> dict[str, Any] | None:
 
 
 def interrupted_error(exc: BaseException | str) -> str:
-    """The error of a call the failure cut off (the assembler's wording)."""
-    cause = exc if isinstance(exc, str) else describe_exception(exc)
-    return f"the stream was interrupted before the call completed ({cause})"
+    """The error of a call the failure cut off (the assembler's wording, the pipeline's
+    cause: :func:`~callstream._result.failure_cause`)."""
+    return f"the stream was interrupted before the call completed ({failure_cause(exc)})"
 
 
 def streamed_matches(parts: list[str], final: dict[str, Any]) -> bool:
