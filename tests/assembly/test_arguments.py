@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from callstream._assembly.arguments import BLOCK, ArgumentText, TextBudget
+from callstream._assembly.arguments import ArgumentText, TextBudget
 from callstream._errors import PartialJSONError
+from callstream._json.pieces import BLOCK
 from tests.support.strategies import split_every, splits
 
 OPTIONS: dict[str, Any] = {}

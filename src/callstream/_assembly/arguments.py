@@ -1,11 +1,11 @@
 """The argument text of one call: raw fragments within the limits, and its parser.
 
 :class:`ArgumentText` keeps what a call's ``args`` brought: the raw text (as a list of
-parts, joined lazily), the incremental parser fed with it, and the text and changes
-that arrived before the call had a name (released when it is announced). A
-:class:`TextBudget` shared by all calls of a stream enforces ``max_argument_chars`` and
-``max_chars``. Plain slotted classes with typed attributes (a shape a compiler can take
-as it is).
+parts in blocks, :mod:`callstream._json.pieces`, joined lazily), the incremental parser
+fed with it, and the text and changes that arrived before the call had a name (released
+when it is announced). A :class:`TextBudget` shared by all calls of a stream enforces
+``max_argument_chars`` and ``max_chars``. Plain slotted classes with typed attributes (a
+shape a compiler can take as it is).
 """
 
 from __future__ import annotations
@@ -15,15 +15,12 @@ from typing import Any, Final
 
 from callstream._json.changes import Change
 from callstream._json.parser import PartialJSONParser
+from callstream._json.pieces import add_piece, joined
 
-__all__ = ("BLOCK", "NO_LIMIT", "ArgumentText", "TextBudget")
+__all__ = ("NO_LIMIT", "ArgumentText", "TextBudget")
 
 NO_LIMIT: Final = 1 << 62
 """Stands for a limit given as None (no limit): larger than any text in memory."""
-
-BLOCK: Final = 256
-"""Consecutive raw fragments joined into one string, so that a long argument text streamed
-in tiny fragments costs O(1) string objects per 256 fragments, not one per fragment."""
 
 
 class TextBudget:
@@ -102,8 +99,8 @@ class ArgumentText:
         """Append raw text within the limits (no parsing).
 
         Returns False when a limit was hit: the text is kept up to it, ``dropped`` and
-        ``limit_error`` are set. Cost: O(1) amortized (every :data:`BLOCK` fragments are
-        joined into one string, at C speed).
+        ``limit_error`` are set. Cost: O(1) amortized (fragments are kept in blocks:
+        :func:`~callstream._json.pieces.add_piece`).
         """
         budget = self.budget
         size = len(text)
@@ -122,13 +119,7 @@ class ArgumentText:
             return False
         budget.used += size
         self.chars += size
-        parts = self.parts
-        parts.append(text)
-        loose = self.loose + 1
-        if loose >= BLOCK:  # bound the per-fragment overhead of long texts
-            parts[-BLOCK:] = ["".join(parts[-BLOCK:])]
-            loose = 0
-        self.loose = loose
+        self.loose = add_piece(self.parts, text, self.loose)
         return True
 
     def add(self, text: str) -> list[Change] | None:
@@ -172,14 +163,8 @@ class ArgumentText:
 
     def raw(self) -> str:
         """The raw text so far. Cost: O(length) when new parts arrived, else O(1)."""
-        parts = self.parts
-        if len(parts) > 1:
-            joined = "".join(parts)
-            parts.clear()
-            parts.append(joined)
-            self.loose = 0
-            return joined
-        return parts[0] if parts else ""
+        self.loose = 0
+        return joined(self.parts)
 
     def raw_or_none(self) -> str | None:
         """The raw text, or None when none arrived."""

@@ -87,7 +87,9 @@ class ParserState:
         "_state",
         "_str_container",
         "_str_is_key",
-        "_str_mark",
+        "_str_kept",
+        "_str_loose",
+        "_str_new",
         "_str_parts",
         "_str_path",
         "_str_placed",
@@ -122,10 +124,16 @@ class ParserState:
         self._verdict: Any = MISSING
         self._preview: Any = MISSING
         self._preview_fresh = True
-        # The open string (value or key): its parts, and where it is shown.
+        # The open string (value or key): its text, and where it is shown. Kept in blocks
+        # (_json/pieces.py): ``_str_parts`` the text reported in changes (``_str_kept``
+        # of its pieces loose), ``_str_new`` the pieces this fragment added (a key's
+        # pieces: keys are not reported; ``_str_loose`` of them loose), empty between
+        # fragments of a value string and outside strings.
         self._str_parts: list[str] = []
+        self._str_kept = 0
+        self._str_new: list[str] = []
+        self._str_loose = 0
         self._str_is_key = False
-        self._str_mark = 0
         self._str_path: JSONPath | PathNode = ()
         self._str_container: Any = _ROOT
         self._str_slot: Any = None
