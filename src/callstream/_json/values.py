@@ -142,17 +142,17 @@ class ValueReader(ParserState):
         container, slot = self._value_site()
         self._started = True
         new: dict[str, Any] | list[Any] = {} if is_obj else []
-        placed = bool(self._allow & (OBJ if is_obj else ARR))
-        if placed:
+        if self._allow & (OBJ if is_obj else ARR):  # shown while partial
             place(self, container, slot, new)
-        frames.append(Frame(new, path, is_obj, None if is_obj else 0, container, slot, placed))
+        frames.append(Frame(new, path, is_obj))
         changes.append(ValueStarted(path, "object" if is_obj else "array"))
         return OBJECT_FIRST if is_obj else ARRAY_FIRST
 
     def _close_container(self, changes: list[Change]) -> int:
         frame = self._frames.pop()
-        if not frame.placed:
-            place(self, frame.parent, frame.parent_slot, frame.container)
+        if not self._allow & (OBJ if frame.is_obj else ARR):  # not shown yet: now it is
+            container, slot = self._value_site()  # its parent's, unmoved while it was open
+            place(self, container, slot, frame.container)
         changes.append(ValueClosed(frame.path))
         return self._complete_value()
 
