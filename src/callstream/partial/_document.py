@@ -39,6 +39,7 @@ from callstream._errors import (
 from callstream._json.changes import Change, ScalarSet, ValueClosed
 from callstream._json.grammar import DEFAULT_MAX_DEPTH
 from callstream._json.parser import PartialJSONParser
+from callstream._json.pieces import Text
 from callstream._types import MISSING, JSONPath
 from callstream.partial._builder import PartialBuilder
 from callstream.partial._shapes import ANY, Shape, adapter_shape, shape_of
@@ -55,28 +56,6 @@ _AFTER_VALUE: Final = "unexpected data after the JSON value"
 _LEADING: Final = 0  # before the value (extract modes)
 _IN_VALUE: Final = 1
 _AFTER: Final = 2  # the value ended; the rest is trailing text
-
-
-class _Text:
-    """The text so far, kept as parts and joined when read (once per change)."""
-
-    __slots__ = ("_parts", "length")
-
-    def __init__(self) -> None:
-        self._parts: list[str] = []
-        self.length = 0
-
-    def add(self, text: str) -> None:
-        self._parts.append(text)
-        self.length += len(text)
-
-    def value(self) -> str:
-        parts = self._parts
-        if len(parts) > 1:
-            joined = "".join(parts)
-            parts.clear()
-            parts.append(joined)
-        return parts[0] if parts else ""
 
 
 class StructuredParser:
@@ -164,12 +143,12 @@ class StructuredParser:
         self._shape = shape
         self._builder = PartialBuilder(shape) if previews and shape is not ANY else None
         self._parser = PartialJSONParser(max_chars=max_chars, max_depth=max_depth)
-        self._text = _Text()  # every character given
+        self._text = Text()  # every character given (in blocks: _json/pieces.py)
         self._lead = ""  # text held before the value (extract modes)
         self._state = _IN_VALUE if extract == "json" else _LEADING
         self._start = 0  # where the JSON text begins in the whole text
-        self._json = _Text()  # the JSON text
-        self._after = _Text()  # the text after the value
+        self._json = Text()  # the JSON text
+        self._after = Text()  # the text after the value
         self._closed = False
         self._verdict: Any = MISSING
         self.changes: list[Change] = []

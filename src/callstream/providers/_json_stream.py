@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from callstream._errors import StreamLimitError
+from callstream._json.pieces import Text
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     ChunkText,
@@ -52,8 +53,7 @@ class JSONStreamDecoder:
         "_hold",
         "_in_string",
         "_max_event_chars",
-        "_parts",
-        "_size",
+        "_open",
         "_text",
         "unclosed",
     )
@@ -61,8 +61,7 @@ class JSONStreamDecoder:
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
         self._max_event_chars = check_max_event_chars(max_event_chars)
         self._text = ChunkText()
-        self._parts: list[str] = []
-        self._size = 0
+        self._open = Text()  # the open object's text from earlier chunks (in blocks)
         self._depth = 0
         self._in_string = False
         self._escape = False
@@ -100,8 +99,7 @@ class JSONStreamDecoder:
         texts: list[str] = []
         self._scan(self._text.flush(), texts)
         self.unclosed = self._depth > 0
-        self._parts.clear()
-        self._size = 0
+        self._open.clear()
         self._depth = 0
         self._in_string = self._escape = False
         return texts
@@ -128,10 +126,9 @@ class JSONStreamDecoder:
             else:
                 position = self._next_token(text, position, start, texts)
         if self._depth > 0:
-            self._size += length - start
-            if self._size > self._max_event_chars:
+            if self._open.length + length - start > self._max_event_chars:
                 raise too_long("a JSON object", self._max_event_chars)
-            self._parts.append(text[start:])
+            self._open.add(text[start:])
 
     def _end_of_string(self, text: str, position: int) -> int:
         """Skip the rest of a string: past its closing quote, or to the chunk's end.
@@ -170,10 +167,12 @@ class JSONStreamDecoder:
         return position  # anything else was a whole string
 
     def _close_object(self, last_part: str, texts: list[str]) -> None:
-        size = self._size + len(last_part)
-        if size > self._max_event_chars:
+        whole = self._open
+        if whole.length + len(last_part) > self._max_event_chars:
             raise too_long("a JSON object", self._max_event_chars)
-        self._parts.append(last_part)
-        texts.append("".join(self._parts))
-        self._parts.clear()
-        self._size = 0
+        if whole.pieces:
+            whole.add(last_part)
+            texts.append(whole.value())
+            whole.clear()
+        else:
+            texts.append(last_part)
