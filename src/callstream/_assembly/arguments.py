@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from callstream._json.changes import Change
+from callstream._json.changes import Change, StringExtended
 from callstream._json.parser import PartialJSONParser
-from callstream._json.pieces import add_piece, joined
+from callstream._json.pieces import Text, add_piece, joined
 
 __all__ = ("NO_LIMIT", "ArgumentText", "TextBudget")
 
@@ -67,6 +67,7 @@ class ArgumentText:
     __slots__ = (
         "budget",
         "buffered_changes",
+        "buffered_string",
         "buffered_text",
         "chars",
         "dropped",
@@ -90,8 +91,11 @@ class ArgumentText:
         self.dropped = False  # text is no longer kept (a limit was hit)
         self.limit_error: str | None = None  # which limit, once ``dropped``
         self.parser: PartialJSONParser | None = None
-        self.buffered_text: list[str] | None = None
+        self.buffered_text: Text | None = None
         self.buffered_changes: list[Change] | None = None
+        # the text of the last held change while it is a StringExtended that later
+        # ones extend (merged into it when something else is held, or taken)
+        self.buffered_string: Text | None = None
 
     # --- raw text -------------------------------------------------------------------
 
@@ -195,23 +199,49 @@ class ArgumentText:
     # --- held until the call is announced ----------------------------------------------
 
     def buffer(self, text: str, changes: list[Change]) -> None:
-        """Hold a parsed fragment until the call has a name."""
-        if self.buffered_text is None or self.buffered_changes is None:
-            self.buffered_text = [text]
-            self.buffered_changes = list(changes)
-        else:
-            self.buffered_text.append(text)
-            self.buffered_changes.extend(changes)
+        """Hold a parsed fragment until the call has a name.
+
+        The text is kept in blocks, and a run of ``StringExtended`` changes is held as
+        one (consecutive ones extend the same string: another string would begin with a
+        ``ValueStarted``), so what is held is O(the text), not a change per fragment: the
+        changes the parser reports for the held text fed whole.
+        """
+        held = self.buffered_text
+        kept = self.buffered_changes
+        if held is None or kept is None:
+            held = self.buffered_text = Text()
+            kept = self.buffered_changes = []
+        held.add(text)
+        for change in changes:
+            if isinstance(change, StringExtended) and kept and isinstance(kept[-1], StringExtended):
+                string = self.buffered_string
+                if string is None:
+                    string = self.buffered_string = Text()
+                    string.add(kept[-1].text)
+                string.add(change.text)
+            else:
+                self._settle_string()
+                kept.append(change)
+
+    def _settle_string(self) -> None:
+        """Merge the held string's text into its change."""
+        string = self.buffered_string
+        kept = self.buffered_changes
+        if string is not None and kept:
+            kept[-1] = StringExtended(kept[-1].path, string.value())
+        self.buffered_string = None
 
     def drop_buffered(self) -> None:
         """Forget what was held (the call got its verdict before it was announced)."""
-        self.buffered_text = self.buffered_changes = None
+        self.buffered_text = self.buffered_string = None
+        self.buffered_changes = None
 
     def take_buffered(self) -> tuple[str, tuple[Change, ...]] | None:
         """What was held (text joined, changes in order), or None; nothing is held after."""
+        self._settle_string()
         held = self.buffered_text
         changes = self.buffered_changes
         self.buffered_text = self.buffered_changes = None
-        if not held:
+        if held is None:
             return None
-        return (held[0] if len(held) == 1 else "".join(held)), tuple(changes or ())
+        return held.value(), tuple(changes or ())
