@@ -27,6 +27,7 @@ from typing import Any, Final, Literal
 
 from pydantic import PydanticUserError, TypeAdapter, ValidationError
 
+from callstream._assembly.options import DEFAULT_MAX_CHARS
 from callstream._errors import (
     IncompleteJSONError,
     MalformedJSONError,
@@ -67,7 +68,9 @@ class StructuredParser:
             value is plain JSON data, not validated) or None (plain JSON data).
         extract: where the JSON is in the text: ``"json"``, ``"fenced"`` or ``"prose"``
             (see the module docstring).
-        max_chars: most characters of JSON text accepted (None: no limit).
+        max_chars: most characters of JSON text accepted: by default
+            :data:`~callstream._assembly.options.DEFAULT_MAX_CHARS` (32 Mi), the limit
+            on a stream's argument text; None: no limit.
         max_depth: deepest nesting accepted.
         previews: build the partial object (False: :attr:`value` is the JSON preview
             until :meth:`close`, and nothing is validated before it).
@@ -114,7 +117,7 @@ class StructuredParser:
         schema: Any = None,
         *,
         extract: Extract = "json",
-        max_chars: int | None = None,
+        max_chars: int | None = DEFAULT_MAX_CHARS,
         max_depth: int = DEFAULT_MAX_DEPTH,
         previews: bool = True,
     ) -> None:
