@@ -23,7 +23,7 @@ from pydantic import BaseModel
 import callstream
 from callstream._json import PartialJSONParser
 from callstream.cli._view import StreamView
-from callstream.parsers import JsonToolsParser
+from callstream.parsers import JsonToolsParser, PydanticToolsParser
 from tests.growth.scaling import assert_linear, call, per_char
 
 pytestmark = pytest.mark.growth
@@ -149,16 +149,20 @@ def structured_output(schema: Any) -> Callable[[int], Callable[[], object]]:
     return build
 
 
-def json_tools(n: int) -> Callable[[], object]:
-    text = document(UNITS["plain"], n)
+def tools_parser(parser: Callable[[], Any]) -> Callable[[int], Callable[[], object]]:
+    def build(n: int) -> Callable[[], object]:
+        text = document(UNITS["plain"], n)
 
-    def run() -> object:
-        last = None
-        for calls in JsonToolsParser().stream(callstream.stream(argument_stream(text))):
-            last = calls
-        return last
+        def run() -> object:
+            last = None
+            updates = callstream.stream(argument_stream(text, name="Note"))
+            for calls in parser().stream(updates):
+                last = calls
+            return last
 
-    return run
+        return run
+
+    return build
 
 
 def cli_view(n: int) -> Callable[[], object]:
@@ -175,7 +179,7 @@ def cli_view(n: int) -> Callable[[], object]:
     return run
 
 
-# (path, build, bytes per character allowed at 4n; measured when set: pure, compiled)
+# (path, build, bytes per character allowed at 4n; measured when set, both builds)
 CASES: list[tuple[str, Callable[[int], Callable[[], object]], float]] = [
     ("parser, plain string", parser(UNITS["plain"]), 5),  # 2.1
     ("parser, wide escapes", parser(UNITS["wide escapes"]), 6),  # 2.8
@@ -187,7 +191,8 @@ CASES: list[tuple[str, Callable[[int], Callable[[], object]], float]] = [
     ("raw JSON lines, one long line", one_long_line("jsonl"), 6),  # 2.3
     ("collect_structured", structured_output(None), 11),  # 5.2
     ("structured with a model", structured_output(Note), 14),  # 6.3
-    ("JsonToolsParser", json_tools, 9),  # 4.2
+    ("JsonToolsParser", tools_parser(JsonToolsParser), 9),  # 4.3
+    ("PydanticToolsParser", tools_parser(lambda: PydanticToolsParser(tools=[Note])), 12),  # 6.0
     ("replay's view of the calls", cli_view, 10),  # 4.8
 ]
 
