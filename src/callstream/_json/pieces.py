@@ -8,9 +8,11 @@ costs O(1) objects per ``BLOCK`` pieces beyond its characters, and each characte
 copied once into its block, at C speed. The whole text is joined when read
 (:func:`joined`), and kept as the one piece left.
 
-Users: the partial-JSON parser's open string (``_json/values.py``), one call's raw
-argument text (``_assembly/arguments.py``), and :class:`Text` (a stream's text in the
-pipeline, a structured output's text).
+Users: the partial-JSON parser's open string (``_json/values.py``) and one call's raw
+argument text (``_assembly/arguments.py``) call :func:`add_piece` on lists of their own;
+every other text kept in pieces is a :class:`Text` (the stream's text in the pipeline, a
+structured output's, the open strings of the previews rebuilt from changes, a raw line
+spread over transport chunks, the CLI's view).
 """
 
 from __future__ import annotations
