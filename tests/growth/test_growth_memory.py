@@ -24,6 +24,7 @@ import callstream
 from callstream._json import PartialJSONParser
 from callstream.cli._view import StreamView
 from callstream.parsers import JsonToolsParser, PydanticToolsParser
+from callstream.ui import AGUIEncoder, VercelEncoder
 from tests.growth.scaling import assert_linear, call, per_char
 
 pytestmark = pytest.mark.growth
@@ -179,6 +180,24 @@ def cli_view(n: int) -> Callable[[], object]:
     return run
 
 
+def ui_encoder(encoder: Callable[[], Any]) -> Callable[[int], Callable[[], object]]:
+    """A UI protocol encoder fed the stream's updates (its events dropped as sent)."""
+
+    def build(n: int) -> Callable[[], object]:
+        text = document(UNITS["plain"], n)
+
+        def run() -> object:
+            encoding = encoder()
+            encoding.start()
+            for update in callstream.stream(argument_stream(text)):
+                encoding.feed(update)
+            return encoding
+
+        return run
+
+    return build
+
+
 # (path, build, bytes per character allowed at 4n; measured when set, both builds)
 CASES: list[tuple[str, Callable[[int], Callable[[], object]], float]] = [
     ("parser, plain string", parser(UNITS["plain"]), 5),  # 2.1
@@ -194,6 +213,8 @@ CASES: list[tuple[str, Callable[[int], Callable[[], object]], float]] = [
     ("JsonToolsParser", tools_parser(JsonToolsParser), 9),  # 4.3
     ("PydanticToolsParser", tools_parser(lambda: PydanticToolsParser(tools=[Note])), 12),  # 6.0
     ("replay's view of the calls", cli_view, 10),  # 4.8
+    ("AG-UI encoder", ui_encoder(AGUIEncoder), 9),  # 4.3
+    ("Vercel encoder", ui_encoder(VercelEncoder), 9),  # 4.3
 ]
 
 
