@@ -10,8 +10,8 @@ translator (signals) and the assembler (events), and becomes exactly one update,
 consumer also sees payloads that changed no tool call. The text the model wrote
 (:class:`~callstream.TextDelta` signals) skips the assembler: it rides on the payload's
 update (``text``; ``reasoning`` only when the pipeline was made with ``reasoning=True``)
-and is kept for the result as text (pieces joined in blocks, see :class:`_Text`), joined
-whole when :meth:`Pipeline.result` is read.
+and is kept for the result as text (in blocks of pieces: :mod:`callstream._json.pieces`),
+joined whole when :meth:`Pipeline.result` is read.
 
 With ``provider="auto"`` payloads are held back until the format is known; then the
 held payloads are translated in order. A payload's shape is only a guess (one stray
@@ -66,9 +66,8 @@ pipeline does neither).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final, final
+from typing import TYPE_CHECKING, Any, Final
 
-from callstream._assembly.arguments import BLOCK
 from callstream._assembly.assembler import ToolCallAssembler
 from callstream._assembly.types import AssemblyEvent, CallChunk, Signal, TextDelta
 from callstream._errors import (
@@ -76,6 +75,7 @@ from callstream._errors import (
     UnknownFormatError,
     UsageError,
 )
+from callstream._json.pieces import Text
 from callstream._result import StreamResult, StreamUpdate, failure_cause, is_interruption
 from callstream.providers import (
     Translator,
@@ -130,44 +130,6 @@ def _normalize(message: TransportMessage) -> Any:
     if message.event == "error" and isinstance(payload, Mapping) and "error" not in payload:
         return {"error": dict(payload)}
     return payload
-
-
-@final
-class _Text:
-    """A text that arrives in pieces (a stream's text deltas), kept as text.
-
-    Every :data:`~callstream._assembly.arguments.BLOCK` pieces are joined into one
-    string, the rule :class:`~callstream._assembly.arguments.ArgumentText` keeps raw
-    arguments by, so a stream of two-character deltas (decoded from raw bytes, each its
-    own string object) costs well under a byte per delta beyond the text, not a string
-    object each. Cost: O(1) amortized per piece (each character is copied once into its
-    block), plus one join when read.
-    """
-
-    __slots__ = ("loose", "parts")
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.loose = 0  # pieces appended since the last join
-
-    def add(self, text: str) -> None:
-        """Append a piece."""
-        parts = self.parts
-        parts.append(text)
-        loose = self.loose + 1
-        if loose >= BLOCK:
-            parts[-BLOCK:] = ["".join(parts[-BLOCK:])]
-            loose = 0
-        self.loose = loose
-
-    def value(self) -> str:
-        """The whole text, kept as the one part left (joined again only after more text
-        arrived). Cost: O(length of the text) when pieces were added, else O(1)."""
-        parts = self.parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-        self.loose = 0
-        return parts[0] if parts else ""
 
 
 _ASSEMBLER_OPTIONS: Final = (
@@ -288,9 +250,10 @@ class Pipeline:
         self._failed = False  # ended by an exception (interrupt())
         self._interrupted = False  # ... that is an interruption
         self._quiet = False  # build no updates (see quiet())
-        # the whole text so far (see _Text); reasoning only with reasoning=True
-        self._text = _Text()
-        self._reasoning_text = _Text()
+        # the whole text so far (kept in blocks: _json/pieces.py); reasoning only with
+        # reasoning=True
+        self._text = Text()
+        self._reasoning_text = Text()
 
     def quiet(self) -> Pipeline:
         """Build no :class:`StreamUpdate` from now on; returns this pipeline.

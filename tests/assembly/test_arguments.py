@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from callstream._assembly.arguments import BLOCK, ArgumentText, TextBudget
+from callstream._assembly.arguments import ArgumentText, TextBudget
 from callstream._errors import PartialJSONError
+from callstream._json import PartialJSONParser
+from callstream._json.pieces import BLOCK
 from tests.support.strategies import split_every, splits
 
 OPTIONS: dict[str, Any] = {}
@@ -117,6 +119,23 @@ def test_held_text_is_released_once_joined() -> None:
     arguments.buffer(": 1}", second)
     assert arguments.take_buffered() == ('{"a": 1}', tuple(first + second))
     assert arguments.take_buffered() is None
+
+
+HELD = json.dumps(
+    {"a": "x\n\"é\ud83d\ude00 " * 3, "b": [{"c": "long " * 20}, "", 12]}, ensure_ascii=True
+)
+
+
+@given(data=st.data())
+def test_held_changes_are_those_of_the_text_fed_whole(data: st.DataObject) -> None:
+    """What is held is O(the text): consecutive extensions of one string are held as one
+    change, so the changes released are those of the held text fed whole (issue 32)."""
+    arguments = ArgumentText(TextBudget(None, None), OPTIONS)
+    for piece in data.draw(splits(HELD)):
+        changes = arguments.add(piece)
+        assert changes is not None
+        arguments.buffer(piece, changes)
+    assert arguments.take_buffered() == (HELD, tuple(PartialJSONParser().feed(HELD)))
 
 
 @pytest.mark.parametrize(

@@ -645,7 +645,7 @@ def _argument_text(payloads: list[Any], fmt: str) -> str:
 @pytest.mark.parametrize("size", [1, 4])
 def test_resplit_keeps_the_text_and_bounds_fragments(name: str, fmt: str, size: int) -> None:
     payloads = [json.loads(line) for line in read_example(name).splitlines()]
-    cut = resplit(payloads, fmt, size)
+    cut = list(resplit(payloads, fmt, size))
     assert len(cut) > len(payloads)
     assert _argument_text(cut, fmt) == _argument_text(payloads, fmt)
     for payload in cut:
@@ -669,7 +669,7 @@ def test_resplit_openai_chat_moves_finish_reason_after_the_fragments() -> None:
         ],
         "usage": {"total_tokens": 3},
     }
-    cut = resplit([whole], "openai-chat", 4)
+    cut = list(resplit([whole], "openai-chat", 4))
     entries = [p["choices"][0]["delta"].get("tool_calls") if p["choices"] else None for p in cut]
     assert entries[0] == [{"id": "c", "function": {"name": "weather", "arguments": '{"a"'}}]
     assert entries[1] == [{"id": "c", "function": {"arguments": ": 12"}}]
@@ -677,7 +677,7 @@ def test_resplit_openai_chat_moves_finish_reason_after_the_fragments() -> None:
     assert [p["choices"][0]["finish_reason"] for p in cut] == [None, None, None, "tool_calls"]
     assert cut[-1]["usage"] == {"total_tokens": 3} and cut[0]["usage"] is None
     assert whole["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] == '{"a": 12}'
-    assert resplit([whole], "gemini", 1) == [whole], "object arguments are left alone"
+    assert list(resplit([whole], "gemini", 1)) == [whole], "object arguments are left alone"
 
 
 def test_the_summarys_time_per_chunk_is_measured_warm() -> None:

@@ -62,7 +62,7 @@ def text_of(payload: dict[str, Any]) -> str:
 @pytest.mark.parametrize("size", [1, 3, 7])
 def test_one_fragment_formats_are_re_cut(shape: Any, wire_format: str, size: int) -> None:
     whole = shape(TEXT)
-    cut = resplit([whole], wire_format, size)
+    cut = list(resplit([whole], wire_format, size))
     assert len(cut) == -(-len(TEXT) // size)
     assert "".join(text_of(payload) for payload in cut) == TEXT
     assert all(len(text_of(payload)) <= size for payload in cut)
@@ -78,7 +78,7 @@ def test_payloads_without_argument_text_pass_unchanged() -> None:
         "not a dict",
     ]
     for wire_format in SPLIT_FORMATS:
-        assert resplit(others, wire_format, 1) == others
+        assert list(resplit(others, wire_format, 1)) == others
 
 
 RECORDED = (

@@ -130,9 +130,23 @@ def assert_linear(
             return r
         tries.append(f"{r:.2f} ({small:.3g} -> {large:.3g})" + (f", {note}" if note else ""))
     raise AssertionError(
-        f"{kind} from n={n:,} to {K * n:,} grew over {limit:.1f}x in {TRIES} tries: "
+        f"{kind} from n={n:,} to {K * n:,} grew over {limit:.1f}x"
+        + (" or went past its bound" if bound is not None else "")
+        + f" in {TRIES} tries: "
         + "; ".join(tries)
     )
+
+
+def per_char(limit: float) -> Callable[[int, float], str | None]:
+    """A ``bound`` for :func:`assert_linear` (memory): the peak at most ``limit`` bytes per
+    unit of size, for a ``build`` whose size is the characters of input."""
+
+    def bound(size: int, peak: float) -> str | None:
+        if peak <= limit * size:
+            return None
+        return f"{peak / size:.1f} bytes per character, over {limit}"
+
+    return bound
 
 
 def call(fn: Callable[[], object]) -> object:

@@ -236,6 +236,19 @@ def test_stream_options_reach_the_pipeline_and_bound_the_json() -> None:
     assert result.stream.reasoning.startswith("The user wants JSON")
 
 
+def test_the_json_text_has_the_streams_default_max_chars() -> None:
+    """Without ``max_chars`` the JSON text is bounded like argument text (issue 32): one
+    character past ``DEFAULT_MAX_CHARS`` is refused at the chunk that brings it."""
+    from callstream._assembly.options import DEFAULT_MAX_CHARS
+
+    fits = "[" + " " * (DEFAULT_MAX_CHARS - 2) + "]"
+    assert collect_structured(payloads("openai-chat", [fits])).value == []
+    with pytest.raises(StructuredOutputError, match="max_chars") as caught:
+        collect_structured(payloads("openai-chat", [fits + " "]))
+    assert caught.value.reason == "json"
+    assert collect_structured(payloads("openai-chat", [fits + " "]), max_chars=None).value == []
+
+
 def test_langchain_message_chunks() -> None:
     from langchain_core.messages import AIMessageChunk
 

@@ -1,11 +1,11 @@
 """The argument text of one call: raw fragments within the limits, and its parser.
 
 :class:`ArgumentText` keeps what a call's ``args`` brought: the raw text (as a list of
-parts, joined lazily), the incremental parser fed with it, and the text and changes
-that arrived before the call had a name (released when it is announced). A
-:class:`TextBudget` shared by all calls of a stream enforces ``max_argument_chars`` and
-``max_chars``. Plain slotted classes with typed attributes (a shape a compiler can take
-as it is).
+parts in blocks, :mod:`callstream._json.pieces`, joined lazily), the incremental parser
+fed with it, and the text and changes that arrived before the call had a name (released
+when it is announced). A :class:`TextBudget` shared by all calls of a stream enforces
+``max_argument_chars`` and ``max_chars``. Plain slotted classes with typed attributes (a
+shape a compiler can take as it is).
 """
 
 from __future__ import annotations
@@ -13,17 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from callstream._json.changes import Change
+from callstream._json.changes import Change, StringExtended
 from callstream._json.parser import PartialJSONParser
+from callstream._json.pieces import Text, add_piece, joined
 
-__all__ = ("BLOCK", "NO_LIMIT", "ArgumentText", "TextBudget")
+__all__ = ("NO_LIMIT", "ArgumentText", "TextBudget")
 
 NO_LIMIT: Final = 1 << 62
 """Stands for a limit given as None (no limit): larger than any text in memory."""
-
-BLOCK: Final = 256
-"""Consecutive raw fragments joined into one string, so that a long argument text streamed
-in tiny fragments costs O(1) string objects per 256 fragments, not one per fragment."""
 
 
 class TextBudget:
@@ -70,6 +67,7 @@ class ArgumentText:
     __slots__ = (
         "budget",
         "buffered_changes",
+        "buffered_string",
         "buffered_text",
         "chars",
         "dropped",
@@ -93,8 +91,11 @@ class ArgumentText:
         self.dropped = False  # text is no longer kept (a limit was hit)
         self.limit_error: str | None = None  # which limit, once ``dropped``
         self.parser: PartialJSONParser | None = None
-        self.buffered_text: list[str] | None = None
+        self.buffered_text: Text | None = None
         self.buffered_changes: list[Change] | None = None
+        # the text of the last held change while it is a StringExtended that later
+        # ones extend (merged into it when something else is held, or taken)
+        self.buffered_string: Text | None = None
 
     # --- raw text -------------------------------------------------------------------
 
@@ -102,8 +103,8 @@ class ArgumentText:
         """Append raw text within the limits (no parsing).
 
         Returns False when a limit was hit: the text is kept up to it, ``dropped`` and
-        ``limit_error`` are set. Cost: O(1) amortized (every :data:`BLOCK` fragments are
-        joined into one string, at C speed).
+        ``limit_error`` are set. Cost: O(1) amortized (fragments are kept in blocks:
+        :func:`~callstream._json.pieces.add_piece`).
         """
         budget = self.budget
         size = len(text)
@@ -122,13 +123,7 @@ class ArgumentText:
             return False
         budget.used += size
         self.chars += size
-        parts = self.parts
-        parts.append(text)
-        loose = self.loose + 1
-        if loose >= BLOCK:  # bound the per-fragment overhead of long texts
-            parts[-BLOCK:] = ["".join(parts[-BLOCK:])]
-            loose = 0
-        self.loose = loose
+        self.loose = add_piece(self.parts, text, self.loose)
         return True
 
     def add(self, text: str) -> list[Change] | None:
@@ -172,14 +167,8 @@ class ArgumentText:
 
     def raw(self) -> str:
         """The raw text so far. Cost: O(length) when new parts arrived, else O(1)."""
-        parts = self.parts
-        if len(parts) > 1:
-            joined = "".join(parts)
-            parts.clear()
-            parts.append(joined)
-            self.loose = 0
-            return joined
-        return parts[0] if parts else ""
+        self.loose = 0
+        return joined(self.parts)
 
     def raw_or_none(self) -> str | None:
         """The raw text, or None when none arrived."""
@@ -210,23 +199,49 @@ class ArgumentText:
     # --- held until the call is announced ----------------------------------------------
 
     def buffer(self, text: str, changes: list[Change]) -> None:
-        """Hold a parsed fragment until the call has a name."""
-        if self.buffered_text is None or self.buffered_changes is None:
-            self.buffered_text = [text]
-            self.buffered_changes = list(changes)
-        else:
-            self.buffered_text.append(text)
-            self.buffered_changes.extend(changes)
+        """Hold a parsed fragment until the call has a name.
+
+        The text is kept in blocks, and a run of ``StringExtended`` changes is held as
+        one (consecutive ones extend the same string: another string would begin with a
+        ``ValueStarted``), so what is held is O(the text), not a change per fragment: the
+        changes the parser reports for the held text fed whole.
+        """
+        held = self.buffered_text
+        kept = self.buffered_changes
+        if held is None or kept is None:
+            held = self.buffered_text = Text()
+            kept = self.buffered_changes = []
+        held.add(text)
+        for change in changes:
+            if isinstance(change, StringExtended) and kept and isinstance(kept[-1], StringExtended):
+                string = self.buffered_string
+                if string is None:
+                    string = self.buffered_string = Text()
+                    string.add(kept[-1].text)
+                string.add(change.text)
+            else:
+                self._settle_string()
+                kept.append(change)
+
+    def _settle_string(self) -> None:
+        """Merge the held string's text into its change."""
+        string = self.buffered_string
+        kept = self.buffered_changes
+        if string is not None and kept:
+            kept[-1] = StringExtended(kept[-1].path, string.value())
+        self.buffered_string = None
 
     def drop_buffered(self) -> None:
         """Forget what was held (the call got its verdict before it was announced)."""
-        self.buffered_text = self.buffered_changes = None
+        self.buffered_text = self.buffered_string = None
+        self.buffered_changes = None
 
     def take_buffered(self) -> tuple[str, tuple[Change, ...]] | None:
         """What was held (text joined, changes in order), or None; nothing is held after."""
+        self._settle_string()
         held = self.buffered_text
         changes = self.buffered_changes
         self.buffered_text = self.buffered_changes = None
-        if not held:
+        if held is None:
             return None
-        return (held[0] if len(held) == 1 else "".join(held)), tuple(changes or ())
+        return held.value(), tuple(changes or ())

@@ -14,14 +14,17 @@ memory one stream can take; ``None`` for a ``max_*`` count means no limit:
   beyond it the call becomes invalid at once, its raw text kept up to the limit.
 - ``max_chars`` (:data:`DEFAULT_MAX_CHARS`): argument text of all calls together; the call
   whose text crosses it becomes invalid (raw text kept up to the limit), and so does every
-  call that receives text after it.
+  call that receives text after it. The same default bounds the JSON text of a structured
+  output (:class:`~callstream.partial.StructuredParser`, and so ``structured()``), where
+  going past it is a ``StructuredOutputError`` (``reason="json"``).
 - ``max_depth`` (the parser's, default 1,000): nesting of arguments, as text or as a
   decoded object; an object nested deeper, or cyclic, makes that call invalid
   ("arguments exceed a limit: ...").
 - names and ids longer than :data:`MAX_NAME_CHARS` are not grown further: the call becomes
   invalid ("tool name longer than 4096 characters").
 
-Memory is thus O(max_calls + max_chars) whatever the input. The text limits are applied
+Memory is thus O(max_calls + max_chars) whatever the input; the multiple of the input
+each path takes is in ``docs/guides/limits.md``. The text limits are applied
 by :class:`~callstream._assembly.arguments.TextBudget`, the others by the assembly state.
 """
 

@@ -79,6 +79,7 @@ from callstream._json.grammar import (
     number_value,
 )
 from callstream._json.parser_state import place
+from callstream._json.pieces import add_piece
 from callstream._json.scanner import Scanner
 from callstream._types import MISSING, mypyc_attr
 
@@ -280,8 +281,7 @@ class PartialJSONParser(Scanner):
             and self._str_run(text, 0).end() == len(text)
         ):
             # Fast path (most fragments of a long string): plain characters only.
-            self._str_parts.append(text)
-            self._str_mark = len(self._str_parts)
+            self._str_kept = add_piece(self._str_parts, text, self._str_kept)
             return [StringExtended(self._str_path, text)]
         changes: list[Change] = []
         try:
@@ -382,7 +382,7 @@ class PartialJSONParser(Scanner):
         place(self, self._str_container, self._str_slot, None)
         head += tail
         parts.append(head)
-        self._str_mark = 1
+        self._str_kept = 0
         return head
 
     def _place_partial_atom(self) -> None:

@@ -31,28 +31,22 @@ class Frame:
     """One open container of the stack (internal; mutable: ``slot`` moves on).
 
     A slotted class, not a list indexed by constants: a field read is one slot load, and
-    it names its fields.
+    it names its fields. It holds only what cannot be derived (one frame per open level
+    is the parser's memory per level of nesting): where the container goes in its parent
+    is the frame below's ``container`` and ``slot`` (the parent's slot moves on only once
+    this value is complete), and whether it is already shown is the parser's ``allow``.
     """
 
-    __slots__ = ("container", "is_obj", "parent", "parent_slot", "path", "placed", "slot")
+    __slots__ = ("container", "is_obj", "path", "slot")
 
-    def __init__(  # noqa: PLR0917 - positional: one per container, on the parser's path
-        self,
-        container: dict[str, Any] | list[Any],
-        path: JSONPath | PathNode,
-        is_obj: bool,
-        slot: Any,
-        parent: Any,
-        parent_slot: Any,
-        placed: bool,
+    def __init__(
+        self, container: dict[str, Any] | list[Any], path: JSONPath | PathNode, is_obj: bool
     ) -> None:
         self.container = container  # the dict or list being filled
         self.path = path  # its path: a tuple, or a PathNode when deep
         self.is_obj = is_obj
-        self.slot = slot  # the current key (object) or the next index (array)
-        self.parent = parent  # the container it goes into (None: the root)
-        self.parent_slot = parent_slot  # its key or index there
-        self.placed = placed  # already shown in the parent (``allow`` lets it show partially)
+        # the current key (object; None before the first) or the next index (array)
+        self.slot: Any = None if is_obj else 0
 
 
 _ROOT: Final = None  # "parent" of the top-level value
@@ -87,7 +81,9 @@ class ParserState:
         "_state",
         "_str_container",
         "_str_is_key",
-        "_str_mark",
+        "_str_kept",
+        "_str_loose",
+        "_str_new",
         "_str_parts",
         "_str_path",
         "_str_placed",
@@ -122,10 +118,16 @@ class ParserState:
         self._verdict: Any = MISSING
         self._preview: Any = MISSING
         self._preview_fresh = True
-        # The open string (value or key): its parts, and where it is shown.
+        # The open string (value or key): its text, and where it is shown. Kept in blocks
+        # (_json/pieces.py): ``_str_parts`` the text reported in changes (``_str_kept``
+        # of its pieces loose), ``_str_new`` the pieces this fragment added (a key's
+        # pieces: keys are not reported; ``_str_loose`` of them loose), empty between
+        # fragments of a value string and outside strings.
         self._str_parts: list[str] = []
+        self._str_kept = 0
+        self._str_new: list[str] = []
+        self._str_loose = 0
         self._str_is_key = False
-        self._str_mark = 0
         self._str_path: JSONPath | PathNode = ()
         self._str_container: Any = _ROOT
         self._str_slot: Any = None

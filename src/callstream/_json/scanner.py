@@ -31,6 +31,7 @@ from callstream._json.grammar import (
     number_value,
     ws_match,
 )
+from callstream._json.pieces import add_piece
 from callstream._json.values import ValueReader
 from callstream._types import mypyc_attr
 
@@ -59,7 +60,7 @@ class Scanner(ValueReader):
                 if state == STRING:
                     j = str_run(text, i).end()
                     if j > i:
-                        self._str_parts.append(text[i:j])
+                        self._str_loose = add_piece(self._str_new, text[i:j], self._str_loose)
                         i = j
                         if i == n:
                             break
@@ -100,7 +101,6 @@ class Scanner(ValueReader):
 
                 if state == KEY or state == OBJECT_FIRST:
                     if c == '"':
-                        self._str_parts = []
                         self._str_is_key = True
                         state = STRING
                         i += 1

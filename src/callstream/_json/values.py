@@ -43,6 +43,7 @@ from callstream._json.grammar import (
     hex4,
 )
 from callstream._json.parser_state import Frame, ParserState, place
+from callstream._json.pieces import add_piece
 from callstream._types import mypyc_attr
 
 __all__ = ("ValueReader",)
@@ -61,8 +62,8 @@ class ValueReader(ParserState):
         container, slot = self._value_site()
         self._started = True
         self._str_parts = []
+        self._str_kept = 0
         self._str_is_key = False
-        self._str_mark = 0
         self._str_path = path
         self._str_container = container
         self._str_slot = slot
@@ -75,22 +76,25 @@ class ValueReader(ParserState):
 
     def _flush_string(self, changes: list[Change]) -> None:
         """Report the text the open value string gained since the last report."""
-        parts = self._str_parts
-        mark = self._str_mark
-        if len(parts) > mark:
-            added = parts[mark] if len(parts) == mark + 1 else "".join(parts[mark:])
-            self._str_mark = len(parts)
+        new = self._str_new
+        if new:
+            added = new[0] if len(new) == 1 else "".join(new)
+            new.clear()
+            self._str_loose = 0
+            self._str_kept = add_piece(self._str_parts, added, self._str_kept)
             if added:
                 changes.append(StringExtended(self._str_path, added))
 
     def _end_string(self, changes: list[Change]) -> int:
-        parts = self._str_parts
         if self._str_is_key:
-            key = parts[0] if len(parts) == 1 else "".join(parts)
+            new = self._str_new
+            key = new[0] if len(new) == 1 else "".join(new)
+            new.clear()
+            self._str_loose = 0
             self._frames[-1].slot = key
-            self._str_parts = []
             return COLON
         self._flush_string(changes)
+        parts = self._str_parts
         value = parts[0] if len(parts) == 1 else "".join(parts)
         self._str_parts = []
         place(self, self._str_container, self._str_slot, value)
@@ -109,7 +113,7 @@ class ValueReader(ParserState):
         c = text[i + 1]
         simple = SIMPLE_ESCAPES.get(c)
         if simple is not None:
-            self._str_parts.append(simple)
+            self._str_loose = add_piece(self._str_new, simple, self._str_loose)
             return i + 2
         if c != "u":
             raise MalformedJSONError(f"invalid escape '\\{c}'", base + i + 1)
@@ -125,7 +129,7 @@ class ValueReader(ParserState):
                 return -1
         if code < 0:
             return -1
-        self._str_parts.append(chr(code))
+        self._str_loose = add_piece(self._str_new, chr(code), self._str_loose)
         return end
 
     # --- containers ---------------------------------------------------------------------
@@ -138,17 +142,17 @@ class ValueReader(ParserState):
         container, slot = self._value_site()
         self._started = True
         new: dict[str, Any] | list[Any] = {} if is_obj else []
-        placed = bool(self._allow & (OBJ if is_obj else ARR))
-        if placed:
+        if self._allow & (OBJ if is_obj else ARR):  # shown while partial
             place(self, container, slot, new)
-        frames.append(Frame(new, path, is_obj, None if is_obj else 0, container, slot, placed))
+        frames.append(Frame(new, path, is_obj))
         changes.append(ValueStarted(path, "object" if is_obj else "array"))
         return OBJECT_FIRST if is_obj else ARRAY_FIRST
 
     def _close_container(self, changes: list[Change]) -> int:
         frame = self._frames.pop()
-        if not frame.placed:
-            place(self, frame.parent, frame.parent_slot, frame.container)
+        if not self._allow & (OBJ if frame.is_obj else ARR):  # not shown yet: now it is
+            container, slot = self._value_site()  # its parent's, unmoved while it was open
+            place(self, container, slot, frame.container)
         changes.append(ValueClosed(frame.path))
         return self._complete_value()
 

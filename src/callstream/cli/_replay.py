@@ -148,10 +148,10 @@ def _items(
             if sse:
                 yield "data: [DONE]\n\n"
             continue
-        payloads = (
-            [record.payload] if split is None else resplit([record.payload], wire_format, split)
+        payloads: Iterable[Any] = (
+            (record.payload,) if split is None else resplit((record.payload,), wire_format, split)
         )
-        for payload in payloads:
+        for payload in payloads:  # made one at a time: one long payload is not held re-cut
             yield _sse_event(record.event, payload) if sse else payload
 
 

@@ -15,13 +15,16 @@ replayed unchanged. ``openai-chat`` continuation payloads carry only the call's
 ``finish_reason`` and ``usage`` move to one final payload after the fragments, as real
 streams send them.
 
-Cost: O(size of the payloads) plus one shallow-ish copy per new payload.
+The payloads are made one at a time, as the replay takes them: memory is one payload and
+the fragment being made, whatever the size (a 1 MB argument cut into 1-character
+fragments does not become a million payloads held at once). Cost: O(size of the
+payloads) plus one copy of the payload's structure (not of its text) per new payload.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from callstream._errors import OptionTypeError, OptionValueError
@@ -32,8 +35,10 @@ SPLIT_FORMATS = frozenset({"openai-chat", "openai-responses", "anthropic", "bedr
 """Formats whose argument text ``--split`` re-cuts."""
 
 
-def _pieces(text: str, size: int) -> list[str]:
-    return [text[start : start + size] for start in range(0, len(text), size)] or [text]
+def _pieces(text: str, size: int) -> Iterator[str]:
+    """``text`` in ``size``-character pieces, made as they are taken."""
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
 
 
 def _dict(value: Any) -> dict[str, Any] | None:
@@ -94,54 +99,60 @@ _SLOT_FINDERS: dict[str, Callable[[dict[str, Any]], tuple[dict[str, Any], str] |
 """Per one-fragment format: where an event holds its argument text (dict and key)."""
 
 
-def _split_one_fragment(payload: Any, wire_format: str, size: int) -> list[Any]:
+def _split_one_fragment(payload: Any, wire_format: str, size: int) -> Iterator[Any]:
     slot = _text_slot(payload, wire_format)
     if slot is None or len(slot[0][slot[1]]) <= size:
-        return [payload]
+        yield payload
+        return
     holder, key = slot
-    out: list[Any] = []
     original = holder[key]
     for piece in _pieces(original, size):
         holder[key] = piece
-        out.append(copy.deepcopy(payload))
-    holder[key] = original
-    return out
+        try:
+            fragment = copy.deepcopy(payload)
+        finally:
+            holder[key] = original  # the payload given is as it was whenever one is yielded
+        yield fragment
 
 
 # (choice position, entry position, tool-call entry) of an over-long OpenAI Chat fragment
 _LongEntry = tuple[int, int, dict[str, Any]]
 
 
-def _split_openai_chat(payload: Any, size: int) -> list[Any]:
+def _split_openai_chat(payload: Any, size: int) -> Iterator[Any]:
     chunk = _dict(payload)
     choices = chunk.get("choices") if chunk is not None else None
     if chunk is None or not isinstance(choices, list):
-        return [payload]
+        yield payload
+        return
     long_entries = _long_entries(choices, size)
     if not long_entries:
-        return [payload]
+        yield payload
+        return
     first = copy.deepcopy(chunk)
     shell = {k: v for k, v in chunk.items() if k not in ("choices", "usage")}
     finishes = _take_finishes(first, choices, long_entries)
-    continuations: list[Any] = []
     for position, entry_position, entry in long_entries:
-        pieces = _pieces(entry["function"]["arguments"], size)
         first_delta = first["choices"][position]["delta"]
-        first_delta["tool_calls"][entry_position]["function"]["arguments"] = pieces[0]
-        choice_index = choices[position].get("index", position)
-        continuations.extend(
-            _continuation(shell, choice_index, entry, piece) for piece in pieces[1:]
-        )
-    out = [first, *continuations]
+        first_delta["tool_calls"][entry_position]["function"]["arguments"] = entry["function"][
+            "arguments"
+        ][:size]
     usage = chunk.get("usage")
+    if usage is not None:
+        first["usage"] = None
+    yield first
+    del first
+    for position, _entry_position, entry in long_entries:
+        choice_index = choices[position].get("index", position)
+        pieces = _pieces(entry["function"]["arguments"], size)
+        next(pieces)  # the first piece went with ``first``
+        for piece in pieces:
+            yield _continuation(shell, choice_index, entry, piece)
     if finishes or usage is not None:
-        if usage is not None:
-            first["usage"] = None
         last: dict[str, Any] = {**copy.deepcopy(shell), "choices": finishes}
         if usage is not None:
             last["usage"] = copy.deepcopy(usage)
-        out.append(last)
-    return out
+        yield last
 
 
 def _long_entries(choices: list[Any], size: int) -> list[_LongEntry]:
@@ -191,11 +202,12 @@ def _continuation(
     }
 
 
-def resplit(payloads: Iterable[Any], wire_format: str | None, size: int) -> list[Any]:
-    """Return the payloads with argument text re-cut into ``size``-character fragments.
+def resplit(payloads: Iterable[Any], wire_format: str | None, size: int) -> Iterator[Any]:
+    """The payloads with argument text re-cut into ``size``-character fragments, made one
+    at a time as the iterator is read (the size is checked at once).
 
     ``wire_format`` is the stream's format name; payloads of formats outside
-    :data:`SPLIT_FORMATS` (or of an unknown format) are returned unchanged.
+    :data:`SPLIT_FORMATS` (or of an unknown format) are passed on unchanged.
 
     Raises:
         OptionTypeError: ``size`` is not an int.
@@ -206,11 +218,13 @@ def resplit(payloads: Iterable[Any], wire_format: str | None, size: int) -> list
     if size < 1:
         raise OptionValueError(f"the split size must be at least 1, got {size}")
     if wire_format not in SPLIT_FORMATS:
-        return list(payloads)
-    out: list[Any] = []
+        return iter(payloads)
+    return _recut(payloads, wire_format, size)
+
+
+def _recut(payloads: Iterable[Any], wire_format: str, size: int) -> Iterator[Any]:
     for payload in payloads:
         if wire_format == "openai-chat":
-            out.extend(_split_openai_chat(payload, size))
+            yield from _split_openai_chat(payload, size)
         else:
-            out.extend(_split_one_fragment(payload, wire_format, size))
-    return out
+            yield from _split_one_fragment(payload, wire_format, size)

@@ -7,11 +7,12 @@ final arguments (they agree; this also covers providers that send whole objects)
 ``CallInvalid`` marks the call with its error. Nothing here imports rich, so the view is
 tested and reused without it.
 
-Cost: each change is applied in O(depth of its path); a string keeps its fragments as a
-list of parts, joined when rendered in full (a live window reads only its tail). The
-view keeps counters and the calls still streaming in order of their last change, so a
-live display can show a bounded window without walking every call; a call shown for
-good can be :meth:`StreamView.release` d to keep memory bounded by the open calls.
+Cost: each change is applied in O(depth of its path); a string keeps its fragments in
+blocks (:mod:`callstream._json.pieces`), joined when rendered in full (a live window reads
+only its tail). The view keeps counters and the calls still streaming in order of their
+last change, so a live display can show a bounded window without walking every call; a
+call shown for good can be :meth:`StreamView.release` d to keep memory bounded by the
+open calls.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from callstream._assembly.types import (
     StreamFinished,
 )
 from callstream._json.changes import Change, ScalarSet, StringExtended, ValueClosed, ValueStarted
+from callstream._json.pieces import Text
 from callstream._types import JSONPath
 
 __all__ = (
@@ -62,33 +64,34 @@ class ArrayNode:
 
 @dataclass(slots=True, eq=False)
 class StringNode:
-    """A JSON string being built; ``parts`` are the decoded fragments in order."""
+    """A JSON string being built: its decoded fragments in order, kept in blocks
+    (:mod:`callstream._json.pieces`)."""
 
-    parts: list[str] = field(default_factory=list)
+    pieces: Text = field(default_factory=Text)
     closed: bool = False
 
-    length: int = 0
+    @property
+    def length(self) -> int:
+        """Its length so far."""
+        return self.pieces.length
 
     @property
     def text(self) -> str:
-        """The string so far (joins the parts once and keeps the result)."""
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
+        """The string so far (joins the pieces once and keeps the result)."""
+        return self.pieces.value()
 
     def append(self, text: str) -> None:
-        """Add a decoded fragment. Cost: O(1)."""
-        self.parts.append(text)
-        self.length += len(text)
+        """Add a decoded fragment. Cost: O(1) amortized."""
+        self.pieces.add(text)
 
     def tail(self, limit: int) -> str:
         """The last ``limit`` characters, without joining the whole string.
 
-        Cost: O(limit + number of parts visited), however long the string is.
+        Cost: O(limit + number of pieces visited), however long the string is.
         """
         taken: list[str] = []
         size = 0
-        for part in reversed(self.parts):
+        for part in reversed(self.pieces.pieces):
             taken.append(part)
             size += len(part)
             if size >= limit:
@@ -125,7 +128,8 @@ def node_from_value(value: Any) -> Node:
             for position in range(len(item) - 1, -1, -1):
                 stack.append((node, position, item[position]))
         elif isinstance(item, str):
-            node = StringNode([item], closed=True, length=len(item))
+            node = StringNode(closed=True)
+            node.append(item)
         else:
             node = ScalarNode(item)
         if isinstance(parent, ObjectNode):
@@ -146,21 +150,23 @@ class CallView:
     status: Literal["streaming", "done", "invalid"] = "streaming"
     error: str | None = None
     tree: Node | None = None
-    raw_parts: list[str] = field(default_factory=list)
-    raw_chars: int = 0
+    raw_text: Text = field(default_factory=Text)  # in blocks (callstream._json.pieces)
     values: int = 0
 
     @property
     def raw(self) -> str:
         """The raw argument text received so far."""
-        if len(self.raw_parts) > 1:
-            self.raw_parts[:] = ["".join(self.raw_parts)]
-        return self.raw_parts[0] if self.raw_parts else ""
+        return self.raw_text.value()
+
+    @property
+    def raw_chars(self) -> int:
+        """The length of the raw argument text received so far."""
+        return self.raw_text.length
 
     def set_raw(self, text: str) -> None:
         """Replace the raw argument text (by the whole text an invalid call ended with)."""
-        self.raw_parts[:] = [text]
-        self.raw_chars = len(text)
+        self.raw_text = Text()
+        self.raw_text.add(text)
 
     def apply_changes(self, changes: tuple[Change, ...]) -> None:
         """Apply parser changes to the argument tree; a change that does not fit is skipped."""
@@ -247,8 +253,7 @@ class StreamView:
                 self._touch(call)
             case ArgumentsDelta(index=index, text=text, changes=changes):
                 call = self._call(index)
-                call.raw_parts.append(text)
-                call.raw_chars += len(text)
+                call.raw_text.add(text)
                 call.apply_changes(changes)
                 if call.status == "streaming":
                     self._touch(call)

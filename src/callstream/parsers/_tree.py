@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from callstream._json.changes import Change, ScalarSet, StringExtended, ValueClosed, ValueStarted
+from callstream._json.pieces import Text
 from callstream._types import MISSING, JSONPath
 
 __all__ = ("ClosedValueTree",)
@@ -35,7 +36,7 @@ __all__ = ("ClosedValueTree",)
 class ClosedValueTree:
     """The complete values of one JSON text so far, in their open containers."""
 
-    __slots__ = ("_spine", "_string_parts", "_string_path", "placed", "root")
+    __slots__ = ("_spine", "_string_path", "_string_text", "placed", "root")
 
     def __init__(self) -> None:
         self.root: Any = MISSING
@@ -43,7 +44,7 @@ class ClosedValueTree:
         # (container, key in the parent container) for the root and each open child.
         self._spine: list[tuple[Any, str | int | None]] = []
         self._string_path: JSONPath | None = None
-        self._string_parts: list[str] = []
+        self._string_text = Text()  # the open string's text (in blocks)
 
     def apply(self, changes: Iterable[Change]) -> bool:
         """Apply parser changes; return whether a complete value was placed (the view grew
@@ -56,7 +57,7 @@ class ClosedValueTree:
         for change in changes:
             if isinstance(change, StringExtended):
                 if change.path == self._string_path:
-                    self._string_parts.append(change.text)
+                    self._string_text.add(change.text)
             elif isinstance(change, ScalarSet):
                 self._place(change.path, change.value)
                 closed = True
@@ -64,7 +65,7 @@ class ClosedValueTree:
                 if change.kind == "string":
                     self._remove(change.path)
                     self._string_path = change.path
-                    self._string_parts = []
+                    self._string_text = Text()
                 else:
                     container: Any = {} if change.kind == "object" else []
                     if self._place(change.path, container):
@@ -74,8 +75,8 @@ class ClosedValueTree:
             elif isinstance(change, ValueClosed):
                 if change.path == self._string_path:
                     self._string_path = None
-                    self._place(change.path, "".join(self._string_parts))
-                    self._string_parts = []
+                    self._place(change.path, self._string_text.value())
+                    self._string_text = Text()
                     closed = True
                 else:  # a container closing shows nothing new
                     del self._spine[len(change.path) :]

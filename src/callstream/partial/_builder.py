@@ -56,6 +56,7 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from callstream._json.changes import Change, ScalarSet, StringExtended, ValueClosed, ValueStarted
+from callstream._json.pieces import Text
 from callstream.partial._shapes import ANY, IGNORED, MAX_VALIDATION_DEPTH, Shape
 
 __all__ = (
@@ -121,11 +122,10 @@ class PartialBuilder:
     __slots__ = (
         "_frames",
         "_holder",
-        "_length",
-        "_parts",
         "_root",
         "_shown_length",
         "_string",
+        "_string_text",
         "_work",
         "changed",
         "closed",
@@ -139,8 +139,7 @@ class PartialBuilder:
         self._frames: list[_Frame] = [self._holder]
         self._root: Callable[[], Any] = _nothing  # reads the parser's root value
         self._string: tuple[_Frame, Any] | None = None  # the open string: (frame, key)
-        self._parts: list[str] = []  # its text so far, in pieces (our own copy)
-        self._length = 0  # its length so far
+        self._string_text = Text()  # its text so far (our own copy, in blocks)
         self._shown_length = 0  # the length of its text the partial object shows
         self._work = 0
         self.closed: list[Any] = []  # paths of the values closed by the last apply
@@ -164,8 +163,7 @@ class PartialBuilder:
         for change in changes:
             if type(change) is StringExtended:
                 if self._string is not None:  # the open string (shown at refresh)
-                    self._parts.append(change.text)
-                    self._length += len(change.text)
+                    self._string_text.add(change.text)
                 continue
             frames = self._frames
             top = frames[-1]
@@ -175,7 +173,7 @@ class PartialBuilder:
                 key = self._key(top, change)
                 if change.kind == "string":
                     self._string = (top, key)
-                    self._parts, self._length, self._shown_length = [], 0, 0
+                    self._string_text, self._shown_length = Text(), 0
                     self._open_string(top, key)
                 else:
                     self._open(top, key, change.kind, start)
@@ -188,7 +186,7 @@ class PartialBuilder:
                 string = self._string
                 if string is not None:
                     self._string = None
-                    self._parts = []
+                    self._string_text = Text()
                     frame, key = string
                     if frame.mode == _RAW:
                         self.changed = True
@@ -207,7 +205,8 @@ class PartialBuilder:
         string = self._string
         if string is None:
             return False
-        grown = self._length - self._shown_length
+        length = self._string_text.length
+        grown = length - self._shown_length
         if grown <= 0 or grown < STRING_GROWTH * self._shown_length:
             return False
         frame, key = string
@@ -216,11 +215,8 @@ class PartialBuilder:
         shape = frame.shape.item(key)
         if shape is IGNORED or shape.kind not in ("text", "any"):
             return False
-        parts = self._parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-        text = parts[0]
-        self._shown_length = self._length
+        text = self._string_text.value()
+        self._shown_length = length
         if frame.shape.kind == "list":
             if not frame.open_shown:
                 return False

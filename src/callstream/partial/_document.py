@@ -40,6 +40,7 @@ from typing import Any, Final, Literal
 
 from pydantic import PydanticUserError, TypeAdapter, ValidationError
 
+from callstream._assembly.options import DEFAULT_MAX_CHARS
 from callstream._errors import (
     IncompleteJSONError,
     OptionTypeError,
@@ -51,6 +52,7 @@ from callstream._errors import (
 from callstream._json.changes import Change, ScalarSet, ValueClosed
 from callstream._json.grammar import DEFAULT_MAX_DEPTH, ws_match
 from callstream._json.parser import PartialJSONParser
+from callstream._json.pieces import Text
 from callstream._types import MISSING, JSONPath
 from callstream.partial._builder import PartialBuilder
 from callstream.partial._shapes import ANY, Shape, adapter_shape, shape_of
@@ -73,28 +75,6 @@ _IN_VALUE: Final = 1
 _AFTER: Final = 2  # the value ended; the rest is trailing text
 
 
-class _Text:
-    """The text so far, kept as parts and joined when read (once per change)."""
-
-    __slots__ = ("_parts", "length")
-
-    def __init__(self) -> None:
-        self._parts: list[str] = []
-        self.length = 0
-
-    def add(self, text: str) -> None:
-        self._parts.append(text)
-        self.length += len(text)
-
-    def value(self) -> str:
-        parts = self._parts
-        if len(parts) > 1:
-            joined = "".join(parts)
-            parts.clear()
-            parts.append(joined)
-        return parts[0] if parts else ""
-
-
 class StructuredParser:
     """One structured output, fed in fragments, with its partial object and its verdict.
 
@@ -104,7 +84,9 @@ class StructuredParser:
             value is plain JSON data, not validated) or None (plain JSON data).
         extract: where the JSON is in the text: ``"json"``, ``"fenced"`` or ``"prose"``
             (see the module docstring).
-        max_chars: most characters of JSON text accepted (None: no limit).
+        max_chars: most characters of JSON text accepted: by default
+            :data:`~callstream._assembly.options.DEFAULT_MAX_CHARS` (32 Mi), the limit
+            on a stream's argument text; None: no limit.
         max_depth: deepest nesting accepted.
         previews: build the partial object (False: :attr:`value` is the JSON preview
             until :meth:`close`, and nothing is validated before it).
@@ -154,7 +136,7 @@ class StructuredParser:
         schema: Any = None,
         *,
         extract: Extract = "json",
-        max_chars: int | None = None,
+        max_chars: int | None = DEFAULT_MAX_CHARS,
         max_depth: int = DEFAULT_MAX_DEPTH,
         previews: bool = True,
     ) -> None:
@@ -184,12 +166,12 @@ class StructuredParser:
         self._builder = PartialBuilder(shape) if previews and shape is not ANY else None
         # allow_nan: NaN and the infinities, as model_validate_json reads them (module doc)
         self._parser = PartialJSONParser(allow_nan=True, max_chars=max_chars, max_depth=max_depth)
-        self._text = _Text()  # every character given
+        self._text = Text()  # every character given (in blocks: _json/pieces.py)
         self._lead = ""  # text held before the value (extract modes)
         self._state = _IN_VALUE if extract == "json" else _LEADING
         self._start = 0  # where the JSON text begins in the whole text
-        self._json = _Text()  # the JSON text
-        self._after = _Text()  # the text after the value
+        self._json = Text()  # the JSON text
+        self._after = Text()  # the text after the value
         self._closed = False
         self._closer: str | None = None  # extract modes: see _feed_value
         self._verdict: Any = MISSING

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from callstream._errors import StreamLimitError
+from callstream._json.pieces import Text
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     ChunkText,
@@ -60,9 +61,8 @@ class JSONStreamDecoder:
         "_hold",
         "_in_string",
         "_max_event_chars",
-        "_parts",
+        "_open",
         "_scalar",
-        "_size",
         "_text",
         "unclosed",
     )
@@ -70,8 +70,7 @@ class JSONStreamDecoder:
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
         self._max_event_chars = check_max_event_chars(max_event_chars)
         self._text = ChunkText()
-        self._parts: list[str] = []
-        self._size = 0
+        self._open = Text()  # the open object's text from earlier chunks (in blocks)
         self._depth = 0
         self._in_string = False
         self._escape = False
@@ -112,9 +111,8 @@ class JSONStreamDecoder:
         self._scan(self._text.flush(), texts)
         self.unclosed = self._depth > 0 or self._in_string
         if self._scalar and not self._in_string:
-            texts.append("".join(self._parts))
-        self._parts.clear()
-        self._size = 0
+            texts.append(self._open.value())
+        self._open.clear()
         self._depth = 0
         self._in_string = self._escape = self._scalar = False
         return texts
@@ -146,10 +144,9 @@ class JSONStreamDecoder:
             else:
                 position = self._next_token(text, position, start, texts)
         if self._depth > 0 or self._scalar:
-            self._size += length - start
-            if self._size > self._max_event_chars:
+            if self._open.length + length - start > self._max_event_chars:
                 raise self._too_long()
-            self._parts.append(text[start:])
+            self._open.add(text[start:])
 
     def _begin_value(self, first: str, position: int) -> int:
         """A top-level value begins at ``position`` with ``first``: an object, a string,
@@ -201,13 +198,15 @@ class JSONStreamDecoder:
 
     def _close_object(self, last_part: str, texts: list[str]) -> None:
         """A top-level value (an object, or another value) ended with ``last_part``."""
-        size = self._size + len(last_part)
-        if size > self._max_event_chars:
+        whole = self._open
+        if whole.length + len(last_part) > self._max_event_chars:
             raise self._too_long()
-        self._parts.append(last_part)
-        texts.append("".join(self._parts))
-        self._parts.clear()
-        self._size = 0
+        if whole.pieces:
+            whole.add(last_part)
+            texts.append(whole.value())
+            whole.clear()
+        else:
+            texts.append(last_part)
         self._scalar = False
 
     def _too_long(self) -> StreamLimitError:

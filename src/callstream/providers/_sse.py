@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from callstream._errors import StreamLimitError
+from callstream._json.pieces import Text
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     ChunkText,
@@ -38,18 +39,17 @@ class _LineSplitter:
     lines before it with the :class:`~callstream.StreamLimitError` for it.
     """
 
-    __slots__ = ("_max_event_chars", "_parts", "_size", "_skip_lf")
+    __slots__ = ("_line", "_max_event_chars", "_skip_lf")
 
     def __init__(self, max_event_chars: int) -> None:
-        self._parts: list[str] = []
-        self._size = 0
+        self._line = Text()  # the line begun in earlier chunks (in blocks)
         self._max_event_chars = max_event_chars
         self._skip_lf = False
 
     @property
     def open(self) -> bool:
         """Whether a line was started and not ended yet."""
-        return bool(self._parts)
+        return bool(self._line.pieces)
 
     def feed(self, text: str) -> tuple[list[str], StreamLimitError | None]:
         """The lines that ``text`` ends (without their line ends), and None; keep the rest.
@@ -67,34 +67,33 @@ class _LineSplitter:
         lines = text.split("\n")  # str methods run at C speed; a regex walk does not
         tail = lines.pop()
         limit = self._max_event_chars
+        line = self._line
         if lines:
-            if self._size + len(lines[0]) > limit:
+            if line.length + len(lines[0]) > limit:
                 return [], too_long("an SSE line", limit)
-            if self._parts:
-                self._parts.append(lines[0])
-                lines[0] = "".join(self._parts)
-                self._parts.clear()
-                self._size = 0
+            if line.pieces:
+                line.add(lines[0])
+                lines[0] = line.value()
+                line.clear()
             if len(lines) > 1 and len(text) > limit:
                 lengths = list(map(len, lines))
                 if max(lengths) > limit:
                     first = next(i for i, size in enumerate(lengths) if size > limit)
                     return lines[:first], too_long("an SSE line", limit)
         if tail:
-            self._size += len(tail)
-            if self._size > limit:
+            if line.length + len(tail) > limit:
                 return lines, too_long("an SSE line", limit)
-            self._parts.append(tail)
+            line.add(tail)
         return lines, None
 
     def flush(self) -> list[str]:
         """The line left without a line end at the end of the stream, if any."""
-        if not self._parts:
+        line = self._line
+        if not line.pieces:
             return []
-        line = "".join(self._parts)
-        self._parts.clear()
-        self._size = 0
-        return [line]
+        whole = line.value()
+        line.clear()
+        return [whole]
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,7 @@ from callstream._assembly.types import (
 from callstream._assembly.validation import chunk_fields
 from callstream._errors import ChunkValidationError
 from callstream._json.dump import RECURSION_SAFE_DEPTH, nesting_depth
+from callstream._json.pieces import Text
 from callstream.providers._arguments import read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_block_index, get_index
 from callstream.providers._base import Handler, finish, unreadable
@@ -602,17 +603,17 @@ _SERVER_CALLS = frozenset({"server_tool_call_chunk", "server_tool_call"})
 class _Block:
     """One content block of the message, by its event ``index``: what it is (``"call"``,
     ``"server"``, ``"text"``, ``"reasoning"``, or None while only argument deltas came,
-    before a start said whose they are), its assembler key, the text it carried (the
-    strings themselves, joined only to compare), whether its id and name were sent,
-    whether it ended, and whether a ``block-delta`` rewrote its arguments (``quiet``: no
-    more deltas are read, the finished block decides)."""
+    before a start said whose they are), its assembler key, the text it carried (in
+    blocks, joined only to compare), whether its id and name were sent, whether it ended,
+    and whether a ``block-delta`` rewrote its arguments (``quiet``: no more deltas are
+    read, the finished block decides)."""
 
-    __slots__ = ("ended", "has_id", "has_name", "key", "kind", "parts", "quiet")
+    __slots__ = ("ended", "has_id", "has_name", "key", "kind", "quiet", "text")
 
     def __init__(self, key: int, kind: str | None) -> None:
         self.key = key
         self.kind = kind
-        self.parts: list[str] = []
+        self.text = Text()  # in blocks (callstream._json.pieces)
         self.has_id = self.has_name = self.ended = self.quiet = False
 
 
@@ -712,8 +713,9 @@ class _Events:
         else:  # deltas held before this start: now known
             record.kind = "server" if server else "call"
         text, error = _start_arguments(get(block, "args"))
-        held = "".join(record.parts)
-        record.parts = [held] if held else []
+        held = record.text.value()
+        if not held:
+            record.text.clear()
         out = self._identify(record, id_, name)
         if held:
             out.extend(self._text(record, held, kept=True))
@@ -745,7 +747,7 @@ class _Events:
         if record.ended or record.quiet:
             return []
         if not kept:
-            record.parts.append(text)
+            record.text.add(text)
         if record.kind == "server":
             return self._translator._server_piece(record.key, None, None, text)
         if record.kind == "call":
@@ -792,7 +794,7 @@ class _Events:
             if record is None:
                 record = self._record(index, kind)
             if record.kind == kind:
-                record.parts.append(out[0].text)  # type: ignore[union-attr]
+                record.text.add(out[0].text)  # type: ignore[union-attr]
         return out
 
     def _slice(self, index: int | BadIndex, block: Any) -> list[Signal]:
@@ -820,7 +822,7 @@ class _Events:
         out = self._identify(record, get_str(fields, "id") or None, get_str(fields, "name") or None)
         text = get_str(fields, "args")
         if text is not None and not record.quiet:
-            held = "".join(record.parts)
+            held = record.text.value()
             if text.startswith(held):
                 if len(text) > len(held):
                     out.extend(self._text(record, text[len(held) :]))
@@ -857,7 +859,7 @@ class _Events:
     def _finish_call(self, record: _Block, block: Any, btype: str | None) -> list[Signal]:
         """A finished call block: ``CallEnd``, or (``invalid_tool_call``) its text."""
         if btype == "invalid_tool_call":
-            if record.parts:
+            if record.text.pieces:
                 return []  # open: the end of the stream judges the streamed text
             text = get_str(block, "args")
             if text:  # its text, judged at the end of the stream like streamed text
@@ -865,7 +867,7 @@ class _Events:
             error = f"LangChain invalid_tool_call: {get_str(block, 'error') or 'no arguments'}"
             return self._end(record, CallFailure(error=error, index=record.key))
         args: Any = None
-        if record.quiet or not record.parts:
+        if record.quiet or not record.text.pieces:
             args, why = read_arguments(get(block, "args"))
             if why is not None:
                 error = f"LangChain {btype} block: {why}"
@@ -884,7 +886,7 @@ class _Events:
         the tail when it extends them, nothing when it rewrites them."""
         full = get_str(block, kind)
         record = self._blocks.get(index) if isinstance(index, int) else None
-        seen = "".join(record.parts) if record is not None and record.kind == kind else ""
+        seen = record.text.value() if record is not None and record.kind == kind else ""
         out: list[Signal] = []
         if full and full != seen:
             if not seen:
@@ -898,9 +900,9 @@ class _Events:
         of its own (without a name: invalid), and a rewritten call never finished fails."""
         out: list[Signal] = []
         for record in self._blocks.values():
-            if record.kind is None and record.parts:
+            if record.kind is None and record.text.pieces:
                 record.kind = "call"
-                out.append(CallChunk(record.key, None, None, "".join(record.parts)))
+                out.append(CallChunk(record.key, None, None, record.text.value()))
             elif record.quiet and not record.ended and record.kind in ("call", "server"):
                 error = (
                     "LangChain block-delta rewrote the call's arguments and no finished "

@@ -68,6 +68,7 @@ from callstream._assembly.types import (
 )
 from callstream._errors import UsageError
 from callstream._json.dump import dumps_bounded
+from callstream._json.pieces import Text
 from callstream._result import StreamUpdate
 from callstream.runner._results import ToolCancelled, ToolFailed, ToolFinished
 from callstream.ui._turn_state import (
@@ -190,15 +191,15 @@ class AGUIEncoder:
         self._end_text(out)
         calls = self._calls
         for index in calls.open_calls():
-            parts = calls.end(index) or []
+            text = calls.end(index) or ""
             call_id = calls.call_id(index, None)
             out.append({"type": "TOOL_CALL_END", "toolCallId": call_id})
-            if verdict_at_failure(parts) is None:
+            if verdict_at_failure(text) is None:
                 value = {
                     "toolCallId": call_id,
                     "toolCallName": calls.names.get(index),
                     "error": interrupted_error(exc),
-                    "arguments": "".join(parts) or None,
+                    "arguments": text or None,
                 }
                 out.append(
                     {"type": "CUSTOM", "name": "callstream.tool_call_invalid", "value": value}
@@ -243,7 +244,7 @@ class AGUIEncoder:
         if isinstance(event, ArgumentsDelta):
             index = event.index
             if index in calls.started and index not in calls.ended and event.text:
-                calls.args[index].append(event.text)
+                calls.add_text(index, event.text)
                 call_id = calls.call_id(index, None)
                 out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": event.text})
         elif isinstance(event, CallStarted):
@@ -252,7 +253,7 @@ class AGUIEncoder:
             self._end_text(out)
             index = event.index
             calls.started.add(index)
-            calls.args[index] = []
+            calls.args[index] = Text()
             calls.names[index] = event.name
             out.append(
                 {
@@ -295,11 +296,12 @@ class AGUIEncoder:
             return
         call_id = calls.call_id(index, None)
         final = event.tool_call["args"]
-        parts = calls.args.pop(index, [])
-        if not parts:  # no text came (a tool without arguments): its arguments are {}
+        streamed = calls.args.pop(index, None)
+        text = streamed.value() if streamed is not None else ""
+        if not text:  # no text came (a tool without arguments): its arguments are {}
             delta = dumps_bounded(final, max_depth=None, strict=True, separators=(",", ":"))
             out.append({"type": "TOOL_CALL_ARGS", "toolCallId": call_id, "delta": delta})
-        elif not streamed_matches(parts, final):
+        elif not streamed_matches(text, final):
             out.append(
                 {
                     "type": "CUSTOM",

@@ -56,6 +56,7 @@ from callstream._json.changes import (
     to_json_pointer,
 )
 from callstream._json.dump import strict_data, strict_text
+from callstream._json.pieces import Text
 from callstream._types import JSONPath
 from callstream.ui._turn_state import new_id
 
@@ -108,10 +109,9 @@ class AGUIStateEncoder:
     """
 
     __slots__ = (
-        "_length",
         "_sent",
         "_string",
-        "_string_parts",
+        "_string_text",
         "min_string_step",
         "string_growth",
     )
@@ -122,9 +122,8 @@ class AGUIStateEncoder:
         self.string_growth = string_growth
         self.min_string_step = min_string_step
         self._string: JSONPath | None = None  # the open string
-        self._string_parts: list[str] = []
+        self._string_text = Text()  # the open string's text so far (in blocks)
         self._sent = 0  # characters of the open string sent so far
-        self._length = 0  # characters of the open string so far
 
     def feed(self, update: Any) -> list[Event]:
         """The events for one :class:`~callstream.StructuredUpdate`. Cost: O(its changes),
@@ -136,23 +135,22 @@ class AGUIStateEncoder:
         ops: list[Event] = []
         for change in update.changes:
             if type(change) is StringExtended:
-                self._string_parts.append(change.text)
-                self._length += len(change.text)
+                self._string_text.add(change.text)
                 continue
             path = change.path
             op: str | None = "add"
             if type(change) is ValueStarted:
                 value: Any = _EMPTY[change.kind]()
                 if change.kind == "string":
-                    self._string, self._string_parts, self._sent, self._length = path, [], 0, 0
+                    self._string, self._string_text, self._sent = path, Text(), 0
                     if not path:
                         op = None  # a top-level string is sent once complete
             elif type(change) is ScalarSet:
                 value = change.value
             elif type(change) is ValueClosed and path == self._string:
-                value = self._joined()
+                value = self._string_text.value()
                 op = "replace" if len(value) != self._sent or not path else None
-                self._string, self._string_parts = None, []
+                self._string, self._string_text = None, Text()
             else:
                 continue  # a container closed: nothing changes
             if op is None:
@@ -171,17 +169,11 @@ class AGUIStateEncoder:
         string = self._string
         if not string:
             return
-        grown = self._length - self._sent
+        grown = self._string_text.length - self._sent
         if grown and grown >= max(self.min_string_step, self.string_growth * self._sent):
-            text = self._joined()
+            text = self._string_text.value()
             ops.append(_patch("replace", string, text))
             self._sent = len(text)
-
-    def _joined(self) -> str:
-        parts = self._string_parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-        return parts[0] if parts else ""
 
 
 def _patch(op: str, path: JSONPath, value: Any) -> Event:

@@ -17,6 +17,7 @@ from typing import Any
 from callstream._errors import PartialJSONError, UsageError
 from callstream._json.dump import same_json
 from callstream._json.parser import PartialJSONParser
+from callstream._json.pieces import Text
 from callstream._result import failure_cause
 from callstream.runner._results import ToolStarted
 
@@ -46,14 +47,13 @@ def check_item(item: Any) -> None:
         )
 
 
-def _decode(parts: list[str]) -> Any:
-    """``json.loads`` of the joined text, at any depth: text nested too deep for it (or
-    under a deep caller stack) is read by callstream's own iterative parser instead.
+def _decode(text: str) -> Any:
+    """``json.loads`` of the text, at any depth: text nested too deep for it (or under a
+    deep caller stack) is read by callstream's own iterative parser instead.
 
     Raises:
         ValueError: the text is not JSON.
     """
-    text = "".join(parts)
     try:
         return json.loads(text)
     except RecursionError:
@@ -66,12 +66,12 @@ def _decode(parts: list[str]) -> Any:
         raise ValueError(str(exc)) from None
 
 
-def verdict_at_failure(parts: list[str]) -> dict[str, Any] | None:
+def verdict_at_failure(text: str) -> dict[str, Any] | None:
     """What the assembler's interrupt gives a call still open when the source failed: its
     arguments when the text it streamed is one complete JSON object, else None (the call
     is invalid). Cost: O(size of the text), once per open call."""
     try:
-        value = _decode(parts)
+        value = _decode(text)
     except ValueError:
         return None
     return value if type(value) is dict else None
@@ -83,13 +83,13 @@ def interrupted_error(exc: BaseException | str) -> str:
     return f"the stream was interrupted before the call completed ({failure_cause(exc)})"
 
 
-def streamed_matches(parts: list[str], final: dict[str, Any]) -> bool:
+def streamed_matches(text: str, final: dict[str, Any]) -> bool:
     """Whether the argument text a call streamed decodes to its final arguments.
 
     Cost: O(size of the text), once per call at its end.
     """
     try:
-        return same_json(_decode(parts), final)
+        return same_json(_decode(text), final)
     except ValueError:
         return False
 
@@ -110,7 +110,7 @@ class TurnIds:
         self.started: set[int] = set()
         self.ended: set[int] = set()
         self.names: dict[int, str] = {}
-        self.args: dict[int, list[str]] = {}
+        self.args: dict[int, Text] = {}  # the text each open call streamed (in blocks)
 
     def call_id(self, index: int, provider_id: str | None) -> str:
         """The UI id of call ``index``: its provider id on first sight, else ``call_<n>``
@@ -127,14 +127,22 @@ class TurnIds:
         self._used.add(chosen)
         return chosen
 
-    def end(self, index: int) -> list[str] | None:
+    def add_text(self, index: int, text: str) -> None:
+        """Keep argument text call ``index`` streamed (in blocks). Cost: O(1) amortized."""
+        streamed = self.args.get(index)
+        if streamed is None:
+            streamed = self.args[index] = Text()
+        streamed.add(text)
+
+    def end(self, index: int) -> str | None:
         """Mark call ``index`` ended (and started); returns the argument text it streamed,
         or None when it had already ended (nothing more may be sent for it)."""
         if index in self.ended:
             return None
         self.started.add(index)
         self.ended.add(index)
-        return self.args.pop(index, [])
+        text = self.args.pop(index, None)
+        return text.value() if text is not None else ""
 
     def open_calls(self) -> list[int]:
         """Calls started and not ended, in order."""

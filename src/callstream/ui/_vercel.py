@@ -223,16 +223,16 @@ class VercelEncoder:
         self._end_blocks(out)
         calls = self._calls
         for index in calls.open_calls():  # ended as collect() ends them
-            parts = calls.end(index) or []
+            text = calls.end(index) or ""
             call_id = calls.call_id(index, None)
             name = calls.names.get(index, "")
-            value = verdict_at_failure(parts)
+            value = verdict_at_failure(text)
             if value is not None:
                 chunk: Chunk = {"type": "tool-input-available", "toolCallId": call_id}
                 chunk.update(toolName=name, input=value)
             else:
                 chunk = {"type": "tool-input-error", "toolCallId": call_id, "toolName": name}
-                chunk.update(input="".join(parts) or None, errorText=interrupted_error(exc))
+                chunk.update(input=text or None, errorText=interrupted_error(exc))
             if index in self._server:
                 chunk["providerExecuted"] = True
             out.append(chunk)
@@ -274,7 +274,7 @@ class VercelEncoder:
             index = event.index
             if index in calls.started and index not in calls.ended and event.text:
                 call_id = calls.call_id(index, None)
-                calls.args.setdefault(index, []).append(event.text)
+                calls.add_text(index, event.text)
                 out.append(
                     {
                         "type": "tool-input-delta",
