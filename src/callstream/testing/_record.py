@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, Literal
 
+from callstream._errors import OptionTypeError, OptionValueError, RecordingFileError
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
 
 __all__ = (
@@ -83,7 +84,7 @@ class Exchange:
 
     def __post_init__(self) -> None:
         if len(self.chunks) != len(self.offsets):
-            raise ValueError(f"{len(self.chunks)} chunks but {len(self.offsets)} offsets")
+            raise OptionValueError(f"{len(self.chunks)} chunks but {len(self.offsets)} offsets")
 
     def json(self) -> Any:
         """The request body read as JSON (``None`` when empty).
@@ -159,17 +160,19 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
     try:
         text = Path(path).read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8: {exc}") from exc
+        raise RecordingFileError(f"{path}: not UTF-8: {exc}") from exc
     # split on newlines only: str.splitlines would also cut at U+2028 or U+0085, which a
     # chunk's text may hold unescaped
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
     if not lines:
-        raise ValueError(f"{path}: empty file, expected the recording header line")
+        raise RecordingFileError(f"{path}: empty file, expected the recording header line")
     header = _json_line(lines[0], path, 1)
     if header != {"format": FORMAT, "version": VERSION}:
-        raise ValueError(f"{path}:1: not a {FORMAT} version {VERSION} header: {lines[0][:200]}")
+        raise RecordingFileError(
+            f"{path}:1: not a {FORMAT} version {VERSION} header: {lines[0][:200]}"
+        )
     exchanges = []
     for number, text in enumerate(lines[1:], start=2):
         if not text.strip():
@@ -177,7 +180,7 @@ def load_recording(path: str | os.PathLike[str]) -> Recording:
         try:
             exchanges.append(_exchange(_json_line(text, path, number)))
         except (AttributeError, KeyError, TypeError, ValueError, binascii.Error) as exc:
-            raise ValueError(f"{path}:{number}: malformed exchange: {exc!r}") from exc
+            raise RecordingFileError(f"{path}:{number}: malformed exchange: {exc!r}") from exc
     return Recording(tuple(exchanges))
 
 
@@ -312,9 +315,9 @@ class ReplayTransport:
         match: Literal["order", "request"] = "order",
     ) -> None:
         if pace not in ("recorded", "zero"):
-            raise ValueError(f"pace must be 'recorded' or 'zero', not {pace!r}")
+            raise OptionValueError(f"pace must be 'recorded' or 'zero', not {pace!r}")
         if match not in ("order", "request"):
-            raise ValueError(f"match must be 'order' or 'request', not {match!r}")
+            raise OptionValueError(f"match must be 'order' or 'request', not {match!r}")
         if not isinstance(recording, Recording):
             recording = load_recording(recording)
         self.recording = recording
@@ -617,7 +620,7 @@ def _library_of(thing: object, what: str) -> str:
         root = cls.__module__.split(".")[0]
         if root in _LIBRARIES:
             return root
-    raise TypeError(f"expected an httpx or httpx2 {what}, got {type(thing).__qualname__}")
+    raise OptionTypeError(f"expected an httpx or httpx2 {what}, got {type(thing).__qualname__}")
 
 
 def _library(name: str) -> ModuleType:
@@ -652,7 +655,7 @@ def _bytes_field(data: bytes) -> dict[str, str]:
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise RecordingFileError(f"{name} is not JSON")
 
 
 def _body_field(body: bytes) -> dict[str, Any] | None:
@@ -677,7 +680,7 @@ def _json_line(text: str, path: object, number: int) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except ValueError as exc:
-        raise ValueError(f"{path}:{number}: not JSON: {exc}") from exc
+        raise RecordingFileError(f"{path}:{number}: not JSON: {exc}") from exc
 
 
 def _chunk(item: dict[str, Any]) -> tuple[float, bytes]:
@@ -686,18 +689,18 @@ def _chunk(item: dict[str, Any]) -> tuple[float, bytes]:
         return at, item["text"].encode("utf-8")
     if set(item) == {"at", "base64"} and isinstance(item["base64"], str):
         return at, base64.b64decode(item["base64"], validate=True)
-    raise ValueError(f"a chunk is {{'at', 'text' or 'base64'}}, got {sorted(item)}")
+    raise RecordingFileError(f"a chunk is {{'at', 'text' or 'base64'}}, got {sorted(item)}")
 
 
 def _text(value: object) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {value!r}")
+        raise RecordingFileError(f"expected a string, got {value!r}")
     return value
 
 
 def _seconds(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise ValueError(f"a time is a number of seconds >= 0, got {value!r}")
+        raise RecordingFileError(f"a time is a number of seconds >= 0, got {value!r}")
     return float(value)
 
 
@@ -713,7 +716,7 @@ def _exchange(line: dict[str, Any]) -> Exchange:
         elif kind == "json":
             body = _compact(value).encode("utf-8")
         else:
-            raise ValueError(f"a request body is json, text or base64, got {kind!r}")
+            raise RecordingFileError(f"a request body is json, text or base64, got {kind!r}")
     pairs: Sequence[tuple[float, bytes]] = [_chunk(item) for item in line["chunks"]]
     headers = tuple((_text(k), _text(v)) for k, v in response["headers"])
     error = line["error"]
@@ -722,9 +725,9 @@ def _exchange(line: dict[str, Any]) -> Exchange:
     complete = line["complete"]
     status = response["status"]
     if not isinstance(complete, bool) or not isinstance(status, int) or isinstance(status, bool):
-        raise ValueError("complete is a boolean and status an integer")
+        raise RecordingFileError("complete is a boolean and status an integer")
     if not isinstance(request["method"], str) or not isinstance(request["path"], str):
-        raise ValueError("method and path are strings")
+        raise RecordingFileError("method and path are strings")
     return Exchange(
         method=request["method"],
         path=request["path"],

@@ -22,6 +22,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from callstream._errors import OptionTypeError, OptionValueError
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
 from callstream.testing._stream import FORMATS, WireStream, stream_of
 from callstream.testing._wire import BYTE_FORMATS, encode
@@ -61,7 +62,6 @@ CONTENT_TYPES: dict[str, str] = {
     "bedrock": "application/vnd.amazon.eventstream",
 }
 """The ``content-type`` of each format's streamed response."""
-
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,9 @@ class Turn:
 
     def __init__(self, stream: WireStream, *, tools: Iterable[str] | None = None) -> None:
         if not isinstance(stream, WireStream):
-            raise TypeError(f"Turn takes a WireStream (stream_of's result), not {stream!r:.80}")
+            raise OptionTypeError(
+                f"Turn takes a WireStream (stream_of's result), not {stream!r:.80}"
+            )
         self._set(stream, tools, 200, None, {})
 
     def _set(
@@ -156,7 +158,9 @@ class Turn:
         headers: Mapping[str, str],
     ) -> None:
         if isinstance(tools, str):
-            raise TypeError(f"tools must be a collection of tool names, not the string {tools!r}")
+            raise OptionTypeError(
+                f"tools must be a collection of tool names, not the string {tools!r}"
+            )
         object.__setattr__(self, "stream", stream)
         object.__setattr__(self, "tools", None if tools is None else frozenset(tools))
         object.__setattr__(self, "status", status)
@@ -198,16 +202,20 @@ class Turn:
         Cost: O(body), once.
         """
         if type(status) is not int or not 400 <= status <= 599:
-            raise ValueError(f"an error turn's status is an int from 400 to 599, not {status!r}")
+            raise OptionValueError(
+                f"an error turn's status is an int from 400 to 599, not {status!r}"
+            )
         if body is not None:
             try:
                 json.dumps(body, allow_nan=False)
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"an error turn's body must be JSON: {exc}") from None
+                raise OptionValueError(f"an error turn's body must be JSON: {exc}") from None
         kept: dict[str, str] = {}
         for name, value in (headers or {}).items():
             if not isinstance(name, str) or not isinstance(value, str):
-                raise ValueError(f"header names and values are strings, not {name!r}: {value!r}")
+                raise OptionValueError(
+                    f"header names and values are strings, not {name!r}: {value!r}"
+                )
             kept[name.lower()] = value
         turn = object.__new__(cls)
         turn._set(None, tools, status, body, kept)
@@ -274,14 +282,14 @@ class MockProvider:
         pace: float | None = None,
     ) -> None:
         if not turns:
-            raise ValueError("MockProvider needs at least one turn")
+            raise OptionValueError("MockProvider needs at least one turn")
         if pace is not None and not pace >= 0:
-            raise ValueError(f"pace must be seconds >= 0, not {pace!r}")
+            raise OptionValueError(f"pace must be seconds >= 0, not {pace!r}")
         streams = [t.stream if isinstance(t, Turn) else t for t in turns]
         formats = {s.format for s in streams if isinstance(s, WireStream)}
         if format is None:
             if len(formats) != 1:
-                raise ValueError(
+                raise OptionValueError(
                     "give format=: no turn is a WireStream to take it from"
                     if not formats
                     else f"turns of several formats ({', '.join(sorted(formats))}): one per mock"
@@ -289,7 +297,7 @@ class MockProvider:
             format = formats.pop()
         if format not in ENDPOINTS:
             known = ", ".join(f for f in FORMATS if f in ENDPOINTS)
-            raise ValueError(f"no HTTP endpoint for format {format!r}: one of {known}")
+            raise OptionValueError(f"no HTTP endpoint for format {format!r}: one of {known}")
         self.format = format
         self.pace = pace
         self._turns = [self._turn(n, t, format) for n, t in enumerate(turns)]
@@ -311,11 +319,11 @@ class MockProvider:
         elif isinstance(turn, Sequence) and all(isinstance(c, Mapping) for c in turn):
             found = Turn(stream_of(turn, format=format))
         else:
-            raise TypeError(
+            raise OptionTypeError(
                 f"a turn is a WireStream, a Turn, a list of tool calls or a text, not {turn!r:.80}"
             )
         if found.stream is not None and found.stream.format != format:
-            raise ValueError(
+            raise OptionValueError(
                 f"turn {n} is written in {found.stream.format}; this mock serves {format}"
             )
         return found
@@ -512,7 +520,7 @@ def _error_turn_reply(turn: Turn, format: str) -> tuple[dict[str, str], bytes]:
         elif format == "ollama":
             body = {"error": message}
         else:
-            raise ValueError(
+            raise OptionValueError(
                 f"no error body is written for {format}: give one, Turn.error({status}, body=...)"
             )
     headers.update(turn.headers)
@@ -542,12 +550,12 @@ def _chunks(stream: WireStream) -> tuple[bytes, ...]:
     if all(isinstance(item, bytes) for item in items):
         return tuple(items)
     if any(isinstance(item, str) for item in items):
-        raise ValueError(
+        raise OptionValueError(
             "a stream of lines lost its chunk boundaries: serve payloads or bytes "
             "(stream_of's as_='payloads' or 'bytes')"
         )
     if stream.format not in BYTE_FORMATS:
-        raise ValueError(f"{stream.format} has no wire to serve")
+        raise OptionValueError(f"{stream.format} has no wire to serve")
     return tuple(encode(items, stream.format, "bytes"))
 
 

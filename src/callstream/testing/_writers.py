@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from callstream._errors import OptionValueError, UnwritableCallError
 from callstream._json.parser import PartialJSONParser
 
 __all__ = ("ITEM_TYPES", "WRITERS", "Shape", "WireCall", "read_json", "write_calls")
@@ -693,13 +694,13 @@ def scalars_in_order(value: Any) -> list[tuple[tuple[str | int, ...], Any]]:
         path, item = stack.pop()
         if isinstance(item, dict):
             if not item and path:
-                raise ValueError(
+                raise UnwritableCallError(
                     f"vertex partialArgs cannot express the empty object at {path_text(path)}"
                 )
             stack.extend(((*path, key), child) for key, child in reversed(item.items()))
         elif isinstance(item, list):
             if not item and path:
-                raise ValueError(
+                raise UnwritableCallError(
                     f"vertex partialArgs cannot express the empty array at {path_text(path)}"
                 )
             stack.extend(((*path, i), child) for i, child in reversed(list(enumerate(item))))
@@ -1011,12 +1012,12 @@ def write_calls(
             than ``function_call`` in a format other than ``openai-responses``.
     """
     if format not in WRITERS:
-        raise ValueError(f"unknown format {format!r}: one of {', '.join(WRITERS)}")
+        raise OptionValueError(f"unknown format {format!r}: one of {', '.join(WRITERS)}")
     if reason not in ("tool_calls", "stop", "length"):
-        raise ValueError(f"reason must be 'tool_calls', 'stop' or 'length', not {reason!r}")
+        raise OptionValueError(f"reason must be 'tool_calls', 'stop' or 'length', not {reason!r}")
     for call in calls:
         if call.item not in ITEM_TYPES:
-            raise ValueError(f"unknown item {call.item!r}: one of {', '.join(ITEM_TYPES)}")
+            raise OptionValueError(f"unknown item {call.item!r}: one of {', '.join(ITEM_TYPES)}")
         if call.item != "function_call" and format != "openai-responses":
-            raise ValueError(f"{call.item} items are written in openai-responses only")
+            raise OptionValueError(f"{call.item} items are written in openai-responses only")
     return WRITERS[format](list(calls), Shape(text, reasoning, finish, frozenset(), reason))
