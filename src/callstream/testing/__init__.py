@@ -19,6 +19,7 @@ point) and the strategies (``callstream.testing.strategies``). The LangChain fak
 from __future__ import annotations
 
 from callstream.testing._cases import Case, cases, combinations
+from callstream.testing._formats import ITEM_TYPES, WireCall, write_calls
 from callstream.testing._record import (
     Exchange,
     Recording,
@@ -48,7 +49,6 @@ from callstream.testing._transport import (
     Turn,
 )
 from callstream.testing._wire import Encoding, encode, eventstream_message, ndjson_line, sse_event
-from callstream.testing._writers import ITEM_TYPES, WireCall, write_calls
 
 __all__ = (
     "ENDPOINTS",

@@ -2,7 +2,7 @@
 
 The quirks are named once here (:data:`QUIRKS`: what each is, the servers it comes from,
 the formats it applies to, and what reading it gives); the payloads are written by the
-writers of ``callstream.testing._writers``, one per format.
+writers of ``callstream.testing._formats``, one module per format.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from callstream._json.dump import dumps_bounded, nesting_depth
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._gemini_args import MAX_PATH_DEPTH
 from callstream.providers._responses_items import CALL_ITEMS, CUSTOM_ARG
+from callstream.testing._formats import ITEM_TYPES, WRITERS, Shape, WireCall, read_json
 from callstream.testing._wire import BYTE_FORMATS, WIRE_FORMATS, Encoding, encode
-from callstream.testing._writers import ITEM_TYPES, WRITERS, Shape, WireCall, read_json
 
 __all__ = (
     "FORMATS",
