@@ -30,6 +30,7 @@ from types import ModuleType, TracebackType
 from typing import Any, Literal
 
 from callstream._errors import OptionTypeError, OptionValueError, RecordingFileError
+from callstream._json.dump import dumps_bounded
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
 
 __all__ = (
@@ -145,7 +146,12 @@ class Recording:
 
     def dumps(self) -> str:
         """The whole file's text: the header line, then one line per exchange."""
-        header = json.dumps({"format": FORMAT, "version": VERSION}, separators=(",", ":"))
+        header = dumps_bounded(
+            {"format": FORMAT, "version": VERSION},
+            max_depth=None,
+            ensure_ascii=True,
+            separators=(",", ":"),
+        )
         return "".join(line + "\n" for line in [header, *(e.dumps() for e in self.exchanges)])
 
 
@@ -673,7 +679,9 @@ def _body_field(body: bytes) -> dict[str, Any] | None:
 
 
 def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """``value`` as compact JSON by the one writer, under its output rule (valid UTF-8 JSON:
+    no lone surrogate, no ``NaN``)."""
+    return dumps_bounded(value, max_depth=None, strict=True, separators=(",", ":"))
 
 
 def _json_line(text: str, path: object, number: int) -> Any:

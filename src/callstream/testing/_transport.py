@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 import threading
 import time
@@ -23,6 +24,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from callstream._errors import OptionTypeError, OptionValueError
+from callstream._json.dump import dumps_bounded
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
 from callstream.testing._stream import FORMATS, WireStream, stream_of
 from callstream.testing._wire import BYTE_FORMATS, encode
@@ -207,7 +209,8 @@ class Turn:
             )
         if body is not None:
             try:
-                json.dumps(body, allow_nan=False)
+                dumps_bounded(body, max_depth=None)
+                _refuse_non_finite(body)
             except (TypeError, ValueError) as exc:
                 raise OptionValueError(f"an error turn's body must be JSON: {exc}") from None
         kept: dict[str, str] = {}
@@ -482,6 +485,20 @@ _BEDROCK_ERRORS = {
 }
 
 
+def _refuse_non_finite(value: Any) -> None:
+    """Raise ``ValueError`` when ``value`` holds ``NaN`` or an infinity (not JSON), at any
+    depth (an explicit stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise OptionValueError("Out of range float values are not JSON compliant")
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+
+
 def _error_message(status: int) -> str:
     try:
         phrase = HTTPStatus(status).phrase
@@ -524,7 +541,7 @@ def _error_turn_reply(turn: Turn, format: str) -> tuple[dict[str, str], bytes]:
                 f"no error body is written for {format}: give one, Turn.error({status}, body=...)"
             )
     headers.update(turn.headers)
-    return headers, json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
+    return headers, dumps_bounded(body, max_depth=None, strict=True).encode()
 
 
 def _error_reply(message: str) -> Reply:
@@ -533,7 +550,7 @@ def _error_reply(message: str) -> Reply:
         "content-type": "application/json",
         "x-amzn-errortype": "ResourceNotFoundException",  # botocore names the error by it
     }
-    return Reply(404, headers, (json.dumps(body).encode(),))
+    return Reply(404, headers, (dumps_bounded(body, max_depth=None, ensure_ascii=True).encode(),))
 
 
 def _turn_reply(turn: Turn, format: str) -> Reply:

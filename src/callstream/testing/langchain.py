@@ -45,7 +45,6 @@ do, so callstream's LangChain reader recovers from it); ``dropped-connection`` r
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,6 +60,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, field_validator
 
 from callstream._errors import OptionTypeError, OptionValueError, ScriptExhaustedError
+from callstream._json.dump import dumps_bounded
 from callstream.testing._stream import QUIRKS, SPLITS, WireStream, stream_of
 
 __all__ = ("STYLES", "FakeProviderError", "FakeToolCallingChatModel")
@@ -81,7 +81,8 @@ class FakeProviderError(RuntimeError):
     SDK raises it mid-stream; ``body`` is the error payload the server sent."""
 
     def __init__(self, body: Mapping[str, Any]) -> None:
-        super().__init__(f"provider error in the stream: {json.dumps(body)[:200]}")
+        text = dumps_bounded(body, max_depth=None, ensure_ascii=True)
+        super().__init__(f"provider error in the stream: {text[:200]}")
         self.body: dict[str, Any] = dict(body)
 
 
