@@ -20,14 +20,9 @@ from __future__ import annotations
 
 from callstream.testing._cases import Case, cases, combinations
 from callstream.testing._formats import ITEM_TYPES, WireCall, write_calls
-from callstream.testing._record import (
-    Exchange,
-    Recording,
-    RecordingTransport,
-    ReplayError,
-    ReplayTransport,
-    load_recording,
-)
+from callstream.testing._record import RecordingTransport, ReplayError, ReplayTransport
+from callstream.testing._recording import Exchange, Recording, load_recording
+from callstream.testing._requests import RecordedRequest, SentToolResult
 from callstream.testing._server import serve
 from callstream.testing._stream import (
     FORMATS,
@@ -40,14 +35,7 @@ from callstream.testing._stream import (
     WireStream,
     stream_of,
 )
-from callstream.testing._transport import (
-    ENDPOINTS,
-    MockProvider,
-    RecordedRequest,
-    Reply,
-    SentToolResult,
-    Turn,
-)
+from callstream.testing._transport import ENDPOINTS, MockProvider, Reply, Turn
 from callstream.testing._wire import Encoding, encode, eventstream_message, ndjson_line, sse_event
 
 __all__ = (
