@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,6 +46,19 @@ def test_no_module_over_600_lines(path: Path) -> None:
     assert lines <= 600, f"{_relative(path)} has {lines} lines"
 
 
+@pytest.mark.parametrize("path", SOURCES, ids=_relative)
+def test_a_function_over_80_lines_says_why(path: Path) -> None:
+    """A function over 80 lines has a one-line comment giving its reason just above it."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            assert node.end_lineno is not None
+            if node.end_lineno - node.lineno + 1 > 80:
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                above = lines[first - 2].strip()
+                assert above.startswith("#"), f"{_relative(path)}: {node.name} is over 80 lines"
+
+
 def test_one_writer_module_per_format() -> None:
     modules = {p.stem for p in (TESTING / "_formats").glob("*.py") if not p.stem.startswith("_")}
     assert {name.replace("-", "_") for name in WRITERS} == modules
@@ -62,7 +76,8 @@ def test_an_unknown_format_is_an_option_value_error() -> None:
 
 def test_quirks_as_one_string_is_an_option_type_error() -> None:
     with pytest.raises(callstream.OptionTypeError) as info:
-        stream_of([{"name": "f", "args": {}}], format="openai-chat", quirks="interleaved")
+        quirks: Any = "interleaved"  # one string, not a collection of names
+        stream_of([{"name": "f", "args": {}}], format="openai-chat", quirks=quirks)
     assert isinstance(info.value, TypeError)
 
 
