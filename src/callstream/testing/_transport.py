@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from callstream._errors import OptionTypeError, OptionValueError
 from callstream._json.dump import dumps_bounded
+from callstream.testing._formats import HTTP_ERRORS
 from callstream.testing._requests import RecordedRequest, tool_names
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
 from callstream.testing._stream import FORMATS, WireStream, stream_of
@@ -382,52 +383,6 @@ class MockProvider:
         )
 
 
-#: the error ``type`` (``code``) of OpenAI's error body, per status
-_OPENAI_ERRORS = {
-    401: ("invalid_request_error", "invalid_api_key"),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-}
-#: the ``error.type`` of Anthropic's error body, per status
-_ANTHROPIC_ERRORS = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    504: "timeout_error",
-    529: "overloaded_error",
-}
-#: the ``error.status`` of a Google API error body, per status
-_GOOGLE_ERRORS = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    409: "ABORTED",
-    429: "RESOURCE_EXHAUSTED",
-    499: "CANCELLED",
-    500: "INTERNAL",
-    501: "NOT_IMPLEMENTED",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
-#: the ``x-amzn-errortype`` of a Bedrock error reply, per status
-_BEDROCK_ERRORS = {
-    400: "ValidationException",
-    403: "AccessDeniedException",
-    404: "ResourceNotFoundException",
-    408: "ModelTimeoutException",
-    424: "ModelErrorException",
-    429: "ThrottlingException",
-    500: "InternalServerException",
-    503: "ServiceUnavailableException",
-}
-
-
 def _refuse_non_finite(value: Any) -> None:
     """Raise ``ValueError`` when ``value`` holds ``NaN`` or an infinity (not JSON), at any
     depth (an explicit stack)."""
@@ -451,38 +406,21 @@ def _error_message(status: int) -> str:
 
 
 def _error_turn_reply(turn: Turn, format: str) -> tuple[dict[str, str], bytes]:
-    """The headers and body of an error turn in ``format``. Raises ``ValueError`` for a
-    format with no error body of its own when the turn gives none."""
+    """The headers and body of an error turn in ``format`` (its format module's
+    ``http_error``). Raises ``ValueError`` for a format with no error body of its own when
+    the turn gives none."""
     status, body = turn.status, turn.body
     headers = {"content-type": "application/json"}
-    message = _error_message(status)
-    if format == "bedrock":
-        fallback = "InternalServerException" if status >= 500 else "ValidationException"
-        headers["x-amzn-errortype"] = _BEDROCK_ERRORS.get(status, fallback)
-    if body is None:
-        if format in ("openai-chat", "openai-responses"):
-            fallback_type = "server_error" if status >= 500 else "invalid_request_error"
-            kind, code = _OPENAI_ERRORS.get(status, (fallback_type, None))
-            body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
-        elif format == "anthropic":
-            kind = _ANTHROPIC_ERRORS.get(
-                status, "api_error" if status >= 500 else "invalid_request_error"
-            )
-            error = {"type": kind, "message": message}
-            body = {"type": "error", "error": error, "request_id": "req_callstream_mock"}
-        elif format in ("gemini", "vertex"):
-            word = _GOOGLE_ERRORS.get(
-                status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION"
-            )
-            body = {"error": {"code": status, "message": message, "status": word}}
-        elif format == "bedrock":
-            body = {"message": message}
-        elif format == "ollama":
-            body = {"error": message}
-        else:
-            raise OptionValueError(
-                f"no error body is written for {format}: give one, Turn.error({status}, body=...)"
-            )
+    error = HTTP_ERRORS.get(format)
+    if error is not None:
+        extra, written = error(status, _error_message(status))
+        headers.update(extra)
+        if body is None:
+            body = written
+    elif body is None:
+        raise OptionValueError(
+            f"no error body is written for {format}: give one, Turn.error({status}, body=...)"
+        )
     headers.update(turn.headers)
     return headers, dumps_bounded(body, max_depth=None, strict=True).encode()
 

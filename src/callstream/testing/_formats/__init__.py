@@ -30,7 +30,17 @@ from callstream.testing._formats import (
 from callstream.testing._formats._shared import Shape, WireCall, read_json
 from callstream.testing._formats.openai_responses import ITEM_TYPES
 
-__all__ = ("ITEM_TYPES", "WRITERS", "Shape", "WireCall", "Writer", "read_json", "write_calls")
+__all__ = (
+    "HTTP_ERRORS",
+    "ITEM_TYPES",
+    "WRITERS",
+    "HttpError",
+    "Shape",
+    "WireCall",
+    "Writer",
+    "read_json",
+    "write_calls",
+)
 
 Writer = Callable[[list[WireCall], Shape], list[Any]]
 """A format's ``write(calls, shape)``: the payloads, in order."""
@@ -49,6 +59,22 @@ WRITERS: dict[str, Writer] = {
     "langchain-events": langchain_events.write,
 }
 """Every format written, by dialect name (its module: the name with ``_`` for ``-``)."""
+
+HttpError = Callable[[int, str], tuple[dict[str, str], Any]]
+"""A format's ``http_error(status, message)``: the extra headers and the body of its HTTP
+error reply."""
+
+HTTP_ERRORS: dict[str, HttpError] = {
+    "openai-chat": openai_chat.http_error,
+    "openai-responses": openai_responses.http_error,
+    "anthropic": anthropic.http_error,
+    "gemini": gemini.http_error,
+    "vertex": vertex.http_error,
+    "bedrock": bedrock.http_error,
+    "ollama": ollama.http_error,
+}
+"""The formats whose HTTP error reply is written (a ``MockProvider`` error turn without a
+body of its own); the others (``cohere``, ``mistral``) need the turn's body."""
 
 
 def write_calls(

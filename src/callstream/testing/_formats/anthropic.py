@@ -6,7 +6,7 @@ from typing import Any
 
 from callstream.testing._formats._shared import Shape, WireCall
 
-__all__ = ("ANTHROPIC_OVERLOADED", "write")
+__all__ = ("ANTHROPIC_ERRORS", "ANTHROPIC_OVERLOADED", "http_error", "write")
 
 
 ANTHROPIC_OVERLOADED = {
@@ -78,3 +78,25 @@ def write(calls: list[WireCall], shape: Shape) -> list[Any]:
         )
         out.append({"type": "message_stop"})
     return out
+
+
+#: the ``error.type`` of Anthropic's error body, per status
+ANTHROPIC_ERRORS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "billing_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+
+
+def http_error(status: int, message: str) -> tuple[dict[str, str], Any]:
+    """The extra headers and the body of an Anthropic error reply for ``status``."""
+    kind = ANTHROPIC_ERRORS.get(status, "api_error" if status >= 500 else "invalid_request_error")
+    error = {"type": kind, "message": message}
+    return {}, {"type": "error", "error": error, "request_id": "req_callstream_mock"}

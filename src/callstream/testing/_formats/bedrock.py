@@ -6,7 +6,7 @@ from typing import Any
 
 from callstream.testing._formats._shared import Shape, WireCall, in_order, interleave
 
-__all__ = ("BEDROCK_STREAM_ERROR", "write")
+__all__ = ("BEDROCK_ERRORS", "BEDROCK_STREAM_ERROR", "http_error", "write")
 
 
 BEDROCK_STREAM_ERROR = {
@@ -49,3 +49,23 @@ def write(calls: list[WireCall], shape: Shape) -> list[Any]:
     elif shape.finish:
         out.append({"messageStop": {"stopReason": "max_tokens" if cut else "tool_use"}})
     return out
+
+
+#: the ``x-amzn-errortype`` of a Bedrock error reply, per status
+BEDROCK_ERRORS = {
+    400: "ValidationException",
+    403: "AccessDeniedException",
+    404: "ResourceNotFoundException",
+    408: "ModelTimeoutException",
+    424: "ModelErrorException",
+    429: "ThrottlingException",
+    500: "InternalServerException",
+    503: "ServiceUnavailableException",
+}
+
+
+def http_error(status: int, message: str) -> tuple[dict[str, str], Any]:
+    """The extra headers (``x-amzn-errortype``, kept even when a turn gives its own body)
+    and the body of a Bedrock error reply for ``status``."""
+    fallback = "InternalServerException" if status >= 500 else "ValidationException"
+    return {"x-amzn-errortype": BEDROCK_ERRORS.get(status, fallback)}, {"message": message}

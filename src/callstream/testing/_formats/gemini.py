@@ -7,7 +7,7 @@ from typing import Any
 
 from callstream.testing._formats._shared import Shape, WireCall, loads_or_text
 
-__all__ = ("GEMINI_ERROR", "chunk", "text_chunks", "write")
+__all__ = ("GEMINI_ERROR", "GOOGLE_ERRORS", "chunk", "http_error", "text_chunks", "write")
 
 
 def chunk(parts: list[Any], reason: str | None = None) -> dict[str, Any]:
@@ -50,3 +50,26 @@ def write(calls: list[WireCall], shape: Shape) -> list[Any]:
     elif shape.finish:
         out.append(chunk([], "MAX_TOKENS" if shape.reason == "length" else "STOP"))
     return out
+
+
+#: the ``error.status`` of a Google API error body, per status
+GOOGLE_ERRORS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    501: "NOT_IMPLEMENTED",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+def http_error(status: int, message: str) -> tuple[dict[str, str], Any]:
+    """The extra headers and the body of a Google API error reply (Gemini and Vertex alike)
+    for ``status``."""
+    word = GOOGLE_ERRORS.get(status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
+    return {}, {"error": {"code": status, "message": message, "status": word}}

@@ -6,7 +6,7 @@ from typing import Any
 
 from callstream.testing._formats._shared import Shape, WireCall, loads_or_text
 
-__all__ = ("OLLAMA_ERROR", "write")
+__all__ = ("OLLAMA_ERROR", "http_error", "write")
 
 
 OLLAMA_ERROR = "an error was encountered while running the model"
@@ -51,3 +51,8 @@ def write(calls: list[WireCall], shape: Shape) -> list[Any]:
             line({}, done=True, done_reason="length" if shape.reason == "length" else "stop")
         )
     return out
+
+
+def http_error(status: int, message: str) -> tuple[dict[str, str], Any]:
+    """The extra headers and the body of an Ollama error reply for ``status``."""
+    return {}, {"error": message}

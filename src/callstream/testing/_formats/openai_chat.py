@@ -7,7 +7,7 @@ from typing import Any
 
 from callstream.testing._formats._shared import Shape, WireCall, in_order, interleave, loads_or_text
 
-__all__ = ("GROQ_TOOL_USE_FAILED", "chunk", "opening", "write")
+__all__ = ("GROQ_TOOL_USE_FAILED", "OPENAI_ERRORS", "chunk", "http_error", "opening", "write")
 
 
 GROQ_TOOL_USE_FAILED = (
@@ -98,3 +98,19 @@ def write(calls: list[WireCall], shape: Shape) -> list[Any]:
     if shape.finish:
         out.append(chunk({}, shape.reason))
     return out
+
+
+#: the ``error.type`` and ``error.code`` of OpenAI's error body, per status
+OPENAI_ERRORS = {
+    401: ("invalid_request_error", "invalid_api_key"),
+    404: ("invalid_request_error", "model_not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+
+
+def http_error(status: int, message: str) -> tuple[dict[str, str], Any]:
+    """The extra headers and the body of an OpenAI error reply (Chat Completions and
+    Responses alike) for ``status``."""
+    fallback_type = "server_error" if status >= 500 else "invalid_request_error"
+    kind, code = OPENAI_ERRORS.get(status, (fallback_type, None))
+    return {}, {"error": {"message": message, "type": kind, "param": None, "code": code}}

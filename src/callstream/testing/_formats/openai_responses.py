@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from callstream.testing._formats._shared import Shape, WireCall, piece_order
+from callstream.testing._formats.openai_chat import http_error
 
-__all__ = ("ITEM_TYPES", "MCP_SERVER_LABEL", "RESPONSES_FAILED", "write")
+__all__ = ("ITEM_TYPES", "MCP_SERVER_LABEL", "RESPONSES_FAILED", "http_error", "write")
 
 
 ITEM_TYPES: tuple[str, ...] = (

@@ -7,9 +7,9 @@ from typing import Any
 
 from callstream._errors import UnwritableCallError
 from callstream.testing._formats._shared import Shape, WireCall, read_json
-from callstream.testing._formats.gemini import GEMINI_ERROR, chunk, text_chunks
+from callstream.testing._formats.gemini import GEMINI_ERROR, chunk, http_error, text_chunks
 
-__all__ = ("path_text", "scalars_in_order", "write")
+__all__ = ("http_error", "path_text", "scalars_in_order", "write")
 
 
 def path_text(path: tuple[str | int, ...]) -> str:
