@@ -103,8 +103,11 @@ def write_calls(
             the token limit was reached).
 
     Raises:
-        ValueError: an unknown format or reason; an unknown ``item``, or an item other
-            than ``function_call`` in a format other than ``openai-responses``.
+        OptionValueError: (a ``ValueError``) an unknown format or reason; an unknown
+            ``item``, or an item other than ``function_call`` in a format other than
+            ``openai-responses``.
+        UnwritableCallError: (an ``OptionValueError``) ``vertex`` arguments with an empty
+            object or array below the top (its leaves cannot carry one).
     """
     if format not in WRITERS:
         raise OptionValueError(f"unknown format {format!r}: one of {', '.join(WRITERS)}")
