@@ -103,9 +103,15 @@ class Detection:
         )
 
 
-def not_of_format(
-    name: str, matched: bool, misses: int, first: Any, last: Any, looks_like: str | None,
-    *, ended: bool,
+def not_of_format(  # noqa: PLR0917 (the rule's state, in the pipeline's order)
+    name: str,
+    matched: bool,
+    misses: int,
+    first: Any,
+    last: Any,
+    looks_like: str | None,
+    *,
+    ended: bool,
 ) -> UnknownFormatError:
     """The error of the foreign-payload rule (:mod:`callstream._pipeline`): the stream was
     read as ``name``; ``misses`` foreign payloads came in a row (``first``: the stream's
