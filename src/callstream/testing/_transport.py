@@ -22,6 +22,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from callstream.providers._formats import lookup_dialect
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
 from callstream.testing._stream import FORMATS, WireStream, stream_of
 from callstream.testing._wire import BYTE_FORMATS, encode
@@ -287,6 +288,7 @@ class MockProvider:
                     else f"turns of several formats ({', '.join(sorted(formats))}): one per mock"
                 )
             format = formats.pop()
+        format = lookup_dialect(format).name  # the one naming rule: aliases, case, "_" as "-"
         if format not in ENDPOINTS:
             known = ", ".join(f for f in FORMATS if f in ENDPOINTS)
             raise ValueError(f"no HTTP endpoint for format {format!r}: one of {known}")
