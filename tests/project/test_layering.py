@@ -202,7 +202,15 @@ INNER_TIERS: dict[str, list[set[str]]] = {
     "callstream.providers": [
         {"_fields", "_chunks", "_formats"},
         {"_base"},  # the translator protocol, its dispatch and never-raise helpers
-        {"_provider_errors", "_plain", "_sse", "_json_stream", "_eventstream", "_text"},
+        {
+            "_provider_errors",
+            "_plain",
+            "_sse",
+            "_json_stream",
+            "_eventstream",
+            "_text",
+            "_recording",
+        },
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
         {"_responses_items"},
         {"_custom_input"},
