@@ -19,10 +19,10 @@ from callstream.testing import (
     RecordingTransport,
     ReplayTransport,
     Turn,
+    _record,
     load_recording,
     stream_of,
 )
-from callstream.testing import _record
 
 CALLS = [
     {"name": "get_weather", "args": {"city": "Paris", "days": [1, 2]}, "id": "call_1"},
