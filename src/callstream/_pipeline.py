@@ -187,7 +187,8 @@ class Pipeline:
             **assembler_options: passed to :class:`~callstream.ToolCallAssembler`.
 
         Raises:
-            UsageError: an unknown format name, or an unusable ``provider`` object.
+            UnknownFormatNameError: an unknown format name (a ``UsageError``).
+            UsageError: an unusable ``provider`` object.
             OptionTypeError: an unknown assembler option (or one of a wrong type), or a
                 ``reasoning`` that is not a bool.
             OptionValueError: an assembler option out of its range (raised by the
