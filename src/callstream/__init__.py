@@ -57,6 +57,7 @@ from callstream._errors import StreamLimitError as StreamLimitError
 from callstream._errors import StructuredOutputError as StructuredOutputError
 from callstream._errors import ToolDefinitionError as ToolDefinitionError
 from callstream._errors import UnknownFormatError as UnknownFormatError
+from callstream._errors import UnknownFormatNameError as UnknownFormatNameError
 from callstream._errors import UnwritableCallError as UnwritableCallError
 from callstream._errors import UsageError as UsageError
 from callstream._json import Change as Change
@@ -238,6 +239,7 @@ __all__ = (
     "ToolRunner",
     "ToolStarted",
     "UnknownFormatError",
+    "UnknownFormatNameError",
     "UnwritableCallError",
     "UsageError",
     "ValueClosed",

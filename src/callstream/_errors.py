@@ -12,7 +12,8 @@ Two families hang off one base class, so ``except CallstreamError`` catches both
     │   ├── ToolDefinitionError (+TypeError)
     │   │                                an object cannot be described as a tool
     │   ├── OptionValueError (+ValueError)
-    │   │                                an option's value is out of its range or choices
+    │   │   │                            an option's value is out of its range or choices
+    │   │   ├── UnknownFormatNameError   a format name that is no format, dialect or alias
     │   │   └── UnwritableCallError      callstream.testing cannot write a call as given
     │   ├── OptionTypeError (+TypeError) an option or an argument has the wrong type
     │   └── ScriptExhaustedError (+ValueError)
@@ -54,6 +55,7 @@ __all__ = (
     "StructuredOutputError",
     "ToolDefinitionError",
     "UnknownFormatError",
+    "UnknownFormatNameError",
     "UnwritableCallError",
     "UsageError",
 )
@@ -89,6 +91,11 @@ class ToolDefinitionError(UsageError, TypeError):
 
 class OptionValueError(UsageError, ValueError):
     """An option has a value outside what it allows (a negative limit, an unknown choice)."""
+
+
+class UnknownFormatNameError(OptionValueError):
+    """A format name that is no format, dialect or alias of the registry (every function
+    that takes a format name raises it; the message lists the names)."""
 
 
 class UnwritableCallError(OptionValueError):

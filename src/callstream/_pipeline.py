@@ -13,13 +13,10 @@ update (``text``; ``reasoning`` only when the pipeline was made with ``reasoning
 and is kept for the result as text (in blocks of pieces: :mod:`callstream._json.pieces`),
 joined whole when :meth:`Pipeline.result` is read.
 
-With ``provider="auto"`` payloads are held back until the format is known; then the
-held payloads are translated in order. A payload's shape is only a guess (one stray
-``{"type": "message_start"}`` looks like Anthropic), so the format is chosen on
-evidence: a payload with a tool-call or end-of-stream field of a format (see
-:func:`~callstream.providers.has_evidence`), or :data:`MIN_VOTES` payloads shaped like
-the same format; at :meth:`close` (or past :data:`MAX_UNRECOGNIZED` held payloads) the
-format most payloads looked like.
+With ``provider="auto"`` payloads are held back until the format is known (chosen on
+evidence or votes: :mod:`callstream.providers._detect`, beside the format registry);
+then the held payloads are translated in order; at :meth:`close` the format most
+payloads looked like.
 
 The foreign-payload rule. Once the format is known, named (``provider="openai-chat"``)
 or chosen by ``"auto"``, a payload that gives no signal and carries no field of the
@@ -81,9 +78,15 @@ from callstream.providers import (
     Translator,
     detect_format,
     get_translator,
-    has_evidence,
     recognizes,
     resolve_format,
+)
+from callstream.providers._detect import (
+    MAX_UNRECOGNIZED,
+    MAX_UNRECOGNIZED_OBJECTS,
+    MIN_VOTES,
+    Detection,
+    not_of_format,
 )
 from callstream.providers._provider_errors import error_signals, provider_error_payload
 from callstream.providers.transport import (
@@ -108,16 +111,6 @@ __all__ = (
     "StreamResult",
     "StreamUpdate",
 )
-
-MAX_UNRECOGNIZED: Final = 64
-"""Payloads held back by ``provider="auto"`` before giving up on recognizing the format."""
-
-MAX_UNRECOGNIZED_OBJECTS: Final = 8
-"""SDK objects (not dicts) held back, none of a known shape, before giving up: a stream
-of objects is recognized from its first payloads or never, so it fails fast."""
-
-MIN_VOTES: Final = 3
-"""Payloads shaped like one format that choose it without evidence (text-only streams)."""
 
 MAX_MISMATCHED: Final = 16
 """Consecutive foreign payloads (no signal, no field of the format read) tolerated; one
@@ -146,19 +139,13 @@ _ASSEMBLER_OPTIONS: Final = (
 out (no signature to read when compiled: ``docs/design.md``, "Compiled build")."""
 
 
-def _describe(payload: Any) -> str:
-    if isinstance(payload, Mapping):
-        keys = ", ".join(repr(k) for k in list(payload)[:8])
-        return f"a dict with keys {keys}" if keys else "an empty dict"
-    return f"a {type(payload).__module__}.{type(payload).__qualname__} object"
-
-
 class Pipeline:
     """One stream's translator, transport decoder and assembler, driven item by item."""
 
     __slots__ = (
         "_assembler",
         "_closed",
+        "_detection",
         "_failed",
         "_foreign",
         "_format",
@@ -168,7 +155,6 @@ class Pipeline:
         "_matched",
         "_max_event_chars",
         "_misses",
-        "_pending",
         "_quiet",
         "_reasoning",
         "_reasoning_text",
@@ -177,7 +163,6 @@ class Pipeline:
         "_translate_payload",
         "_translator",
         "_transport",
-        "_votes",
     )
 
     def __init__(
@@ -202,7 +187,8 @@ class Pipeline:
             **assembler_options: passed to :class:`~callstream.ToolCallAssembler`.
 
         Raises:
-            UsageError: an unknown format name, or an unusable ``provider`` object.
+            UnknownFormatNameError: an unknown format name (a ``UsageError``).
+            UsageError: an unusable ``provider`` object.
             OptionTypeError: an unknown assembler option (or one of a wrong type), or a
                 ``reasoning`` that is not a bool.
             OptionValueError: an assembler option out of its range (raised by the
@@ -239,8 +225,8 @@ class Pipeline:
         self._transport: TransportDecoder | None = None
         # raised by raise_held()
         self._held: StreamError | None = None
-        self._pending: list[Any] = []
-        self._votes: dict[str, int] = {}  # format -> held payloads shaped like it
+        # the payloads held and their votes while "auto" chooses the format, else None
+        self._detection: Detection | None = Detection() if self._translator is None else None
         self._misses = 0  # foreign payloads in a row
         self._matched = False  # whether a payload was of the format
         self._foreign: Any = None  # the first payload, when it is foreign
@@ -323,8 +309,9 @@ class Pipeline:
         if payload is None:
             return None
         updates: list[StreamUpdate] = []
-        if self._translator is None and self._votes:
-            self._commit(self._likeliest(), updates)  # held payloads, in their own format
+        detection = self._detection
+        if detection is not None and detection.votes:
+            self._commit(detection.likeliest(), updates)  # held payloads, in their own format
         self._misses = 0  # the error is read whatever came before it (see _foreign_error)
         updates += self.feed(payload)
         if not self._assembler.finished:  # the format has no error events (LangChain chunks)
@@ -373,9 +360,10 @@ class Pipeline:
         if self._closed:
             raise UsageError("interrupt() after the stream ended")
         updates: list[StreamUpdate] = []
-        if self._translator is None and self._votes:
+        detection = self._detection
+        if detection is not None and detection.votes:
             # unchecked: a run of foreign payloads must not hide ``exc`` behind an error
-            self._commit(self._likeliest(), updates, checked=False)
+            self._commit(detection.likeliest(), updates, checked=False)
         interruption = isinstance(exc, str) or is_interruption(exc)
         self._closed = self._failed = True
         self._interrupted = interruption
@@ -449,11 +437,12 @@ class Pipeline:
                 self.interrupt(exc)
                 raise
             self._payloads([_normalize(m) for m in messages], updates)
-        if self._translator is None and self._pending:
-            if not self._votes:
+        detection = self._detection
+        if detection is not None and detection.held:
+            if not detection.votes:
                 self._closed = True
-                raise self._unknown()
-            self._commit(self._likeliest(), updates)
+                raise detection.unknown()
+            self._commit(detection.likeliest(), updates)
         if transport is not None and transport.dropped and not self._seen:
             self._closed = True
             raise UnknownFormatError(
@@ -497,26 +486,10 @@ class Pipeline:
         Raises:
             UnknownFormatError: too many payloads held and none looked like any format.
         """
-        pending = self._pending
-        pending.append(payload)
-        name = detect_format(payload)
+        assert self._detection is not None
+        name = self._detection.add(payload)
         if name is not None:
-            votes = self._votes[name] = self._votes.get(name, 0) + 1
-            if votes >= MIN_VOTES or has_evidence(name, payload):
-                self._commit(name, out)
-                return
-        if len(pending) > MAX_UNRECOGNIZED or (
-            not self._votes
-            and not isinstance(payload, Mapping)
-            and len(pending) >= MAX_UNRECOGNIZED_OBJECTS
-        ):
-            if not self._votes:
-                raise self._unknown()
-            self._commit(self._likeliest(), out)
-
-    def _likeliest(self) -> str:
-        """The format most held payloads looked like (on a tie, the one seen last)."""
-        return max(reversed(self._votes.items()), key=lambda item: item[1])[0]
+            self._commit(name, out)
 
     def _commit(self, name: str, out: list[StreamUpdate], *, checked: bool = True) -> None:
         """Read the stream as ``name`` from now on; translate the held payloads into ``out``
@@ -525,8 +498,9 @@ class Pipeline:
         self._translator = get_translator(name)
         self._translate_payload = self._translator.translate
         self._format = name if checked else None
-        held, self._pending = self._pending, []
-        self._votes = {}
+        assert self._detection is not None
+        held = self._detection.take()
+        self._detection = None
         for payload in held:
             self._translate(payload, out)
         self._format = name
@@ -555,24 +529,9 @@ class Pipeline:
         so the partial result rides on it."""
         name = self._format
         assert name is not None
-        if self._matched:
-            what = (
-                f"the stream was read as {name!r}, but its last {self._misses} payloads"
-                f" have no field of that format (the last is {_describe(last)})"
-            )
-            other = detect_format(last)
-        else:
-            count = f"{self._misses}" if ended else f"first {self._misses}"
-            what = (
-                f"the stream was read as {name!r}, but none of its {count} payloads"
-                f" has a field of that format (the first is {_describe(self._foreign)})"
-            )
-            other = self._looks_like
-        if other is not None and other != name:
-            hint = f"the payloads look like {other!r}; pass provider={other!r} or 'auto'"
-        else:
-            hint = "the format was misjudged or the stream changed: pass provider= its format"
-        error = UnknownFormatError(f"{what}; {hint}")
+        error = not_of_format(
+            name, self._matched, self._misses, self._foreign, last, self._looks_like, ended=ended
+        )
         if not self._closed:
             self.interrupt(error)
         return error
@@ -638,12 +597,3 @@ class Pipeline:
                     reasoning,
                 )
             )
-
-    def _unknown(self) -> UnknownFormatError:
-        first = self._pending[0]
-        return UnknownFormatError(
-            f"cannot recognize the stream's format from its first {len(self._pending)}"
-            f" payload(s) (the first is {_describe(first)}); pass provider= one of"
-            " 'openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'cohere',"
-            " 'ollama', 'langchain'"
-        )

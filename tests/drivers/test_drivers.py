@@ -218,7 +218,7 @@ def test_explicit_provider_name_alias_and_translator_object() -> None:
 
 
 def test_bad_provider_and_bad_source_raise_usage_errors() -> None:
-    with pytest.raises(UsageError, match="unknown provider format 'nope'"):
+    with pytest.raises(UsageError, match="unknown format name 'nope'"):
         stream(CHAT, provider="nope")
     with pytest.raises(UsageError):
         stream(CHAT, provider=42)  # type: ignore[arg-type]

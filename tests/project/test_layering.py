@@ -200,9 +200,17 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"__init__"},
     ],
     "callstream.providers": [
-        {"_fields", "_chunks"},
+        {"_fields", "_chunks", "_formats"},
         {"_base"},  # the translator protocol, its dispatch and never-raise helpers
-        {"_provider_errors", "_plain", "_sse", "_json_stream", "_eventstream", "_text"},
+        {
+            "_provider_errors",
+            "_plain",
+            "_sse",
+            "_json_stream",
+            "_eventstream",
+            "_text",
+            "_recording",
+        },
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
         {"_responses_items", "_langchain_events"},
         {"_custom_input"},
@@ -217,6 +225,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
             "openai_responses",
         },
         {"__init__"},
+        {"_detect"},  # detection by votes, beside the registry (used by the pipeline)
     ],
 }
 

@@ -67,8 +67,9 @@ def test_one_writer_module_per_format() -> None:
 
 
 def test_an_unknown_format_is_an_option_value_error() -> None:
-    with pytest.raises(callstream.OptionValueError, match="unknown format 'nope'") as info:
+    with pytest.raises(callstream.UnknownFormatNameError, match="unknown format name 'nope'") as info:
         stream_of([{"name": "f", "args": {}}], format="nope")
+    assert isinstance(info.value, callstream.OptionValueError)
     assert isinstance(info.value, ValueError)
     with pytest.raises(callstream.OptionValueError, match="unknown format"):
         write_calls([], format="nope")

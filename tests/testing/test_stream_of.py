@@ -233,7 +233,7 @@ def test_without_finish_the_stream_just_stops() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"format": "nope"}, ValueError, "unknown format 'nope': one of openai-chat"),
+        ({"format": "nope"}, ValueError, "unknown format name 'nope'; the formats .*openai-chat"),
         ({"format": "anthropic", "split": "word"}, ValueError, "unknown split 'word'"),
         ({"format": "anthropic", "quirks": ["odd"]}, ValueError, "unknown quirk 'odd'"),
         (

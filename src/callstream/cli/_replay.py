@@ -142,7 +142,7 @@ def _items(
     wire_format: str | None,
     split: int | None,
 ) -> Iterator[Any]:
-    sse = layout == "sse"
+    sse = layout != "jsonl"  # a recording's payloads go back as the SSE events they were
     for record in records:
         if record.payload is DONE:
             if sse:

@@ -28,11 +28,13 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from callstream._errors import OptionTypeError, OptionValueError
+from callstream.providers._formats import REGISTRY
 
 __all__ = ("SPLIT_FORMATS", "resplit")
 
-SPLIT_FORMATS = frozenset({"openai-chat", "openai-responses", "anthropic", "bedrock", "cohere"})
-"""Formats whose argument text ``--split`` re-cuts."""
+_CHAT_CUT = frozenset(entry.name for entry in REGISTRY if entry.recut == "chat")
+SPLIT_FORMATS = frozenset(entry.name for entry in REGISTRY if entry.recut is not None)
+"""Formats whose argument text ``--split`` re-cuts (their registry entry's ``recut``)."""
 
 
 def _pieces(text: str, size: int) -> Iterator[str]:
@@ -91,6 +93,7 @@ def _cohere_slot(event: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
 
 
 _SLOT_FINDERS: dict[str, Callable[[dict[str, Any]], tuple[dict[str, Any], str] | None]] = {
+    # keyed by the formats whose registry entry says recut="slot" (tests/providers/test_formats.py)
     "anthropic": _anthropic_slot,
     "openai-responses": _openai_responses_slot,
     "bedrock": _bedrock_slot,
@@ -224,7 +227,7 @@ def resplit(payloads: Iterable[Any], wire_format: str | None, size: int) -> Iter
 
 def _recut(payloads: Iterable[Any], wire_format: str, size: int) -> Iterator[Any]:
     for payload in payloads:
-        if wire_format == "openai-chat":
+        if wire_format in _CHAT_CUT:
             yield from _split_openai_chat(payload, size)
         else:
             yield from _split_one_fragment(payload, wire_format, size)

@@ -1,6 +1,6 @@
 """Reading a recorded stream from a file, line by line, with errors that name the line.
 
-Two layouts are recognized from the first non-blank line:
+Three layouts are recognized from the first non-blank line:
 
 - JSON lines (also NDJSON): one decoded payload per line, as in the bundled examples.
   A file that is one JSON array of payloads (or one payload object, pretty-printed over
@@ -9,6 +9,10 @@ Two layouts are recognized from the first non-blank line:
   the line its error is on; if no payload comes out, the error is the first line's).
 - Server-sent events text (``data:`` / ``event:`` lines separated by blank lines), as it
   comes off the wire. ``data: [DONE]`` is kept as the end marker it is.
+- A recording of ``callstream.testing``'s ``RecordingTransport`` (its header line first):
+  the response body of its first streamed exchange, decoded as the transport decoder
+  decodes raw chunks (:mod:`callstream.providers._recording`, the one reading of that
+  format), each payload named by its exchange's line.
 
 The file is streamed: :func:`load_path` reads only its first lines (to fail fast on a
 missing file, an empty file or an unknown layout, exit status 2), and the payloads are
@@ -36,7 +40,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
-from callstream.providers.transport import JSONStreamDecoder, SSEDecoder
+from callstream.providers._recording import FORMAT, is_header
+from callstream.providers.transport import JSONStreamDecoder, SSEDecoder, TransportDecoder
 
 __all__ = (
     "DONE",
@@ -47,6 +52,10 @@ __all__ = (
     "load_path",
     "load_text",
 )
+
+
+Layout = Literal["jsonl", "sse", "recording"]
+"""How a recording file is laid out (see the module docstring)."""
 
 
 class InputError(Exception):
@@ -72,7 +81,7 @@ class Recording:
     ``size``: its text in UTF-8 bytes."""
 
     name: str
-    layout: Literal["jsonl", "sse"]
+    layout: Layout
     records: tuple[Record, ...]
     done_marker: bool = False
     size: int = 0
@@ -99,7 +108,7 @@ class Source:
     """
 
     name: str
-    layout: Literal["jsonl", "sse"]
+    layout: Layout
     _lines: Iterator[tuple[int, str, bool]] = field(repr=False)
     _head: list[tuple[int, str, bool]] = field(repr=False)
     _tally: _Tally = field(repr=False)
@@ -119,7 +128,7 @@ class Source:
         """
         lines = _chain(self._head, self._lines)
         self._head = []  # _chain empties the list as it goes: no line is held past its turn
-        reader = _json_records if self.layout == "jsonl" else _sse_records
+        reader = _READERS[self.layout]
         count = 0
         for record in reader(self, lines):
             if record.payload is not DONE:
@@ -293,6 +302,33 @@ def _sse_record(source: Source, event: Any, start: int, *, final: bool) -> Itera
         raise _decode_error(source.name, start, data, error, "SSE data is not JSON") from None
 
 
+def _recording_records(
+    source: Source, lines: Iterator[tuple[int, str, bool]]
+) -> Iterator[Record]:
+    """The payloads of a ``RecordingTransport`` file, read by the transport decoder (which
+    knows the recording's header and exchanges: :mod:`callstream.providers._recording`)."""
+    decoder = TransportDecoder()
+    number = 0
+    for number, line, _ in lines:
+        for message in decoder.feed(line + "\n"):
+            yield Record(number, message.payload, message.event)
+    for message in decoder.close():
+        yield Record(number, message.payload, message.event)
+
+
+_READERS = {"jsonl": _json_records, "sse": _sse_records, "recording": _recording_records}
+
+
+def _is_recording(line: str) -> bool:
+    """Whether ``line`` is a recording's header line."""
+    if FORMAT not in line:
+        return False
+    try:
+        return is_header(json.loads(line))
+    except ValueError:
+        return False
+
+
 # --- reading lines --------------------------------------------------------------------------
 
 _SSE_LINE = re.compile(r"^(?:data|event|id|retry)(?::|$)|^:")
@@ -365,7 +401,8 @@ def _open(lines: Iterator[tuple[int, str, bool]], name: str, tally: _Tally) -> S
         if not stripped:
             continue
         if stripped[0] in "{[":
-            return Source(name, "jsonl", lines, head, tally)
+            layout: Layout = "recording" if _is_recording(stripped) else "jsonl"
+            return Source(name, layout, lines, head, tally)
         if _SSE_LINE.match(stripped):
             return Source(name, "sse", lines, head, tally)
         raise InputError(

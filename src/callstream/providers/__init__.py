@@ -2,8 +2,10 @@
 
 Each wire format has one module with a translator class (see :class:`Translator`; the
 dispatch and the never-raise rule every one follows: :mod:`callstream.providers._base`)
-and a ``detect(payload) -> bool`` function. The registry below names them; modules are imported
-on first use, so ``import callstream`` does not pay for formats a program never sees.
+and a ``detect(payload) -> bool`` function. The format registry
+(:mod:`callstream.providers._formats`) declares them, with their aliases and dialects;
+modules are imported on first use, so ``import callstream`` does not pay for formats a
+program never sees. :data:`FORMATS` maps each format name to its other names.
 
 =================  ===========================================================
 format name        payloads
@@ -37,9 +39,16 @@ from callstream._assembly.types import (
     StreamEnd,
     TextDelta,
 )
-from callstream._errors import CallstreamError, UsageError
+from callstream._errors import CallstreamError
 from callstream.providers._base import Translator
 from callstream.providers._fields import get, get_str
+from callstream.providers._formats import (
+    DETECTION_ORDER,
+    FORMATS,
+    WireFormat,
+    lookup,
+    resolve_format,
+)
 
 __all__ = (
     "FORMATS",
@@ -52,82 +61,9 @@ __all__ = (
     "unwrap_sdk_event",
 )
 
-#: Format name -> (module in this package, translator class), in detection order: the
-#: most specific shapes first, LangChain's loosely shaped chunk dicts last.
-_REGISTRY: dict[str, tuple[str, str]] = {
-    "openai-responses": ("openai_responses", "OpenAIResponsesTranslator"),
-    "anthropic": ("anthropic", "AnthropicTranslator"),
-    "cohere": ("cohere", "CohereTranslator"),
-    "bedrock": ("bedrock", "BedrockTranslator"),
-    "ollama": ("ollama", "OllamaTranslator"),
-    "gemini": ("gemini", "GeminiTranslator"),
-    "openai-chat": ("openai_chat", "OpenAIChatTranslator"),
-    "langchain": ("langchain", "LangChainTranslator"),
-}
-
-FORMATS: tuple[str, ...] = (
-    "openai-chat",
-    "openai-responses",
-    "anthropic",
-    "gemini",
-    "bedrock",
-    "cohere",
-    "ollama",
-    "langchain",
-)
-"""The supported format names, accepted as ``provider=`` by the drivers."""
-
-#: Other names people use for a format (provider names, the recordings' format labels).
-_ALIASES: dict[str, str] = {
-    "openai": "openai-chat",
-    "chat": "openai-chat",
-    "chat-completions": "openai-chat",
-    "azure": "openai-chat",
-    "groq": "openai-chat",
-    "deepseek": "openai-chat",
-    "xai": "openai-chat",
-    "grok": "openai-chat",
-    "alibaba": "openai-chat",
-    "qwen": "openai-chat",
-    "dashscope": "openai-chat",
-    "mistral": "openai-chat",
-    "tgi": "openai-chat",
-    "vllm": "openai-chat",
-    "llama.cpp": "openai-chat",
-    "llamacpp": "openai-chat",
-    "lmstudio": "openai-chat",
-    "openrouter": "openai-chat",
-    "together": "openai-chat",
-    "fireworks": "openai-chat",
-    "responses": "openai-responses",
-    "anthropic-messages": "anthropic",
-    "claude": "anthropic",
-    "google": "gemini",
-    "vertex": "gemini",
-    "vertex-ai": "gemini",
-    "gemini-partialargs": "gemini",
-    "bedrock-converse": "bedrock",
-    "converse": "bedrock",
-    "cohere-v2": "cohere",
-    "ollama-native": "ollama",
-}
-
-
-def resolve_format(name: str) -> str:
-    """Return the canonical format name for ``name`` or one of its aliases.
-
-    Matching ignores case and treats ``_`` like ``-``.
-
-    Raises:
-        UsageError: ``name`` is not a known format or alias.
-    """
-    key = name.strip().lower().replace("_", "-") if isinstance(name, str) else ""
-    key = _ALIASES.get(key, key)
-    if key not in _REGISTRY:
-        raise UsageError(
-            f"unknown provider format {name!r}; use 'auto' or one of: {', '.join(FORMATS)}"
-        )
-    return key
+#: Format name -> its registry entry, in detection order: the most specific shapes first,
+#: LangChain's loosely shaped chunk dicts last (:data:`~._formats.DETECTION_ORDER`).
+_REGISTRY: dict[str, WireFormat] = {name: lookup(name) for name in DETECTION_ORDER}
 
 
 _MODULES: dict[str, Any] = {}
@@ -139,7 +75,7 @@ module once per stream)."""
 def _module(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
-        module_name, _ = _REGISTRY[name]
+        module_name = _REGISTRY[name].module
         module = _MODULES[name] = importlib.import_module(f"{__name__}.{module_name}")
     return module
 
@@ -148,10 +84,10 @@ def get_translator(name: str) -> Translator:
     """Return a new translator (fresh state, for one stream) for format ``name``.
 
     Raises:
-        UsageError: ``name`` is not a known format or alias.
+        UnknownFormatNameError: ``name`` is not a known format, dialect or alias.
     """
     key = resolve_format(name)
-    translator: Translator = getattr(_module(key), _REGISTRY[key][1])()
+    translator: Translator = getattr(_module(key), _REGISTRY[key].translator)()
     return translator
 
 
@@ -260,6 +196,5 @@ def recognizes(name: str, payload: Any) -> bool:
     if name == "openai-chat" and type(payload) is not dict:
         if get_str(payload, "type") in _OPENAI_HELPER_EVENTS:
             return True
-    module = _module(name)
-    test = getattr(module, "recognizes", module.detect)
+    test = getattr(_module(name), _REGISTRY[name].recognizer)
     return bool(test(payload))

@@ -81,6 +81,7 @@ from callstream.providers._chunks import (
 )
 from callstream.providers._eventstream import EventStreamDecoder, is_eventstream_start
 from callstream.providers._json_stream import JSONStreamDecoder
+from callstream.providers._recording import exchange_body, is_header
 from callstream.providers._sse import ServerSentEvent, SSEDecoder
 
 __all__ = (
@@ -166,6 +167,7 @@ class TransportDecoder(ChunkDecoder[TransportMessage]):
         "_json",
         "_lead",
         "_max_event_chars",
+        "_recording",
         "_sniffer",
         "_sse",
     )
@@ -191,6 +193,9 @@ class TransportDecoder(ChunkDecoder[TransportMessage]):
         self._sse: SSEDecoder | None = None
         self._json: JSONStreamDecoder | None = None
         self._events: EventStreamDecoder | None = None
+        # a JSON stream's first object decides: None until then; False: no recording;
+        # True: a recording whose stream was read; a decoder: its header was read
+        self._recording: TransportDecoder | bool | None = None
 
     @property
     def dropped(self) -> int:
@@ -216,6 +221,8 @@ class TransportDecoder(ChunkDecoder[TransportMessage]):
             self._messages(self._sse.close(), out)
         elif self._json is not None:
             self._objects(self._json.close(), out)
+            if isinstance(self._recording, TransportDecoder):
+                self._dropped += 1  # a recording without a streamed exchange: no stream
         elif self._events is not None:
             self._events.close()
 
@@ -298,10 +305,36 @@ class TransportDecoder(ChunkDecoder[TransportMessage]):
     def _objects(self, texts: list[str], out: list[TransportMessage]) -> None:
         for text in texts:
             ok, value = load_payload(text)
-            if ok:
+            if not ok:
+                self._dropped += 1
+            elif self._recording is False:
                 out.append(TransportMessage(value))
             else:
-                self._dropped += 1
+                self._recorded(value, out)
+
+    def _recorded(self, value: Any, out: list[TransportMessage]) -> None:
+        """A JSON stream's first object, or an object of a recording file
+        (:mod:`~callstream.providers._recording`): its first streamed exchange's body is
+        decoded as a stream of its own into ``out``; the exchanges after it are not read."""
+        recording = self._recording
+        if recording is None:
+            if is_header(value):
+                self._recording = TransportDecoder(max_event_chars=self._max_event_chars)
+            else:
+                self._recording = False
+                out.append(TransportMessage(value))
+            return
+        if recording is True:
+            return
+        assert isinstance(recording, TransportDecoder)
+        body = exchange_body(value)
+        if body is None:
+            return
+        self._recording = True
+        for chunk in body:
+            out += recording.feed(chunk)
+        out += recording.close()
+        self._dropped += recording.dropped
 
     def _messages(self, events: list[ServerSentEvent], out: list[TransportMessage]) -> None:
         for event in events:

@@ -10,31 +10,22 @@ nothing is sent, the results are never changed.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
-from callstream._errors import OptionTypeError, OptionValueError, UsageError
+from callstream._errors import OptionTypeError, UsageError
+from callstream.providers._formats import lookup
 from callstream.runner._item_outputs import Reply, responses_item
 from callstream.runner._tool_result import ToolResult
 
 __all__ = ("MessageFormat", "tool_messages")
 
-MessageFormat: TypeAlias = Literal[
-    "openai",
-    "openai-chat",
-    "mistral",
-    "openai-responses",
-    "responses",
-    "anthropic",
-    "gemini",
-    "bedrock",
-    "cohere",
-    "ollama",
-    "langchain",
-]
-"""A provider's message shape for :func:`tool_messages` (compared case-insensitively,
-``_`` read as ``-``): ``"openai"`` (aliases ``"openai-chat"``, ``"mistral"``),
-``"openai-responses"`` (alias ``"responses"``), ``"anthropic"``, ``"gemini"``,
-``"bedrock"``, ``"cohere"``, ``"ollama"``, ``"langchain"``."""
+MessageFormat: TypeAlias = str
+"""A format name for :func:`tool_messages`: any name or alias of
+:data:`callstream.providers.FORMATS` (compared case-insensitively, ``_`` read as ``-``),
+the same names every function that takes a format accepts: ``"openai"`` (or
+``"openai-chat"``, ``"mistral"``...), ``"openai-responses"`` (``"responses"``),
+``"anthropic"``, ``"gemini"`` (``"vertex"``), ``"bedrock"``, ``"cohere"``, ``"ollama"``,
+``"langchain"``."""
 
 
 def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[Any]:
@@ -93,7 +84,8 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
         ``"anthropic"``, ``"gemini"`` and ``"bedrock"``; ``[]`` for no results.
 
     Raises:
-        OptionValueError: ``format`` is not a known format (the message lists them).
+        UnknownFormatNameError: ``format`` is no format name or alias (an
+            ``OptionValueError``; the message lists the names).
         OptionTypeError: ``format`` is not a ``str``, or an item is not a ToolResult.
         UsageError: a result has no id and the format addresses results by id (every
             format but ``"ollama"``), or has no name and the format needs one
@@ -233,7 +225,7 @@ def _langchain_content(result: ToolResult) -> Any:
 
 
 _FORMATS: dict[str, Callable[[list[ToolResult]], list[Any]]] = {
-    "openai": _openai_chat,
+    "openai-chat": _openai_chat,
     "openai-responses": _openai_responses,
     "anthropic": _anthropic,
     "gemini": _gemini,
@@ -242,24 +234,19 @@ _FORMATS: dict[str, Callable[[list[ToolResult]], list[Any]]] = {
     "ollama": _ollama,
     "langchain": _langchain,
 }
-_ALIASES = {"openai-chat": "openai", "mistral": "openai", "responses": "openai-responses"}
+"""The builder of each format of the registry (:mod:`callstream.providers._formats`)."""
 
 
 # --- helpers ---------------------------------------------------------------------
 
 
 def _builder(format: object) -> Callable[[list[ToolResult]], list[Any]]:
-    """The builder of ``format`` (case-insensitive, ``_`` as ``-``, aliases resolved)."""
+    """The builder of ``format`` (any name of the registry: :func:`lookup`)."""
     if not isinstance(format, str):
         raise OptionTypeError(
             f"tool_messages() format must be a str such as 'openai', not {type(format).__name__}"
         )
-    key = format.strip().lower().replace("_", "-")
-    build = _FORMATS.get(_ALIASES.get(key, key))
-    if build is None:
-        known = ", ".join(repr(name) for name in [*_FORMATS, *_ALIASES])
-        raise OptionValueError(f"unknown message format {format!r}; known formats: {known}")
-    return build
+    return _FORMATS[lookup(format).name]
 
 
 def _describe(result: ToolResult) -> str:

@@ -20,11 +20,9 @@ from typing import Any
 
 from callstream._errors import OptionValueError, RecordingFileError
 from callstream._json.dump import dumps_bounded
+from callstream.providers._recording import FORMAT, VERSION
 
 __all__ = ("FORMAT", "VERSION", "Exchange", "Recording", "load_recording")
-
-FORMAT = "callstream-recording"
-VERSION = 1
 
 
 @dataclass(frozen=True)

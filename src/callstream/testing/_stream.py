@@ -19,6 +19,7 @@ from callstream._errors import (
     OptionValueError,
 )
 from callstream._json.dump import dumps_bounded
+from callstream.providers._formats import lookup_dialect
 from callstream.providers._responses_items import CUSTOM_ARG
 from callstream.testing._call_checks import check_calls, check_item
 from callstream.testing._formats import WRITERS, Shape, WireCall
@@ -364,7 +365,8 @@ def stream_of(
             their request fields. The hosted ones and ``mcp_call`` come back in
             ``server_tool_calls`` (their ``id`` is the item's id), the others in
             ``tool_calls``; every item's type is its ``item_type`` extra.
-        format: one of :data:`FORMATS`.
+        format: one of :data:`FORMATS`, or an alias of one
+            (:data:`callstream.providers.FORMATS`: ``"openai"`` writes ``openai-chat``).
         text: assistant text streamed before the calls.
         reasoning: reasoning / thinking text streamed before the text.
         split: how each call's argument text is cut (:data:`Split`); calls that a
@@ -384,7 +386,8 @@ def stream_of(
         :func:`callstream.stream` (or to code under test) as a provider stream.
 
     Raises:
-        ValueError: an unknown format, split, quirk or encoding; a quirk that does not
+        ValueError: an unknown format (:class:`~callstream.UnknownFormatNameError`),
+            split, quirk or encoding; a quirk that does not
             apply to ``format`` (the message names the formats it applies to); quirks
             that cannot be combined; arguments the format cannot express (``vertex``:
             an empty list or object below the top, or nesting deeper than 512 levels,
@@ -416,6 +419,7 @@ def stream_of(
 
     Cost: O(total argument text) to write; the stream holds every item.
     """
+    format = lookup_dialect(format).name  # the one naming rule: aliases, case, "_" as "-"
     named = _check(calls, format, split, quirks, as_)
     if as_ != "payloads" and format not in (BYTE_FORMATS if as_ == "bytes" else WIRE_FORMATS):
         raise OptionValueError(

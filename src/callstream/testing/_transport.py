@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from callstream._errors import OptionTypeError, OptionValueError
 from callstream._json.dump import dumps_bounded
+from callstream.providers._formats import DIALECTS, lookup_dialect
 from callstream.testing._formats import HTTP_ERRORS
 from callstream.testing._requests import RecordedRequest, tool_names
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
@@ -40,15 +41,7 @@ __all__ = (
 )
 
 ENDPOINTS: dict[str, str] = {
-    "openai-chat": "/chat/completions",
-    "openai-responses": "/responses",
-    "anthropic": "/v1/messages",
-    "gemini": ":streamGenerateContent",
-    "vertex": ":streamGenerateContent",
-    "bedrock": "/model/{modelId}/converse-stream",
-    "cohere": "/v2/chat",
-    "mistral": "/v1/chat/completions",
-    "ollama": "/api/chat",
+    name: dialect.endpoint for name, dialect in DIALECTS.items() if dialect.endpoint is not None
 }
 """The path each format's streaming endpoint ends with (what :class:`MockProvider`
 answers; any prefix before it, such as a base URL's ``/v1``, is accepted)."""
@@ -59,9 +52,9 @@ _ROUTES: dict[str, re.Pattern[str]] = {
 }
 
 CONTENT_TYPES: dict[str, str] = {
-    **dict.fromkeys(ENDPOINTS, "text/event-stream"),
-    "ollama": "application/x-ndjson",
-    "bedrock": "application/vnd.amazon.eventstream",
+    name: dialect.content_type
+    for name, dialect in DIALECTS.items()
+    if dialect.endpoint is not None and dialect.content_type is not None
 }
 """The ``content-type`` of each format's streamed response."""
 
@@ -242,6 +235,7 @@ class MockProvider:
                     else f"turns of several formats ({', '.join(sorted(formats))}): one per mock"
                 )
             format = formats.pop()
+        format = lookup_dialect(format).name  # the one naming rule: aliases, case, "_" as "-"
         if format not in ENDPOINTS:
             known = ", ".join(f for f in FORMATS if f in ENDPOINTS)
             raise OptionValueError(f"no HTTP endpoint for format {format!r}: one of {known}")

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from callstream._errors import OptionValueError
 from callstream._json.dump import dumps_bounded
+from callstream.providers._formats import DIALECTS
 
 __all__ = (
     "BYTE_FORMATS",
@@ -33,20 +34,11 @@ events, NDJSON lines for Ollama, AWS eventstream messages for Bedrock) or ``line
 httpx's ``iter_lines()`` yields them; not for Bedrock)."""
 
 #: formats whose servers name each event after the payload's ``type``
-_NAMED_EVENTS = ("anthropic", "openai-responses", "cohere")
-#: the formats with a byte encoding here (not bedrock, not langchain)
-WIRE_FORMATS = (
-    "openai-chat",
-    "openai-responses",
-    "anthropic",
-    "gemini",
-    "vertex",
-    "cohere",
-    "mistral",
-    "ollama",
-)
+_NAMED_EVENTS = tuple(n for n, d in DIALECTS.items() if d.framing == "sse-named")
+#: the formats with a text encoding here (not bedrock's binary one, not langchain)
+WIRE_FORMATS = tuple(n for n, d in DIALECTS.items() if d.framing in ("sse", "sse-named", "ndjson"))
 #: the formats with a ``bytes`` encoding: the text wires and Bedrock's binary eventstream
-BYTE_FORMATS = (*WIRE_FORMATS, "bedrock")
+BYTE_FORMATS = (*WIRE_FORMATS, *(n for n, d in DIALECTS.items() if d.framing == "eventstream"))
 
 
 def _json(payload: Any) -> str:

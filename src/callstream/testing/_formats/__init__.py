@@ -10,23 +10,13 @@ streams, in order) and the constants of its format (the error payload its
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 from callstream._errors import OptionValueError
-from callstream.testing._formats import (
-    anthropic,
-    bedrock,
-    cohere,
-    gemini,
-    langchain,
-    langchain_events,
-    mistral,
-    ollama,
-    openai_chat,
-    openai_responses,
-    vertex,
-)
+from callstream.providers._formats import DIALECTS
 from callstream.testing._formats._shared import Shape, WireCall, read_json
 from callstream.testing._formats.openai_responses import ITEM_TYPES
 
@@ -45,33 +35,21 @@ __all__ = (
 Writer = Callable[[list[WireCall], Shape], list[Any]]
 """A format's ``write(calls, shape)``: the payloads, in order."""
 
-WRITERS: dict[str, Writer] = {
-    "openai-chat": openai_chat.write,
-    "openai-responses": openai_responses.write,
-    "anthropic": anthropic.write,
-    "gemini": gemini.write,
-    "vertex": vertex.write,
-    "bedrock": bedrock.write,
-    "cohere": cohere.write,
-    "mistral": mistral.write,
-    "ollama": ollama.write,
-    "langchain": langchain.write,
-    "langchain-events": langchain_events.write,
+_MODULES: dict[str, ModuleType] = {
+    name: importlib.import_module(dialect.writer) for name, dialect in DIALECTS.items()
 }
-"""Every format written, by dialect name (its module: the name with ``_`` for ``-``)."""
+"""Each dialect's writer module, as the format registry names it."""
+
+WRITERS: dict[str, Writer] = {name: module.write for name, module in _MODULES.items()}
+"""Every format written, by dialect name (its module: the name with ``_`` for ``-``),
+from the registry (:data:`callstream.providers._formats.DIALECTS`)."""
 
 HttpError = Callable[[int, str], tuple[dict[str, str], Any]]
 """A format's ``http_error(status, message)``: the extra headers and the body of its HTTP
 error reply."""
 
 HTTP_ERRORS: dict[str, HttpError] = {
-    "openai-chat": openai_chat.http_error,
-    "openai-responses": openai_responses.http_error,
-    "anthropic": anthropic.http_error,
-    "gemini": gemini.http_error,
-    "vertex": vertex.http_error,
-    "bedrock": bedrock.http_error,
-    "ollama": ollama.http_error,
+    name: module.http_error for name, module in _MODULES.items() if hasattr(module, "http_error")
 }
 """The formats whose HTTP error reply is written (a ``MockProvider`` error turn without a
 body of its own); the others (``cohere``, ``mistral``) need the turn's body."""
