@@ -5,22 +5,31 @@ dispatch and the never-raise rule every one follows: :mod:`callstream.providers.
 and a ``detect(payload) -> bool`` function. The registry below names them; modules are imported
 on first use, so ``import callstream`` does not pay for formats a program never sees.
 
-=================  ===========================================================
-format name        payloads
-=================  ===========================================================
-openai-chat        Chat Completions chunks (OpenAI, Azure, Groq, DeepSeek, xAI,
-                   Alibaba, Mistral, TGI, vLLM, llama.cpp, LM Studio, Ollama /v1)
-openai-responses   Responses API stream events (OpenAI, DeepSeek, LM Studio)
-anthropic          Anthropic Messages stream events (also via Bedrock / Vertex)
-gemini             Gemini / Vertex AI ``GenerateContentResponse`` chunks,
-                   including Vertex streamed ``partialArgs``
-bedrock            Bedrock ConverseStream events (as boto3 yields them)
-cohere             Cohere v2 chat stream events
-ollama             Ollama native ``/api/chat`` lines
-langchain          LangChain ``AIMessageChunk`` objects, ``ToolCallChunk`` dicts,
-                   content-block events (``stream_events(version="v3")``,
-                   ``ChatModelStream``) and LangGraph's message streams
-=================  ===========================================================
+=====================  ===========================================================
+format name            payloads
+=====================  ===========================================================
+openai-chat            Chat Completions chunks (OpenAI, Azure, Groq, DeepSeek, xAI,
+                       Alibaba, Mistral, TGI, vLLM, llama.cpp, LM Studio, Ollama /v1)
+openai-responses       Responses API stream events (OpenAI, DeepSeek, LM Studio)
+anthropic              Anthropic Messages stream events (also via Bedrock / Vertex)
+gemini                 Gemini / Vertex AI ``GenerateContentResponse`` chunks,
+                       including Vertex streamed ``partialArgs``
+bedrock                Bedrock ConverseStream events (as boto3 yields them)
+cohere                 Cohere v2 chat stream events
+ollama                 Ollama native ``/api/chat`` lines
+langchain              LangChain ``AIMessageChunk`` objects, ``ToolCallChunk`` dicts,
+                       content-block events (``stream_events(version="v3")``,
+                       ``ChatModelStream``) and LangGraph's message streams
+openai-completions     legacy Completions chunks, ``/v1/completions`` (OpenAI, vLLM,
+                       llama.cpp, TGI, LM Studio, llama-cpp-python): raw text
+ollama-generate        Ollama native ``/api/generate`` lines: raw text
+llamacpp-completion    llama.cpp server's native ``/completion`` results: raw text
+text                   the model's raw output as ``str`` / bytes pieces (transformers,
+                       vLLM, MLX, llama-cpp-python in process); never auto-detected
+=====================  ===========================================================
+
+The last four are *raw-text formats* (:data:`RAW_TEXT_FORMATS`): the model's text and
+no tool calls of their own; a tool parser reads the calls written in it.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from callstream.providers._fields import get, get_str
 
 __all__ = (
     "FORMATS",
+    "RAW_TEXT_FORMATS",
     "Translator",
     "detect_format",
     "get_translator",
@@ -60,9 +70,13 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "cohere": ("cohere", "CohereTranslator"),
     "bedrock": ("bedrock", "BedrockTranslator"),
     "ollama": ("ollama", "OllamaTranslator"),
+    "ollama-generate": ("ollama_generate", "OllamaGenerateTranslator"),
     "gemini": ("gemini", "GeminiTranslator"),
+    "openai-completions": ("openai_completions", "OpenAICompletionsTranslator"),
     "openai-chat": ("openai_chat", "OpenAIChatTranslator"),
+    "llamacpp-completion": ("llamacpp_completion", "LlamaCppCompletionTranslator"),
     "langchain": ("langchain", "LangChainTranslator"),
+    "text": ("text", "TextTranslator"),  # never detected: named only
 }
 
 FORMATS: tuple[str, ...] = (
@@ -74,8 +88,20 @@ FORMATS: tuple[str, ...] = (
     "cohere",
     "ollama",
     "langchain",
+    "openai-completions",
+    "ollama-generate",
+    "llamacpp-completion",
+    "text",
 )
 """The supported format names, accepted as ``provider=`` by the drivers."""
+
+RAW_TEXT_FORMATS: frozenset[str] = frozenset(
+    {"openai-completions", "ollama-generate", "llamacpp-completion", "text"}
+)
+"""The formats that carry the model's raw text and no tool calls of their own: calls
+written in their text are read by a tool parser (``tool_parser=``). They have no
+tool-result message shape (:func:`callstream.runner.tool_messages` refuses them) and no
+writer in :mod:`callstream.testing`."""
 
 #: Other names people use for a format (provider names, the recordings' format labels).
 _ALIASES: dict[str, str] = {
@@ -110,6 +136,12 @@ _ALIASES: dict[str, str] = {
     "converse": "bedrock",
     "cohere-v2": "cohere",
     "ollama-native": "ollama",
+    "completions": "openai-completions",
+    "openai-completion": "openai-completions",
+    "legacy-completions": "openai-completions",
+    "ollama-completion": "ollama-generate",
+    "llama.cpp-completion": "llamacpp-completion",
+    "llamacpp-native": "llamacpp-completion",
 }
 
 
@@ -209,6 +241,9 @@ def detect_format(payload: Any) -> str | None:
     - bedrock: ``contentBlockStart.start.toolUse``, ``messageStop``;
     - cohere: ``tool-call-start``, ``message-end``;
     - ollama: ``message.tool_calls``, ``done: true``;
+    - ollama-generate: ``done: true``, an ``error``;
+    - openai-completions: a ``finish_reason``, an ``error``;
+    - llamacpp-completion: ``stop: true``, an ``error``;
     - langchain: a tool-call chunk with a name or arguments, or a finish reason; a
       ``content-block-start`` of a call, ``message-finish``, ``error``.
 

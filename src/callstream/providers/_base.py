@@ -26,12 +26,13 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
 from callstream._assembly.verdict import TRUNCATION_REASONS
-from callstream.providers._fields import get
+from callstream.providers._fields import get, get_str
 
 __all__ = (
     "Handler",
     "Translator",
     "describe_exception",
+    "error_text",
     "field_kind",
     "ignore",
     "finish",
@@ -123,3 +124,21 @@ def field_kind(payload: Any, kinds: Iterable[str | None]) -> str | None:
         if value is not None and (type(value) is not list or value):
             return kind
     return None
+
+
+def error_text(error: Any, default: str) -> str:
+    """What an ``error`` field says: the field itself when it is text (Ollama's
+    ``{"error": "..."}``), else its object's ``message``, ``type`` or ``code`` (the
+    OpenAI-style ``{"error": {"message", "type", "code"}}`` of vLLM and llama.cpp);
+    ``default`` when it says nothing readable. Never raises."""
+    text = get_str({"error": error}, "error")
+    if text:
+        return text
+    for key in ("message", "type", "code"):
+        said = get_str(error, key)
+        if said:
+            return said
+        number = get(error, key)
+        if type(number) is int:
+            return str(number)
+    return default

@@ -58,6 +58,8 @@ class OllamaTranslator:
         (``done: true``, else an ``error``)."""
         signals: list[Signal] = []
         message = get(payload, "message")
+        if message is None and get(payload, "response") is not None:
+            return signals  # an /api/generate line: not this format (ollama-generate)
         add_text(signals, get(message, "thinking"), True)
         add_text(signals, get(message, "content"), False)
         for call in get_list(message, "tool_calls"):

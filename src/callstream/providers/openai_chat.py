@@ -69,12 +69,13 @@ def normalize_finish_reason(reason: str) -> str:
 
 
 def detect(payload: Any) -> bool:
-    """True if ``payload`` looks like a Chat Completions chunk (or a Groq tool error)."""
+    """True if ``payload`` looks like a Chat Completions chunk (or a Groq tool error); a
+    legacy Completions chunk (``object: "text_completion"``) is not one."""
     obj = get_str(payload, "object")
     if obj is not None and obj.startswith("chat.completion"):
         return True
     if is_sequence(get(payload, "choices")):
-        return True
+        return obj != "text_completion"
     error = get(payload, "error")
     return is_record(error) and get(error, "failed_generation") is not None
 
@@ -233,6 +234,8 @@ class OpenAIChatTranslator:
 
     def _choices(self, payload: Any) -> list[Signal]:
         signals: list[Signal] = []
+        if get_str(payload, "object") == "text_completion":
+            return signals  # legacy Completions: not this format (openai-completions)
         for choice in get_list(payload, "choices"):
             number = get_index(choice, "index")
             if isinstance(number, BadIndex):
