@@ -51,17 +51,24 @@ def completion(text: str, finish: str | None = None, index: int = 0) -> dict[str
 
 
 COMPLETIONS = [
-    completion("<tool_call>\n{\"name\": "),
+    completion('<tool_call>\n{"name": '),
     completion('"get_weather", "arguments": {"city": "Paris ✓"}}'),
     completion("\n</tool_call>", "stop"),
     {"id": "cmpl-1", "object": "text_completion", "choices": [], "usage": {"total_tokens": 9}},
 ]
-COMPLETIONS_TEXT = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris ✓"}}\n</tool_call>'
+COMPLETIONS_TEXT = (
+    '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris ✓"}}\n</tool_call>'
+)
 
 
 def generate(response: str, done: bool = False, **extra: Any) -> dict[str, Any]:
-    return {"model": "qwen3", "created_at": "2026-01-01T00:00:00Z", "response": response,
-            "done": done, **extra}  # fmt: skip
+    return {
+        "model": "qwen3",
+        "created_at": "2026-01-01T00:00:00Z",
+        "response": response,
+        "done": done,
+        **extra,
+    }
 
 
 GENERATE = [
@@ -75,8 +82,15 @@ GENERATE = [
 
 
 def llama(content: str, stop: bool = False, **extra: Any) -> dict[str, Any]:
-    fields = {"index": 0, "content": content, "tokens": [1], "stop": stop, "id_slot": 0,
-              "tokens_predicted": 1, "tokens_evaluated": 4}  # fmt: skip
+    fields = {
+        "index": 0,
+        "content": content,
+        "tokens": [1],
+        "stop": stop,
+        "id_slot": 0,
+        "tokens_predicted": 1,
+        "tokens_evaluated": 4,
+    }
     return {**fields, **extra}
 
 
@@ -151,8 +165,12 @@ def collect(source: Any, **options: Any) -> StreamResult:
 
 
 ALIASES = {
-    "openai-completions": ("completions", "openai-completion", "legacy-completions",
-                           "OpenAI_Completions"),  # fmt: skip
+    "openai-completions": (
+        "completions",
+        "openai-completion",
+        "legacy-completions",
+        "OpenAI_Completions",
+    ),
     "ollama-generate": ("ollama-completion",),
     "llamacpp-completion": ("llama.cpp-completion", "llamacpp-native", "llamacpp_completion"),
 }
@@ -195,8 +213,10 @@ async def pieces_of(items: list[Any]) -> AsyncIterator[Any]:
 
 SOURCES: dict[str, tuple[list[Any], str]] = {
     **{name: (STREAMS[name][0], STREAMS[name][1]) for name in STREAMS},
-    "text": (["<tool_", "call>", b"\xc3", b"\xa9", "", " \n ", "data: {}\n\n"],
-             "<tool_call>é \n data: {}\n\n"),  # fmt: skip
+    "text": (
+        ["<tool_", "call>", b"\xc3", b"\xa9", "", " \n ", "data: {}\n\n"],
+        "<tool_call>é \n data: {}\n\n",
+    ),
 }
 
 
@@ -223,7 +243,7 @@ def test_async_drivers_give_what_the_sync_ones_give(name: str, backend: str) -> 
 
 
 def test_text_pieces_are_verbatim_and_empty_pieces_give_nothing() -> None:
-    pieces = ["data: {\"a\": 1}\n\n", "", "  ", "{\"choices\": []}\n", "\r\n", "\ud800", "[DONE]"]
+    pieces = ['data: {"a": 1}\n\n', "", "  ", '{"choices": []}\n', "\r\n", "\ud800", "[DONE]"]
     with callstream.stream(pieces, provider="text") as updates:
         seen = list(updates)
     assert [u.text for u in seen] == [*pieces, ""]  # one per piece, then the end
@@ -241,14 +261,23 @@ def test_utf8_bytes_cut_anywhere_come_out_whole(data: st.DataObject, text: str) 
     encoded = text.encode("utf-8", "surrogatepass")
     expected = encoded.decode("utf-8", "replace")
     cuts = data.draw(byte_cuts(encoded))
-    kinds = data.draw(st.lists(st.sampled_from([bytes, bytearray, memoryview]), min_size=len(cuts),
-                               max_size=len(cuts)))  # fmt: skip
-    assert collect([kind(piece) for kind, piece in zip(kinds, cuts, strict=True)],
-                   provider="text").text == expected  # fmt: skip
+    kinds = data.draw(
+        st.lists(
+            st.sampled_from([bytes, bytearray, memoryview]), min_size=len(cuts), max_size=len(cuts)
+        )
+    )
+    assert (
+        collect(
+            [kind(piece) for kind, piece in zip(kinds, cuts, strict=True)], provider="text"
+        ).text
+        == expected
+    )
 
 
 def test_bad_bytes_are_replacement_characters_never_an_error() -> None:
-    assert collect([b"a\xff", b"\xfe", b"b\xe2\x82"], provider="text").text == "a\ufffd\ufffdb\ufffd"
+    assert (
+        collect([b"a\xff", b"\xfe", b"b\xe2\x82"], provider="text").text == "a\ufffd\ufffdb\ufffd"
+    )
     # a str piece after a character cut in two: the cut character is U+FFFD first
     assert collect([b"\xe2\x82", "x", b"\xac"], provider="text").text == "\ufffdx\ufffd"
     assert collect([b"\xe2\x82", b"\xac"], provider="text").text == "€"
@@ -295,3 +324,215 @@ def test_odd_pieces_never_raise() -> None:
     translator = get_translator("text")
     assert [s.text for s in translator.translate(Odd("hi"))] == ["hi"]  # type: ignore[attr-defined]
     assert translator.translate(12) == [] and translator.translate({"text": "x"}) == []
+
+
+# --- finish reasons and errors ------------------------------------------------------------
+
+FINISHES = [
+    # (format, last payload, finish_reason, provider_finish_reason)
+    ("openai-completions", completion("", "stop"), "stop", "stop"),
+    ("openai-completions", completion("", "length"), "length", "length"),
+    ("openai-completions", completion("", "max_tokens"), "length", "max_tokens"),
+    ("openai-completions", completion("", "eos_token"), "stop", "eos_token"),
+    ("openai-completions", completion("", "abort"), "abort", "abort"),
+    ("ollama-generate", generate("", True, done_reason="stop"), "stop", "stop"),
+    ("ollama-generate", generate("", True, done_reason="length"), "length", "length"),
+    ("ollama-generate", generate("", True), None, None),
+    ("llamacpp-completion", llama("", True, stop_type="eos"), "stop", "eos"),
+    ("llamacpp-completion", llama("", True, stop_type="word", stopping_word="###"), "stop", "word"),
+    ("llamacpp-completion", llama("", True, stop_type="limit"), "length", "limit"),
+    (
+        "llamacpp-completion",
+        llama("", True, stopped_limit=True, stopped_eos=False),
+        "length",
+        "limit",
+    ),
+    ("llamacpp-completion", llama("", True, stopped_eos=True), "stop", "eos"),
+    ("llamacpp-completion", llama("", True, stopped_word=True), "stop", "word"),
+    ("llamacpp-completion", llama("", True), None, None),
+]
+
+
+@pytest.mark.parametrize(("name", "last", "reason", "said"), FINISHES)
+def test_finish_reasons_in_the_one_vocabulary(
+    name: str, last: dict[str, Any], reason: str | None, said: str | None
+) -> None:
+    result = collect([*STREAMS[name][0][:2], last], provider=name)
+    assert (result.finish_reason, result.provider_finish_reason) == (reason, said)
+    assert result.finished and result.provider_error is None
+
+
+ERRORS = [
+    # (format, error payload, provider_error)
+    (
+        "openai-completions",
+        {"error": {"message": "bad prompt", "type": "BadRequestError", "param": None, "code": 400}},
+        "bad prompt",
+    ),
+    (
+        "openai-completions",
+        {"object": "error", "message": "old vLLM", "type": "x", "code": 500},
+        "old vLLM",
+    ),
+    ("openai-completions", {"error": {"code": 503}}, "503"),
+    ("ollama-generate", {"error": "model 'x' not found"}, "model 'x' not found"),
+    ("ollama-generate", {"error": {"nothing": 1}}, "Ollama stream error"),
+    (
+        "llamacpp-completion",
+        {
+            "error": {
+                "code": 400,
+                "message": "the request exceeds the available context size",
+                "type": "exceed_context_size_error",
+            }
+        },
+        "the request exceeds the available context size",
+    ),
+    ("llamacpp-completion", {"error": {"type": "server_error"}}, "server_error"),
+]
+
+
+@pytest.mark.parametrize(("name", "error", "said"), ERRORS)
+def test_error_payloads_end_the_stream_with_the_servers_message(
+    name: str, error: dict[str, Any], said: str
+) -> None:
+    first = STREAMS[name][0][:2]
+    expected = "".join(
+        s.text for p in first for s in get_translator(name).translate(p) if not s.reasoning
+    )  # type: ignore[attr-defined]
+    for source in ([*first, error], sse([*first, error], done=False)):
+        result = collect(source if isinstance(source, list) else [source], provider=name)
+        assert (result.finish_reason, result.provider_error) == ("error", said)
+        assert result.text == expected and result.finished
+    assert collect([*first, error]).provider == name  # detected from the first payloads
+
+
+def test_only_the_chosen_choice_or_prompt_is_read() -> None:
+    completions = [
+        completion("a"),
+        completion("B", index=1),
+        completion("b", "stop"),
+        completion("C", "length", index=1),
+    ]
+    result = collect(completions, provider="openai-completions")
+    assert (result.text, result.finish_reason) == ("ab", "stop")
+    results = [
+        llama("a"),
+        llama("B", index=1),
+        llama("b", True, stop_type="eos"),
+        llama("", True, index=1, stop_type="limit"),
+    ]
+    result = collect(results, provider="llamacpp-completion")
+    assert (result.text, result.finish_reason) == ("ab", "stop")
+
+
+def test_fields_of_the_wrong_type_give_no_text_and_never_raise() -> None:
+    odd = [
+        ("openai-completions", {"object": "text_completion", "choices": [{"text": 5}, None, 3]}),
+        ("openai-completions", {"object": "text_completion", "choices": "nope"}),
+        (
+            "openai-completions",
+            {"object": "text_completion", "choices": [{"index": "0", "text": "x"}]},
+        ),
+        ("ollama-generate", {"response": ["x"], "done": "yes", "thinking": 3}),
+        ("llamacpp-completion", {"content": {"a": 1}, "stop": False, "index": True}),
+        ("llamacpp-completion", {"content": "x", "stop": "no"}),
+    ]
+    for name, payload in odd:
+        assert get_translator(name).translate(payload) == [], (name, payload)
+
+
+# --- detection ---------------------------------------------------------------------------
+
+
+def test_detection_and_evidence_per_format() -> None:
+    assert [detect_format(p) for p in COMPLETIONS] == ["openai-completions"] * 4
+    assert detect_format({"choices": [{"index": 0, "text": "x", "finish_reason": None}]}) == (
+        "openai-completions"
+    )
+    assert {detect_format(p) for p in GENERATE} == {"ollama-generate"}
+    assert {detect_format(p) for p in LLAMACPP} == {"llamacpp-completion"}
+    assert detect_format({"content": "x", "stop": False, "multimodal": True, "slot_id": 0}) == (
+        "llamacpp-completion"  # llamafile and older builds
+    )
+    assert has_evidence("openai-completions", COMPLETIONS[2])  # a finish reason
+    assert not has_evidence("openai-completions", COMPLETIONS[0])  # text is no evidence
+    assert has_evidence("ollama-generate", GENERATE[-1]) and not has_evidence(
+        "ollama-generate", GENERATE[3]
+    )
+    assert has_evidence("llamacpp-completion", LLAMACPP[-1]) and not has_evidence(
+        "llamacpp-completion", LLAMACPP[0]
+    )
+    # errors alone are too generic to name any of them
+    for error in ({"error": "x"}, {"error": {"message": "x", "code": 1}}):
+        assert detect_format(error) is None
+
+
+CHAT = [
+    {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"content": "Hi"}, "finish_reason": None}],
+    },
+    {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    },
+]
+OLLAMA_CHAT = [
+    {
+        "model": "m",
+        "created_at": "t",
+        "message": {"role": "assistant", "content": "Hi"},
+        "done": False,
+    },
+    {
+        "model": "m",
+        "created_at": "t",
+        "message": {"role": "assistant", "content": ""},
+        "done": True,
+        "done_reason": "stop",
+    },
+]
+
+
+def test_the_chat_formats_keep_their_streams() -> None:
+    assert [detect_format(p) for p in CHAT] == ["openai-chat"] * 2
+    assert [detect_format(p) for p in OLLAMA_CHAT] == ["ollama"] * 2
+    # a chat choice without an object field is still Chat Completions
+    assert detect_format({"choices": [{"index": 0, "delta": {"content": "x"}}]}) == "openai-chat"
+    assert collect(CHAT).provider == "openai-chat"
+    assert collect(OLLAMA_CHAT).provider == "ollama"
+    for stream in (STREAMS["openai-completions"][0], STREAMS["ollama-generate"][0]):
+        assert collect(stream).provider in RAW_TEXT_FORMATS
+
+
+@pytest.mark.parametrize(
+    ("payloads", "reader", "looks_like"),
+    [
+        (COMPLETIONS, "openai-chat", "openai-completions"),
+        (CHAT, "openai-completions", "openai-chat"),
+        (GENERATE, "ollama", "ollama-generate"),
+        (OLLAMA_CHAT, "ollama-generate", "ollama"),
+        (LLAMACPP, "openai-completions", "llamacpp-completion"),
+        (COMPLETIONS, "llamacpp-completion", "openai-completions"),
+    ],
+)
+def test_a_neighbours_stream_is_refused_naming_its_format(
+    payloads: list[Any], reader: str, looks_like: str
+) -> None:
+    with pytest.raises(UnknownFormatError) as info:
+        callstream.collect(payloads, provider=reader)
+    assert f"pass provider={looks_like!r}" in str(info.value)
+    assert info.value.callstream_result.interrupted  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("writer", CALL_FORMATS)
+@pytest.mark.parametrize("reader", sorted(RAW_TEXT_FORMATS))
+def test_every_call_format_read_as_a_raw_text_format_is_refused(writer: str, reader: str) -> None:
+    payloads = list(stream_of([{"name": "f", "args": {"a": 1}, "id": "c1"}], format=writer))
+    with pytest.raises(UnknownFormatError) as info:
+        callstream.collect(payloads, provider=reader)
+    assert f"read as {reader!r}" in str(info.value)
+    assert f"the payloads look like {writer!r}" in str(info.value)
