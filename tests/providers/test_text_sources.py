@@ -536,3 +536,23 @@ def test_every_call_format_read_as_a_raw_text_format_is_refused(writer: str, rea
         callstream.collect(payloads, provider=reader)
     assert f"read as {reader!r}" in str(info.value)
     assert f"the payloads look like {writer!r}" in str(info.value)
+
+
+# --- the runner: raw-text formats have no tool-result messages ---------------------------
+
+
+@pytest.mark.parametrize(
+    "name", [*sorted(RAW_TEXT_FORMATS), "completions", "Ollama_Completion", "llamacpp-native"]
+)
+def test_tool_messages_refuse_a_raw_text_format_saying_what_to_do(name: str) -> None:
+    from callstream import OptionValueError
+    from callstream.runner import ToolResult, tool_messages
+
+    result = ToolResult(index=0, id="c1", name="f", args={}, status="done", output="ok")
+    with pytest.raises(OptionValueError, match="raw-text format") as info:
+        tool_messages([result], name)  # type: ignore[arg-type]
+    assert "tool_messages(results, 'openai')" in str(info.value)
+    assert "apply_chat_template" in str(info.value)
+    # an unknown name is still refused as unknown
+    with pytest.raises(OptionValueError, match="unknown message format"):
+        tool_messages([result], "no-such-format")  # type: ignore[arg-type]

@@ -93,7 +93,10 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
         ``"anthropic"``, ``"gemini"`` and ``"bedrock"``; ``[]`` for no results.
 
     Raises:
-        OptionValueError: ``format`` is not a known format (the message lists them).
+        OptionValueError: ``format`` is not a known format (the message lists them), or
+            is a raw-text format (``"text"``, ``"openai-completions"``,
+            ``"ollama-generate"``, ``"llamacpp-completion"``), which has no message shape:
+            its chat template writes tool results (the message says what to do).
         OptionTypeError: ``format`` is not a ``str``, or an item is not a ToolResult.
         UsageError: a result has no id and the format addresses results by id (every
             format but ``"ollama"``), or has no name and the format needs one
@@ -257,9 +260,30 @@ def _builder(format: object) -> Callable[[list[ToolResult]], list[Any]]:
     key = format.strip().lower().replace("_", "-")
     build = _FORMATS.get(_ALIASES.get(key, key))
     if build is None:
+        _refuse_raw_text(format)
         known = ", ".join(repr(name) for name in [*_FORMATS, *_ALIASES])
         raise OptionValueError(f"unknown message format {format!r}; known formats: {known}")
     return build
+
+
+def _refuse_raw_text(format: str) -> None:
+    """Refuse a raw-text format (``text``, ``openai-completions``, ``ollama-generate``,
+    ``llamacpp-completion`` and their aliases) with what to do instead: its conversation
+    is a prompt the model's chat template renders, and the template, not the wire
+    format, decides how a tool result is written; nothing if ``format`` is none."""
+    from callstream.providers import RAW_TEXT_FORMATS, resolve_format
+
+    try:
+        name = resolve_format(format)
+    except UsageError:
+        return
+    if name in RAW_TEXT_FORMATS:
+        raise OptionValueError(
+            f"{format!r} is a raw-text format: it has no tool-result messages, since the "
+            "model reads tool results as text its chat template writes. Build OpenAI-style "
+            "messages (tool_messages(results, 'openai')) and render them with the model's "
+            "chat template (transformers' tokenizer.apply_chat_template, say)"
+        )
 
 
 def _describe(result: ToolResult) -> str:
