@@ -10,6 +10,11 @@ Two layouts are recognized from the first non-blank line:
 - Server-sent events text (``data:`` / ``event:`` lines separated by blank lines), as it
   comes off the wire. ``data: [DONE]`` is kept as the end marker it is.
 
+A third layout is taken only when asked for (``--provider text``, :func:`load_path` with
+``raw_text=True``): the file is the model's raw output, read in blocks of
+:data:`RAW_BLOCK` bytes whatever its lines (one text piece each, UTF-8 decoded across the
+block ends, bytes that are not UTF-8 as U+FFFD, as ``provider="text"`` reads bytes).
+
 The file is streamed: :func:`load_path` reads only its first lines (to fail fast on a
 missing file, an empty file or an unknown layout, exit status 2), and the payloads are
 then read one line at a time while the replay runs, so memory stays bounded by the
@@ -29,6 +34,7 @@ twice the longest line, its text and the payload decoded from it.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import sys
@@ -40,6 +46,7 @@ from callstream.providers.transport import JSONStreamDecoder, SSEDecoder
 
 __all__ = (
     "DONE",
+    "RAW_BLOCK",
     "InputError",
     "Record",
     "Recording",
@@ -52,6 +59,9 @@ __all__ = (
 class InputError(Exception):
     """A file that cannot be replayed: missing, unreadable, not JSON, unknown layout."""
 
+
+RAW_BLOCK = 64 * 1024
+"""Bytes read at a time from a file of raw text (``--provider text``): one piece each."""
 
 DONE: Any = object()
 """The payload of the record standing for ``data: [DONE]`` in a streamed :class:`Source`."""
@@ -72,7 +82,7 @@ class Recording:
     ``size``: its text in UTF-8 bytes."""
 
     name: str
-    layout: Literal["jsonl", "sse"]
+    layout: Literal["jsonl", "sse", "text"]
     records: tuple[Record, ...]
     done_marker: bool = False
     size: int = 0
@@ -99,7 +109,7 @@ class Source:
     """
 
     name: str
-    layout: Literal["jsonl", "sse"]
+    layout: Literal["jsonl", "sse", "text"]
     _lines: Iterator[tuple[int, str, bool]] = field(repr=False)
     _head: list[tuple[int, str, bool]] = field(repr=False)
     _tally: _Tally = field(repr=False)
@@ -119,14 +129,15 @@ class Source:
         """
         lines = _chain(self._head, self._lines)
         self._head = []  # _chain empties the list as it goes: no line is held past its turn
-        reader = _json_records if self.layout == "jsonl" else _sse_records
+        reader = {"jsonl": _json_records, "sse": _sse_records, "text": _text_records}[self.layout]
         count = 0
         for record in reader(self, lines):
             if record.payload is not DONE:
                 count += 1
             yield record
         if not count:
-            raise InputError(f"{self.name}: no payloads in this stream")
+            empty = "the file is empty (no text)" if self.layout == "text" else ""
+            raise InputError(f"{self.name}: {empty or 'no payloads in this stream'}")
 
 
 def _chain(
@@ -293,6 +304,13 @@ def _sse_record(source: Source, event: Any, start: int, *, final: bool) -> Itera
         raise _decode_error(source.name, start, data, error, "SSE data is not JSON") from None
 
 
+def _text_records(source: Source, blocks: Iterator[tuple[int, str, bool]]) -> Iterator[Record]:
+    """Raw text: each block is one piece of text (its number stands for the line)."""
+    for number, text, _ in blocks:
+        if text:
+            yield Record(number, text)
+
+
 # --- reading lines --------------------------------------------------------------------------
 
 _SSE_LINE = re.compile(r"^(?:data|event|id|retry)(?::|$)|^:")
@@ -356,6 +374,27 @@ def _byte_lines(file: IO[bytes], name: str, tally: _Tally) -> Iterator[tuple[int
         file.close()
 
 
+def _raw_blocks(file: IO[bytes], tally: _Tally) -> Iterator[tuple[int, str, bool]]:
+    """(number, text, True) of a binary file read in blocks of :data:`RAW_BLOCK` bytes,
+    decoded as UTF-8 across block ends (undecodable bytes as U+FFFD)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    number = 0
+    try:
+        while block := file.read(RAW_BLOCK):
+            tally.bytes += len(block)
+            number += 1
+            yield number, decoder.decode(block), True
+        yield number + 1, decoder.decode(b"", final=True), True
+    finally:
+        file.close()
+
+
+def _open_raw(file: IO[bytes], name: str) -> Source:
+    """A file of raw text, as a :class:`Source` of layout ``"text"``."""
+    tally = _Tally()
+    return Source(name, "text", _raw_blocks(file, tally), [], tally)
+
+
 def _open(lines: Iterator[tuple[int, str, bool]], name: str, tally: _Tally) -> Source:
     """Read up to the first non-blank line to find the layout; keep what was read."""
     head: list[tuple[int, str, bool]] = []
@@ -370,7 +409,8 @@ def _open(lines: Iterator[tuple[int, str, bool]], name: str, tally: _Tally) -> S
             return Source(name, "sse", lines, head, tally)
         raise InputError(
             f"{name}:{number}: not a recorded stream: expected JSON lines or "
-            f"server-sent events ('data: ...'), found {_excerpt(stripped)}"
+            f"server-sent events ('data: ...'), found {_excerpt(stripped)} (for a file of "
+            "the model's raw text, pass --provider text)"
         )
     raise InputError(f"{name}: the file is empty (no payloads)")
 
@@ -394,10 +434,12 @@ def load_text(text: str, name: str) -> Recording:
     return Recording(name, source.layout, tuple(records), done_marker=done, size=source.size)
 
 
-def load_path(path: str) -> Source:
+def load_path(path: str, *, raw_text: bool = False) -> Source:
     """Open the recording at ``path`` (``-`` reads standard input) for streaming.
 
     Reads only up to the first non-blank line; iterate :meth:`Source.stream` for the rest.
+    ``raw_text``: the file is the model's raw output (layout ``"text"``, see the module
+    docstring), read lazily in blocks.
 
     Raises:
         InputError: the file is missing, unreadable, empty, not UTF-8, or not a recording.
@@ -407,17 +449,25 @@ def load_path(path: str) -> Source:
         buffer = getattr(stdin, "buffer", None)
         if buffer is None:  # a text stream without bytes underneath (tests, IDEs)
             tally = _Tally()
-            return _open(_text_lines(stdin.read(), tally), "<stdin>", tally)
+            text = stdin.read()
+            if raw_text:
+                tally.bytes = len(text.encode("utf-8", "surrogatepass"))
+                return Source("<stdin>", "text", iter([(1, text, True)]), [], tally)
+            return _open(_text_lines(text, tally), "<stdin>", tally)
+        if raw_text:
+            return _open_raw(buffer, "<stdin>")
         tally = _Tally()
         return _open(_byte_lines(buffer, "<stdin>", tally), "<stdin>", tally)
     try:
-        file = open(path, "rb")  # noqa: SIM115 - closed by _byte_lines
+        file = open(path, "rb")  # noqa: SIM115 - closed by _byte_lines / _raw_blocks
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
+    if raw_text:
+        return _open_raw(file, path)
     try:
         tally = _Tally()
         return _open(_byte_lines(file, path, tally), path, tally)
