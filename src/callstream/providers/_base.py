@@ -37,6 +37,7 @@ __all__ = (
     "ignore",
     "finish",
     "finish_with_error",
+    "normalize_finish_reason",
     "unreadable",
 )
 
@@ -90,6 +91,16 @@ def finish(reason: str | None) -> StreamEnd:
     ``provider_reason``."""
     length = reason is not None and reason.lower() in _LENGTH
     return StreamEnd(reason="length" if length else reason, provider_reason=reason)
+
+
+_FINISH_REASONS: Final = {"eos_token": "stop", "eos": "stop", "max_tokens": "length"}
+
+
+def normalize_finish_reason(reason: str) -> str:
+    """Map OpenAI-compatible servers' own finish reasons onto OpenAI's (TGI's
+    ``eos_token`` -> ``stop``, ``max_tokens`` -> ``length``); others as sent. Used by the
+    Chat Completions and the legacy Completions translators."""
+    return _FINISH_REASONS.get(reason.lower(), reason)
 
 
 def finish_with_error(open_calls: Iterable[int], message: str) -> list[Signal]:

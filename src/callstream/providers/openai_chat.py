@@ -53,20 +53,18 @@ from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._arguments import args_error, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
-from callstream.providers._base import Handler, field_kind, ignore, unreadable
+from callstream.providers._base import (
+    Handler,
+    field_kind,
+    ignore,
+    normalize_finish_reason,
+    unreadable,
+)
 from callstream.providers._fields import get, get_list, get_str, is_record, is_sequence
 from callstream.providers._plain import to_json_data
 from callstream.providers._text import add_text
 
 __all__ = ("OpenAIChatTranslator", "detect", "failed_generation_calls", "normalize_finish_reason")
-
-_FINISH_REASONS: Final = {"eos_token": "stop", "eos": "stop", "max_tokens": "length"}
-
-
-def normalize_finish_reason(reason: str) -> str:
-    """Map server-specific finish reasons onto OpenAI's (``eos_token`` -> ``stop``, ...)."""
-    return _FINISH_REASONS.get(reason.lower(), reason)
-
 
 def detect(payload: Any) -> bool:
     """True if ``payload`` looks like a Chat Completions chunk (or a Groq tool error); a

@@ -34,10 +34,15 @@ from __future__ import annotations
 from typing import Any
 
 from callstream._assembly.types import Signal, StreamEnd
-from callstream.providers._base import error_text, finish, finish_with_error, unreadable
+from callstream.providers._base import (
+    error_text,
+    finish,
+    finish_with_error,
+    normalize_finish_reason,
+    unreadable,
+)
 from callstream.providers._fields import get, get_list, get_str, is_sequence, path
 from callstream.providers._text import add_text
-from callstream.providers.openai_chat import normalize_finish_reason
 
 __all__ = ("OpenAICompletionsTranslator", "detect", "recognizes")
 
