@@ -56,6 +56,12 @@ class Translator(Protocol):
     the pipeline decides what to keep) and ``StreamEnd``. Dispatch and the never-raise
     rule: this module's docstring.
 
+    Two optional members serve the raw-text formats (``provider="text"``): a true
+    ``takes_raw_text`` makes the pipeline give the source's ``str`` / bytes items to
+    ``translate`` as they are (not decoded as SSE or JSON), and ``end()`` returns the
+    signals held until the source is exhausted (a partial character, the stream's end);
+    the pipeline calls it once, at its close, for a format it reads by name.
+
     A translator reports every end marker it sees (a stop reason and a later stop event
     give a ``StreamEnd`` each); the assembler keeps the first and ignores every signal
     after it (:meth:`~callstream.ToolCallAssembler.apply`), so no translator tracks
