@@ -38,7 +38,9 @@ llama.cpp, LM Studio and Ollama's ``/v1`` endpoint. Wire facts (from real record
   :func:`~callstream.providers._arguments.read_arguments`.
 
 Only choice ``choice`` (default 0) is read; other choices of an ``n > 1`` request are
-ignored. Cost: O(size of the payload) per chunk.
+ignored. A legacy Completions chunk (``object: "text_completion"``) is none of this
+format's: it gives nothing (``openai-completions`` reads it), so such a stream read as
+Chat Completions is refused. Cost: O(size of the payload) per chunk.
 """
 
 from __future__ import annotations
