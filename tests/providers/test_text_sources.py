@@ -35,6 +35,7 @@ from callstream.providers import (
     resolve_format,
 )
 from callstream.testing import stream_of
+from tests.providers.test_detection import STRAYS
 from tests.support.formats import CALL_FORMATS
 
 # --- the wire shapes (field names as the servers send them) ----------------------------
@@ -466,6 +467,14 @@ def test_detection_and_evidence_per_format() -> None:
     # errors alone are too generic to name any of them
     for error in ({"error": "x"}, {"error": {"message": "x", "code": 1}}):
         assert detect_format(error) is None
+
+
+@pytest.mark.parametrize("stray", STRAYS, ids=json.dumps)
+@pytest.mark.parametrize("name", sorted(STREAMS))
+def test_a_stray_first_payload_does_not_choose_the_format(stray: dict[str, Any], name: str) -> None:
+    payloads, text, reasoning, reason = STREAMS[name]
+    result = collect([stray, *payloads])
+    assert summary(result) == (text, reasoning, reason, name, True, [], [], None)
 
 
 CHAT = [
