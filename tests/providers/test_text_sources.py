@@ -565,3 +565,22 @@ def test_tool_messages_refuse_a_raw_text_format_saying_what_to_do(name: str) -> 
     # an unknown name is still refused as unknown
     with pytest.raises(OptionValueError, match="unknown message format"):
         tool_messages([result], "no-such-format")  # type: ignore[arg-type]
+
+
+def test_the_sdks_own_objects_read_as_their_dicts() -> None:
+    openai_types = pytest.importorskip("openai.types")
+    ollama = pytest.importorskip("ollama")
+    chunks = [
+        openai_types.Completion.model_construct(
+            **{
+                **p,
+                "choices": [
+                    openai_types.CompletionChoice.model_construct(**c) for c in p["choices"]
+                ],
+            }
+        )
+        for p in COMPLETIONS
+    ]
+    assert summary(collect(chunks)) == summary(collect(COMPLETIONS))
+    parts = [ollama.GenerateResponse(**p) for p in GENERATE]
+    assert summary(collect(parts)) == summary(collect(GENERATE))
