@@ -5,13 +5,16 @@ Theory of operation. A driver hands every item it takes from the source to
 both return :class:`StreamUpdate` s to yield (none once :meth:`Pipeline.quiet`: the
 ``collect()`` path, which reads only the result). An item is either a raw transport chunk
 (``str`` / bytes: decoded incrementally into payloads, SSE or JSON found automatically)
-or a payload (a dict or an SDK object). Each payload goes through the provider's
-translator (signals) and the assembler (events), and becomes exactly one update, so a
-consumer also sees payloads that changed no tool call. The text the model wrote
-(:class:`~callstream.TextDelta` signals) skips the assembler: it rides on the payload's
-update (``text``; ``reasoning`` only when the pipeline was made with ``reasoning=True``)
-and is kept for the result as text (in blocks of pieces: :mod:`callstream._json.pieces`),
-joined whole when :meth:`Pipeline.result` is read.
+or a payload (a dict or an SDK object); for a raw-text format (``provider="text"``: its
+translator's ``takes_raw_text``) a ``str`` / bytes item is the model's text itself, a
+payload given to the translator as it is, and the translator's ``end()`` gives what it
+held at :meth:`close` (a partial character, the end of the stream). Each payload goes
+through the provider's translator (signals) and the assembler (events), and becomes
+exactly one update, so a consumer also sees payloads that changed no tool call. The
+text the model wrote (:class:`~callstream.TextDelta` signals) skips the assembler: it
+rides on the payload's update (``text``; ``reasoning`` only when the pipeline was made
+with ``reasoning=True``) and is kept for the result as text (in blocks of pieces:
+:mod:`callstream._json.pieces`), joined whole when :meth:`Pipeline.result` is read.
 
 With ``provider="auto"`` payloads are held back until the format is known (chosen on
 evidence or votes: :mod:`callstream.providers._detect`, beside the format registry);
@@ -156,6 +159,7 @@ class Pipeline:
         "_max_event_chars",
         "_misses",
         "_quiet",
+        "_raw",
         "_reasoning",
         "_reasoning_text",
         "_seen",
@@ -208,10 +212,13 @@ class Pipeline:
         self._translator: Translator | None = None
         # the format read, checked for foreign payloads: named, or chosen by "auto"
         self._format: str | None = None
+        # a raw-text format (provider="text"): str / bytes items are its payloads
+        self._raw = False
         if isinstance(provider, str):
             if provider.strip().lower() != "auto":
                 self._translator = get_translator(provider)
                 self._format = resolve_format(provider)
+                self._raw = getattr(self._translator, "takes_raw_text", False) is True
         elif callable(getattr(provider, "translate", None)):
             self._translator = provider
         else:
@@ -394,7 +401,7 @@ class Pipeline:
         if self._closed:
             raise UsageError("feed() after close(): this stream is over")
         updates: list[StreamUpdate] = []
-        if type(item) is not dict and is_transport_chunk(item):
+        if type(item) is not dict and is_transport_chunk(item) and not self._raw:
             transport = self._transport
             if transport is None:
                 transport = self._transport = TransportDecoder(
@@ -448,14 +455,33 @@ class Pipeline:
             raise UnknownFormatError(
                 "the raw text decoded to no payload: it is neither server-sent events with"
                 " JSON data nor a stream of JSON objects (a line iterator whose lines lost"
-                " their line ends is read too; see callstream.providers.transport)"
+                " their line ends is read too; see callstream.providers.transport); for"
+                " the model's raw output as text, pass provider='text'"
             )
         if self._misses and not self._matched:
             raise self._not_of_format(None, ended=True)
+        end = getattr(self._translator, "end", None) if self._format is not None else None
+        if end is not None and not self._assembler.finished:
+            self._end(end(), updates)
         self._closed = True
         if not self._assembler.finished:
             self._emit(updates, self._assembler.finish(None), None)
         return updates
+
+    def _end(self, signals: list[Signal], out: list[StreamUpdate]) -> None:
+        """Apply the signals a format's translator holds until the end of the source (its
+        ``end()``: the raw-text formats' last partial character and their
+        ``StreamEnd``), as one update without a payload. Cost: O(number of signals)."""
+        events: list[AssemblyEvent] = []
+        text = ""
+        for signal in signals:
+            if type(signal) is not TextDelta:
+                events += self._assembler.apply(signal)
+            elif not signal.reasoning and not self._assembler.finished:
+                text += signal.text
+        if text:
+            self._text.add(text)
+        self._emit(out, events, None, text)
 
     def raise_held(self) -> None:
         """Raise the :class:`~callstream.StreamLimitError` (or

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import callstream
 from callstream._errors import DataError, JSONLimitError
+from callstream.providers import get_translator
 from callstream.providers._bad_index import BadIndex, get_index
 from callstream.providers._fields import get, get_int, get_list, get_str, is_record, path
 from callstream.providers._plain import to_json_data, to_plain
@@ -335,6 +336,37 @@ TRANSLATORS: dict[str, tuple[Callable[[], Any], list[Any]]] = {
     "cohere": (CohereTranslator, COHERE),
     "ollama": (OllamaTranslator, [OLLAMA]),
     "gemini": (GeminiTranslator, GEMINI),
+    # the raw-text formats (their own tests: tests/providers/test_text_sources.py)
+    "openai-completions": (
+        lambda: get_translator("openai-completions"),
+        [
+            {
+                "object": "text_completion",
+                "choices": [{"index": 0, "text": "a", "finish_reason": None}],
+            },
+            {
+                "object": "text_completion",
+                "choices": [{"index": 0, "text": "", "finish_reason": "length"}],
+            },
+            {"error": {"message": "m", "type": "t", "code": 500}},
+        ],
+    ),
+    "ollama-generate": (
+        lambda: get_translator("ollama-generate"),
+        [
+            {"response": "a", "thinking": "b", "done": False},
+            {"response": "", "done": True, "done_reason": "stop"},
+            {"error": "e"},
+        ],
+    ),
+    "llamacpp-completion": (
+        lambda: get_translator("llamacpp-completion"),
+        [
+            {"index": 0, "content": "a", "stop": False, "id_slot": 0},
+            {"index": 0, "content": "", "stop": True, "stop_type": "limit", "stopped_eos": False},
+            {"error": {"code": 500, "message": "m", "type": "server_error"}},
+        ],
+    ),
 }
 
 

@@ -18,9 +18,9 @@ from callstream import UnknownFormatError
 from callstream._pipeline import MAX_MISMATCHED
 from callstream.cli import run
 from callstream.examples import EXAMPLES, example_path, read_example
-from callstream.providers import FORMATS
 from callstream.testing import stream_of
 from callstream.testing._wire import BYTE_FORMATS
+from tests.support.formats import CALL_FORMATS
 
 CALLS = [
     {"name": "get_weather", "args": {"city": "Paris", "days": [1, 2]}, "id": "call_1"},
@@ -38,8 +38,10 @@ def refused(source: Any, provider: str) -> UnknownFormatError:
     return info.value
 
 
-@pytest.mark.parametrize("reader", FORMATS)
-@pytest.mark.parametrize("writer", FORMATS)
+# raw-text formats left out (tests/support/formats.py says why); their own readers are
+# checked against these writers in tests/providers/test_text_sources.py
+@pytest.mark.parametrize("reader", CALL_FORMATS)
+@pytest.mark.parametrize("writer", CALL_FORMATS)
 def test_every_reader_and_stream_of_the_eight_formats(writer: str, reader: str) -> None:
     payloads = written(writer)
     if reader == writer:

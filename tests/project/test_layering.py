@@ -220,9 +220,13 @@ INNER_TIERS: dict[str, list[set[str]]] = {
             "cohere",
             "gemini",
             "langchain",
+            "llamacpp_completion",
             "ollama",
+            "ollama_generate",
             "openai_chat",
+            "openai_completions",
             "openai_responses",
+            "text",
         },
         {"__init__"},
         {"_detect"},  # detection by votes, beside the registry (used by the pipeline)

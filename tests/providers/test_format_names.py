@@ -26,9 +26,13 @@ from callstream.runner import ToolResult, ToolRunner, tool_messages
 from callstream.testing import MockProvider, serve, stream_of
 
 ALL_NAMES = sorted({n for name, others in FORMATS.items() for n in (name, *others)})
+#: the names of the formats with calls of their own (callstream.testing writes them)
+CALL_NAMES = [n for n in ALL_NAMES if not lookup(n).raw_text]
+#: the names of the raw-text formats (calls only as text a tool parser reads)
+RAW_NAMES = [n for n in ALL_NAMES if lookup(n).raw_text]
 #: every name, as given, in upper case and with "_" for "-": the one rule of matching
 SPELLINGS = sorted(
-    {*ALL_NAMES, *(n.upper() for n in ALL_NAMES), *(n.replace("-", "_") for n in ALL_NAMES)}
+    {*CALL_NAMES, *(n.upper() for n in CALL_NAMES), *(n.replace("-", "_") for n in CALL_NAMES)}
 )
 CALLS = [{"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}]
 UNKNOWN = "openai-chatt"
@@ -52,7 +56,20 @@ def test_readers_and_writers_agree_on_every_name(name: str) -> None:
     assert Pipeline(name).provider == fmt
 
 
-@pytest.mark.parametrize("name", ALL_NAMES)
+@pytest.mark.parametrize("name", RAW_NAMES)
+def test_raw_text_names_are_read_and_refused_where_there_is_no_shape(name: str) -> None:
+    fmt = lookup(name).name
+    assert Pipeline(name).provider == fmt
+    assert Pipeline(name.upper().replace("-", "_")).provider == fmt
+    with pytest.raises(callstream.OptionValueError, match="raw-text format"):
+        tool_messages([], name)
+    with pytest.raises(callstream.OptionValueError):
+        stream_of(CALLS, format=name)
+    with pytest.raises(ValueError, match="no HTTP endpoint"):
+        MockProvider(CALLS, format=name)
+
+
+@pytest.mark.parametrize("name", CALL_NAMES)
 def test_tool_messages_and_the_runner_take_every_name(name: str) -> None:
     result = ToolResult(
         index=0, id="call_1", name="get_weather", args={}, status="done", output="sunny"
@@ -68,7 +85,7 @@ def _weather(city: str) -> str:
     return "sunny"
 
 
-@pytest.mark.parametrize("name", ALL_NAMES)
+@pytest.mark.parametrize("name", CALL_NAMES)
 def test_the_mock_provider_takes_every_name_with_an_endpoint(name: str) -> None:
     dialect = lookup_dialect(name)
     if dialect.endpoint is None:
@@ -79,7 +96,7 @@ def test_the_mock_provider_takes_every_name_with_an_endpoint(name: str) -> None:
     assert mock.format == dialect.name
 
 
-@pytest.mark.parametrize("name", ALL_NAMES)
+@pytest.mark.parametrize("name", CALL_NAMES)
 def test_the_command_takes_every_name(name: str, tmp_path: Any) -> None:
     path = tmp_path / "stream.jsonl"
     stream = _written(name)

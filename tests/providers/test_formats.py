@@ -24,10 +24,14 @@ from callstream.testing import _formats as _writers
 from callstream.testing import _stream, _transport, _wire
 
 NAMES = {entry.name for entry in REGISTRY}
+#: the formats with calls of their own (the raw-text ones carry them only as text)
+CALL_NAMES = {entry.name for entry in REGISTRY if not entry.raw_text}
+#: the dialects callstream.testing writes
+WRITTEN = {name: dialect for name, dialect in DIALECTS.items() if dialect.writer is not None}
 
 
 def _dialects(test: Callable[[_formats.Dialect], bool] = lambda d: True) -> set[str]:
-    return {name for name, dialect in DIALECTS.items() if test(dialect)}
+    return {name for name, dialect in WRITTEN.items() if test(dialect)}
 
 
 def _translator_modules() -> set[str]:
@@ -45,14 +49,25 @@ TABLES: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
     "providers._REGISTRY": (lambda: set(providers._REGISTRY), lambda: NAMES),
     "providers: detection order": (
         lambda: tuple(providers._REGISTRY),
-        lambda: tuple(e.name for e in sorted(REGISTRY, key=lambda e: e.detection_rank)),
+        lambda: (
+            *(
+                e.name
+                for e in sorted(REGISTRY, key=lambda e: e.detection_rank or 0)
+                if e.detection_rank is not None
+            ),
+            *(e.name for e in REGISTRY if e.detection_rank is None),
+        ),
+    ),
+    "providers.RAW_TEXT_FORMATS": (
+        lambda: set(providers.RAW_TEXT_FORMATS),
+        lambda: NAMES - CALL_NAMES,
     ),
     "providers.FORMATS": (lambda: set(providers.FORMATS), lambda: NAMES),
     "providers: translator modules": (
         _translator_modules,
         lambda: {entry.module for entry in REGISTRY},
     ),
-    "runner._messages._FORMATS": (lambda: set(_messages._FORMATS), lambda: NAMES),
+    "runner._messages._FORMATS": (lambda: set(_messages._FORMATS), lambda: CALL_NAMES),
     "cli._split.SPLIT_FORMATS": (
         lambda: set(_split.SPLIT_FORMATS),
         lambda: {e.name for e in REGISTRY if e.recut is not None},
@@ -65,11 +80,11 @@ TABLES: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {
     "testing.FORMATS": (lambda: set(_stream.FORMATS), _dialects),
     "testing.ENDPOINTS": (
         lambda: dict(_transport.ENDPOINTS),
-        lambda: {n: d.endpoint for n, d in DIALECTS.items() if d.endpoint is not None},
+        lambda: {n: d.endpoint for n, d in WRITTEN.items() if d.endpoint is not None},
     ),
     "testing.CONTENT_TYPES": (
         lambda: dict(_transport.CONTENT_TYPES),
-        lambda: {n: d.content_type for n, d in DIALECTS.items() if d.endpoint is not None},
+        lambda: {n: d.content_type for n, d in WRITTEN.items() if d.endpoint is not None},
     ),
     "testing._wire.WIRE_FORMATS": (
         lambda: set(_wire.WIRE_FORMATS),
@@ -118,6 +133,9 @@ def test_every_entry_names_its_modules() -> None:
         assert entry.dialects[0].name == entry.name
         for dialect in entry.dialects:
             assert dialect.format == entry.name
+            if dialect.writer is None:  # a raw-text format: its calls are a tool parser's
+                assert entry.raw_text and dialect is entry.dialects[0], entry.name
+                continue
             module_name = dialect.writer.rsplit(".", 1)[1]
             assert dialect.writer.startswith("callstream.testing._formats.")
             assert module_name == dialect.name.replace("-", "_")
@@ -127,7 +145,7 @@ def test_writer_modules_match_the_registry() -> None:
     """The testing writers, one module per dialect, once they are split out."""
     folder = Path(_writers.__file__).parent
     modules = {p.stem for p in folder.glob("*.py") if not p.stem.startswith("_")}
-    assert modules == {d.writer.rsplit(".", 1)[1] for d in DIALECTS.values()}
+    assert modules == {d.writer.rsplit(".", 1)[1] for d in WRITTEN.values() if d.writer}
 
 
 def test_no_name_is_given_twice() -> None:

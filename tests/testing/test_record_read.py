@@ -23,13 +23,14 @@ from callstream.testing import (
     load_recording,
     stream_of,
 )
+from callstream.testing._transport import ENDPOINTS
 
 CALLS = [
     {"name": "get_weather", "args": {"city": "Paris", "days": [1, 2]}, "id": "call_1"},
     {"name": "get_time", "args": {"zone": "CET"}, "id": "call_2"},
 ]
 #: the dialects a server sends (an HTTP endpoint), by the endpoint the client calls
-SERVED = sorted(name for name, dialect in DIALECTS.items() if dialect.endpoint is not None)
+SERVED = sorted(ENDPOINTS)  # the dialects MockProvider serves
 
 
 def record(path: Path, *turns: object, format: str, requests: int = 1) -> None:

@@ -295,7 +295,7 @@ def _replay_one(
 
 
 def _cmd_replay(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
-    recording = load_path(args.file)
+    recording = load_path(args.file, raw_text=args.provider == "text")
     if args.output == "rich" and console is None:
         console = _console(stdout)
     return _replay_one(recording, args, stdout, console)
@@ -341,7 +341,7 @@ def _cmd_demo(args: argparse.Namespace, stdout: IO[str], console: Console | None
 
 
 def _cmd_inspect(args: argparse.Namespace, stdout: IO[str], console: Console | None) -> int:
-    recording = load_path(args.file)
+    recording = load_path(args.file, raw_text=args.provider == "text")
     prepared = prepare(recording, provider=args.provider, split=args.split)
     stats = replay(prepared, provider=args.provider, on_update=lambda update: None)
     result = stats.result

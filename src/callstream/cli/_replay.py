@@ -142,7 +142,8 @@ def _items(
     wire_format: str | None,
     split: int | None,
 ) -> Iterator[Any]:
-    sse = layout != "jsonl"  # a recording's payloads go back as the SSE events they were
+    # a recording's payloads go back as the SSE events they were; raw text as it is
+    sse = layout in ("sse", "recording")
     for record in records:
         if record.payload is DONE:
             if sse:

@@ -14,6 +14,11 @@ Three layouts are recognized from the first non-blank line:
   decodes raw chunks (:mod:`callstream.providers._recording`, the one reading of that
   format), each payload named by its exchange's line.
 
+A third layout is taken only when asked for (``--provider text``, :func:`load_path` with
+``raw_text=True``): the file is the model's raw output, read in blocks of
+:data:`RAW_BLOCK` bytes whatever its lines (one text piece each, UTF-8 decoded across the
+block ends, bytes that are not UTF-8 as U+FFFD, as ``provider="text"`` reads bytes).
+
 The file is streamed: :func:`load_path` reads only its first lines (to fail fast on a
 missing file, an empty file or an unknown layout, exit status 2), and the payloads are
 then read one line at a time while the replay runs, so memory stays bounded by the
@@ -33,6 +38,7 @@ twice the longest line, its text and the payload decoded from it.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import sys
@@ -45,6 +51,7 @@ from callstream.providers.transport import JSONStreamDecoder, SSEDecoder, Transp
 
 __all__ = (
     "DONE",
+    "RAW_BLOCK",
     "InputError",
     "Record",
     "Recording",
@@ -54,13 +61,16 @@ __all__ = (
 )
 
 
-Layout = Literal["jsonl", "sse", "recording"]
+Layout = Literal["jsonl", "sse", "recording", "text"]
 """How a recording file is laid out (see the module docstring)."""
 
 
 class InputError(Exception):
     """A file that cannot be replayed: missing, unreadable, not JSON, unknown layout."""
 
+
+RAW_BLOCK = 64 * 1024
+"""Bytes read at a time from a file of raw text (``--provider text``): one piece each."""
 
 DONE: Any = object()
 """The payload of the record standing for ``data: [DONE]`` in a streamed :class:`Source`."""
@@ -135,7 +145,8 @@ class Source:
                 count += 1
             yield record
         if not count:
-            raise InputError(f"{self.name}: no payloads in this stream")
+            empty = "the file is empty (no text)" if self.layout == "text" else ""
+            raise InputError(f"{self.name}: {empty or 'no payloads in this stream'}")
 
 
 def _chain(
@@ -302,6 +313,13 @@ def _sse_record(source: Source, event: Any, start: int, *, final: bool) -> Itera
         raise _decode_error(source.name, start, data, error, "SSE data is not JSON") from None
 
 
+def _text_records(source: Source, blocks: Iterator[tuple[int, str, bool]]) -> Iterator[Record]:
+    """Raw text: each block is one piece of text (its number stands for the line)."""
+    for number, text, _ in blocks:
+        if text:
+            yield Record(number, text)
+
+
 def _recording_records(
     source: Source, lines: Iterator[tuple[int, str, bool]]
 ) -> Iterator[Record]:
@@ -316,7 +334,12 @@ def _recording_records(
         yield Record(number, message.payload, message.event)
 
 
-_READERS = {"jsonl": _json_records, "sse": _sse_records, "recording": _recording_records}
+_READERS = {
+    "jsonl": _json_records,
+    "sse": _sse_records,
+    "recording": _recording_records,
+    "text": _text_records,
+}
 
 
 def _is_recording(line: str) -> bool:
@@ -392,6 +415,27 @@ def _byte_lines(file: IO[bytes], name: str, tally: _Tally) -> Iterator[tuple[int
         file.close()
 
 
+def _raw_blocks(file: IO[bytes], tally: _Tally) -> Iterator[tuple[int, str, bool]]:
+    """(number, text, True) of a binary file read in blocks of :data:`RAW_BLOCK` bytes,
+    decoded as UTF-8 across block ends (undecodable bytes as U+FFFD)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    number = 0
+    try:
+        while block := file.read(RAW_BLOCK):
+            tally.bytes += len(block)
+            number += 1
+            yield number, decoder.decode(block), True
+        yield number + 1, decoder.decode(b"", final=True), True
+    finally:
+        file.close()
+
+
+def _open_raw(file: IO[bytes], name: str) -> Source:
+    """A file of raw text, as a :class:`Source` of layout ``"text"``."""
+    tally = _Tally()
+    return Source(name, "text", _raw_blocks(file, tally), [], tally)
+
+
 def _open(lines: Iterator[tuple[int, str, bool]], name: str, tally: _Tally) -> Source:
     """Read up to the first non-blank line to find the layout; keep what was read."""
     head: list[tuple[int, str, bool]] = []
@@ -407,7 +451,8 @@ def _open(lines: Iterator[tuple[int, str, bool]], name: str, tally: _Tally) -> S
             return Source(name, "sse", lines, head, tally)
         raise InputError(
             f"{name}:{number}: not a recorded stream: expected JSON lines or "
-            f"server-sent events ('data: ...'), found {_excerpt(stripped)}"
+            f"server-sent events ('data: ...'), found {_excerpt(stripped)} (for a file of "
+            "the model's raw text, pass --provider text)"
         )
     raise InputError(f"{name}: the file is empty (no payloads)")
 
@@ -431,10 +476,12 @@ def load_text(text: str, name: str) -> Recording:
     return Recording(name, source.layout, tuple(records), done_marker=done, size=source.size)
 
 
-def load_path(path: str) -> Source:
+def load_path(path: str, *, raw_text: bool = False) -> Source:
     """Open the recording at ``path`` (``-`` reads standard input) for streaming.
 
     Reads only up to the first non-blank line; iterate :meth:`Source.stream` for the rest.
+    ``raw_text``: the file is the model's raw output (layout ``"text"``, see the module
+    docstring), read lazily in blocks.
 
     Raises:
         InputError: the file is missing, unreadable, empty, not UTF-8, or not a recording.
@@ -444,17 +491,25 @@ def load_path(path: str) -> Source:
         buffer = getattr(stdin, "buffer", None)
         if buffer is None:  # a text stream without bytes underneath (tests, IDEs)
             tally = _Tally()
-            return _open(_text_lines(stdin.read(), tally), "<stdin>", tally)
+            text = stdin.read()
+            if raw_text:
+                tally.bytes = len(text.encode("utf-8", "surrogatepass"))
+                return Source("<stdin>", "text", iter([(1, text, True)]), [], tally)
+            return _open(_text_lines(text, tally), "<stdin>", tally)
+        if raw_text:
+            return _open_raw(buffer, "<stdin>")
         tally = _Tally()
         return _open(_byte_lines(buffer, "<stdin>", tally), "<stdin>", tally)
     try:
-        file = open(path, "rb")  # noqa: SIM115 - closed by _byte_lines
+        file = open(path, "rb")  # noqa: SIM115 - closed by _byte_lines / _raw_blocks
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot read: {error.strerror or error}") from None
+    if raw_text:
+        return _open_raw(file, path)
     try:
         tally = _Tally()
         return _open(_byte_lines(file, path, tally), path, tally)

@@ -7,22 +7,31 @@ and a ``detect(payload) -> bool`` function. The format registry
 modules are imported on first use, so ``import callstream`` does not pay for formats a
 program never sees. :data:`FORMATS` maps each format name to its other names.
 
-=================  ===========================================================
-format name        payloads
-=================  ===========================================================
-openai-chat        Chat Completions chunks (OpenAI, Azure, Groq, DeepSeek, xAI,
-                   Alibaba, Mistral, TGI, vLLM, llama.cpp, LM Studio, Ollama /v1)
-openai-responses   Responses API stream events (OpenAI, DeepSeek, LM Studio)
-anthropic          Anthropic Messages stream events (also via Bedrock / Vertex)
-gemini             Gemini / Vertex AI ``GenerateContentResponse`` chunks,
-                   including Vertex streamed ``partialArgs``
-bedrock            Bedrock ConverseStream events (as boto3 yields them)
-cohere             Cohere v2 chat stream events
-ollama             Ollama native ``/api/chat`` lines
-langchain          LangChain ``AIMessageChunk`` objects, ``ToolCallChunk`` dicts,
-                   content-block events (``stream_events(version="v3")``,
-                   ``ChatModelStream``) and LangGraph's message streams
-=================  ===========================================================
+=====================  ===========================================================
+format name            payloads
+=====================  ===========================================================
+openai-chat            Chat Completions chunks (OpenAI, Azure, Groq, DeepSeek, xAI,
+                       Alibaba, Mistral, TGI, vLLM, llama.cpp, LM Studio, Ollama /v1)
+openai-responses       Responses API stream events (OpenAI, DeepSeek, LM Studio)
+anthropic              Anthropic Messages stream events (also via Bedrock / Vertex)
+gemini                 Gemini / Vertex AI ``GenerateContentResponse`` chunks,
+                       including Vertex streamed ``partialArgs``
+bedrock                Bedrock ConverseStream events (as boto3 yields them)
+cohere                 Cohere v2 chat stream events
+ollama                 Ollama native ``/api/chat`` lines
+langchain              LangChain ``AIMessageChunk`` objects, ``ToolCallChunk`` dicts,
+                       content-block events (``stream_events(version="v3")``,
+                       ``ChatModelStream``) and LangGraph's message streams
+openai-completions     legacy Completions chunks, ``/v1/completions`` (OpenAI, vLLM,
+                       llama.cpp, TGI, LM Studio, llama-cpp-python): raw text
+ollama-generate        Ollama native ``/api/generate`` lines: raw text
+llamacpp-completion    llama.cpp server's native ``/completion`` results: raw text
+text                   the model's raw output as ``str`` / bytes pieces (transformers,
+                       vLLM, MLX, llama-cpp-python in process); never auto-detected
+=====================  ===========================================================
+
+The last four are *raw-text formats* (:data:`RAW_TEXT_FORMATS`): the model's text and
+no tool calls of their own; a tool parser reads the calls written in it.
 """
 
 from __future__ import annotations
@@ -45,6 +54,8 @@ from callstream.providers._fields import get, get_str
 from callstream.providers._formats import (
     DETECTION_ORDER,
     FORMATS,
+    RAW_TEXT_FORMATS,
+    REGISTRY,
     WireFormat,
     lookup,
     resolve_format,
@@ -52,6 +63,7 @@ from callstream.providers._formats import (
 
 __all__ = (
     "FORMATS",
+    "RAW_TEXT_FORMATS",
     "Translator",
     "detect_format",
     "get_translator",
@@ -62,8 +74,12 @@ __all__ = (
 )
 
 #: Format name -> its registry entry, in detection order: the most specific shapes first,
-#: LangChain's loosely shaped chunk dicts last (:data:`~._formats.DETECTION_ORDER`).
-_REGISTRY: dict[str, WireFormat] = {name: lookup(name) for name in DETECTION_ORDER}
+#: LangChain's loosely shaped chunk dicts last (:data:`~._formats.DETECTION_ORDER`), then
+#: the formats never detected (named only: ``text``).
+_REGISTRY: dict[str, WireFormat] = {
+    **{name: lookup(name) for name in DETECTION_ORDER},
+    **{entry.name: entry for entry in REGISTRY if entry.detection_rank is None},
+}
 
 
 _MODULES: dict[str, Any] = {}
@@ -145,13 +161,16 @@ def detect_format(payload: Any) -> str | None:
     - bedrock: ``contentBlockStart.start.toolUse``, ``messageStop``;
     - cohere: ``tool-call-start``, ``message-end``;
     - ollama: ``message.tool_calls``, ``done: true``;
+    - ollama-generate: ``done: true``, an ``error``;
+    - openai-completions: a ``finish_reason``, an ``error``;
+    - llamacpp-completion: ``stop: true``, an ``error``;
     - langchain: a tool-call chunk with a name or arguments, or a finish reason; a
       ``content-block-start`` of a call, ``message-finish``, ``error``.
 
     Cost: a few field reads per format.
     """
     payload = unwrap_sdk_event(payload)
-    for name in _REGISTRY:
+    for name in DETECTION_ORDER:
         if _module(name).detect(payload):
             return name
     return None

@@ -26,16 +26,18 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from callstream._assembly.types import CallFailure, Signal, StreamEnd
 from callstream._assembly.verdict import TRUNCATION_REASONS
-from callstream.providers._fields import get
+from callstream.providers._fields import get, get_str
 
 __all__ = (
     "Handler",
     "Translator",
     "describe_exception",
+    "error_text",
     "field_kind",
     "ignore",
     "finish",
     "finish_with_error",
+    "normalize_finish_reason",
     "unreadable",
 )
 
@@ -53,6 +55,12 @@ class Translator(Protocol):
     :class:`~callstream.TextDelta` (the assistant's text and reasoning, always reported:
     the pipeline decides what to keep) and ``StreamEnd``. Dispatch and the never-raise
     rule: this module's docstring.
+
+    Two optional members serve the raw-text formats (``provider="text"``): a true
+    ``takes_raw_text`` makes the pipeline give the source's ``str`` / bytes items to
+    ``translate`` as they are (not decoded as SSE or JSON), and ``end()`` returns the
+    signals held until the source is exhausted (a partial character, the stream's end);
+    the pipeline calls it once, at its close, for a format it reads by name.
 
     A translator reports every end marker it sees (a stop reason and a later stop event
     give a ``StreamEnd`` each); the assembler keeps the first and ignores every signal
@@ -91,6 +99,16 @@ def finish(reason: str | None) -> StreamEnd:
     return StreamEnd(reason="length" if length else reason, provider_reason=reason)
 
 
+_FINISH_REASONS: Final = {"eos_token": "stop", "eos": "stop", "max_tokens": "length"}
+
+
+def normalize_finish_reason(reason: str) -> str:
+    """Map OpenAI-compatible servers' own finish reasons onto OpenAI's (TGI's
+    ``eos_token`` -> ``stop``, ``max_tokens`` -> ``length``); others as sent. Used by the
+    Chat Completions and the legacy Completions translators."""
+    return _FINISH_REASONS.get(reason.lower(), reason)
+
+
 def finish_with_error(open_calls: Iterable[int], message: str) -> list[Signal]:
     """A provider error that ends the stream: each open call (by key) fails with the
     provider's ``message``, then ``StreamEnd("error")`` carries it."""
@@ -123,3 +141,21 @@ def field_kind(payload: Any, kinds: Iterable[str | None]) -> str | None:
         if value is not None and (type(value) is not list or value):
             return kind
     return None
+
+
+def error_text(error: Any, default: str) -> str:
+    """What an ``error`` field says: the field itself when it is text (Ollama's
+    ``{"error": "..."}``), else its object's ``message``, ``type`` or ``code`` (the
+    OpenAI-style ``{"error": {"message", "type", "code"}}`` of vLLM and llama.cpp);
+    ``default`` when it says nothing readable. Never raises."""
+    text = get_str({"error": error}, "error")
+    if text:
+        return text
+    for key in ("message", "type", "code"):
+        said = get_str(error, key)
+        if said:
+            return said
+        number = get(error, key)
+        if type(number) is int:
+            return str(number)
+    return default

@@ -29,6 +29,7 @@ from callstream._errors import UnknownFormatNameError
 
 __all__ = (
     "CONTENT_TYPES",
+    "RAW_TEXT_FORMATS",
     "DETECTION_ORDER",
     "DIALECTS",
     "FORMATS",
@@ -64,7 +65,8 @@ class Dialect:
     Attributes:
         name: the dialect's name (a format's first dialect bears the format's name).
         format: the name of the format whose translator reads it.
-        writer: the module of ``callstream.testing`` that writes it (dotted name).
+        writer: the module of ``callstream.testing`` that writes it (dotted name); None
+            for a raw-text format (its calls are written by a tool parser family).
         framing: how its server frames the payloads; None: no wire (Python objects).
         endpoint: the path its streaming endpoint ends with; None: no HTTP endpoint.
         aliases: other names for this dialect.
@@ -72,7 +74,7 @@ class Dialect:
 
     name: str
     format: str
-    writer: str
+    writer: str | None
     framing: Framing | None
     endpoint: str | None
     aliases: tuple[str, ...] = ()
@@ -95,13 +97,16 @@ class WireFormat:
         translator: the translator class in that module.
         recognizer: the module's test that a payload has a field of the format
             (``recognizes``, or the shape test ``detect`` where there is no other).
-        detection_rank: its place in detection (lowest first: most specific shapes).
+        detection_rank: its place in detection (lowest first: most specific shapes);
+            None: never detected, only named (``text``).
         tool_results: the tool-result messages :func:`callstream.runner.tool_messages`
-            writes for it.
+            writes for it; None for a raw-text format (its chat template writes them).
         recut: how ``--split`` re-cuts its argument text: ``"chat"`` (a Chat
             Completions tool-call entry), ``"slot"`` (one fragment per event, in a fixed
             field), None (whole argument objects: replayed unchanged).
         dialects: its wires, itself first.
+        raw_text: the format carries the model's raw text and no calls of its own (a
+            tool parser reads the calls written in it: ``tool_parser=``).
     """
 
     name: str
@@ -109,10 +114,11 @@ class WireFormat:
     module: str
     translator: str
     recognizer: str
-    detection_rank: int
-    tool_results: str
+    detection_rank: int | None
+    tool_results: str | None
     recut: Literal["chat", "slot"] | None
     dialects: tuple[Dialect, ...]
+    raw_text: bool = False
 
     @property
     def reader(self) -> str:
@@ -129,19 +135,29 @@ def _entry(
     module: str,
     translator: str,
     *,
-    rank: int,
+    rank: int | None,
     aliases: tuple[str, ...] = (),
     framing: Framing | None,
     endpoint: str | None,
-    tool_results: str,
+    tool_results: str | None,
     recut: Literal["chat", "slot"] | None = None,
     recognizer: str = "detect",
     dialects: tuple[tuple[str, str, Framing | None, str | None, tuple[str, ...]], ...] = (),
 ) -> WireFormat:
-    own = Dialect(name, name, _writer(module), framing, endpoint)
+    raw_text = tool_results is None
+    own = Dialect(name, name, None if raw_text else _writer(module), framing, endpoint)
     more = tuple(Dialect(d, name, _writer(m), f, e, a) for d, m, f, e, a in dialects)
     return WireFormat(
-        name, aliases, module, translator, recognizer, rank, tool_results, recut, (own, *more)
+        name,
+        aliases,
+        module,
+        translator,
+        recognizer,
+        rank,
+        tool_results,
+        recut,
+        (own, *more),
+        raw_text,
     )
 
 
@@ -150,7 +166,7 @@ REGISTRY: tuple[WireFormat, ...] = (
         "openai-chat",
         "openai_chat",
         "OpenAIChatTranslator",
-        rank=6,
+        rank=8,
         aliases=(
             "openai",
             "chat",
@@ -205,7 +221,7 @@ REGISTRY: tuple[WireFormat, ...] = (
         "gemini",
         "gemini",
         "GeminiTranslator",
-        rank=5,
+        rank=6,
         aliases=("google",),
         framing="sse",
         endpoint=":streamGenerateContent",
@@ -256,16 +272,65 @@ REGISTRY: tuple[WireFormat, ...] = (
         "langchain",
         "langchain",
         "LangChainTranslator",
-        rank=7,
+        rank=10,
         framing=None,
         endpoint=None,
         tool_results="one ToolMessage per result",
         dialects=(("langchain-events", "langchain_events", None, None, ()),),
     ),
+    _entry(
+        "openai-completions",
+        "openai_completions",
+        "OpenAICompletionsTranslator",
+        rank=7,  # before openai-chat, which takes any ``choices`` list
+        aliases=("completions", "openai-completion", "legacy-completions"),
+        framing="sse",
+        endpoint="/completions",
+        tool_results=None,
+        recognizer="recognizes",
+    ),
+    _entry(
+        "ollama-generate",
+        "ollama_generate",
+        "OllamaGenerateTranslator",
+        rank=5,
+        aliases=("ollama-completion",),
+        framing="ndjson",
+        endpoint="/api/generate",
+        tool_results=None,
+        recognizer="recognizes",
+    ),
+    _entry(
+        "llamacpp-completion",
+        "llamacpp_completion",
+        "LlamaCppCompletionTranslator",
+        rank=9,
+        aliases=("llama.cpp-completion", "llamacpp-native"),
+        framing="sse",
+        endpoint="/completion",
+        tool_results=None,
+        recognizer="recognizes",
+    ),
+    _entry(
+        "text",
+        "text",
+        "TextTranslator",
+        rank=None,  # raw text has no shape to recognize: named only
+        framing=None,
+        endpoint=None,
+        tool_results=None,
+        recognizer="recognizes",
+    ),
 )
 """Every format, in the order the documentation lists them."""
 
 _BY_NAME: dict[str, WireFormat] = {entry.name: entry for entry in REGISTRY}
+
+RAW_TEXT_FORMATS: frozenset[str] = frozenset(e.name for e in REGISTRY if e.raw_text)
+"""The formats that carry the model's raw text and no tool calls of their own: the calls
+written in their text are read by a tool parser (``tool_parser=``). They have no
+tool-result message shape (:func:`callstream.runner.tool_messages` refuses them) and no
+writer of their own in :mod:`callstream.testing`."""
 
 FORMATS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -285,7 +350,9 @@ DIALECTS: Mapping[str, Dialect] = MappingProxyType(
 """Every dialect by name (the formats themselves among them)."""
 
 DETECTION_ORDER: tuple[str, ...] = tuple(
-    entry.name for entry in sorted(REGISTRY, key=lambda e: e.detection_rank)
+    entry.name
+    for entry in sorted(REGISTRY, key=lambda e: e.detection_rank or 0)
+    if entry.detection_rank is not None
 )
 """The format names in the order detection tries them: the most specific shapes first,
 LangChain's loosely shaped chunk dicts last."""

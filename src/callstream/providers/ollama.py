@@ -13,7 +13,9 @@ Every call gets its own key (a running count, since the server's index, when pre
 is not reliable across lines, so an odd ``index`` value cannot misroute anything) and is
 ended at once: it arrived whole. Arguments that are not JSON data, cyclic or nested
 deeper than ``DEFAULT_MAX_DEPTH`` make that call invalid with the reason. Ollama's
-OpenAI-compatible ``/v1`` endpoint is handled by the OpenAI Chat translator.
+OpenAI-compatible ``/v1`` endpoint is handled by the OpenAI Chat translator, and
+``/api/generate`` by ``ollama-generate``: a line with a ``response`` and no ``message`` is
+none of this format's (it gives nothing, so a generate stream read as chat is refused).
 Cost: O(size of the payload).
 """
 
@@ -58,6 +60,8 @@ class OllamaTranslator:
         (``done: true``, else an ``error``)."""
         signals: list[Signal] = []
         message = get(payload, "message")
+        if message is None and get(payload, "response") is not None:
+            return signals  # an /api/generate line: not this format (ollama-generate)
         add_text(signals, get(message, "thinking"), True)
         add_text(signals, get(message, "content"), False)
         for call in get_list(message, "tool_calls"):

@@ -38,7 +38,9 @@ llama.cpp, LM Studio and Ollama's ``/v1`` endpoint. Wire facts (from real record
   :func:`~callstream.providers._arguments.read_arguments`.
 
 Only choice ``choice`` (default 0) is read; other choices of an ``n > 1`` request are
-ignored. Cost: O(size of the payload) per chunk.
+ignored. A legacy Completions chunk (``object: "text_completion"``) is none of this
+format's: it gives nothing (``openai-completions`` reads it), so such a stream read as
+Chat Completions is refused. Cost: O(size of the payload) per chunk.
 """
 
 from __future__ import annotations
@@ -53,28 +55,27 @@ from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._arguments import args_error, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
-from callstream.providers._base import Handler, field_kind, ignore, unreadable
+from callstream.providers._base import (
+    Handler,
+    field_kind,
+    ignore,
+    normalize_finish_reason,
+    unreadable,
+)
 from callstream.providers._fields import get, get_list, get_str, is_record, is_sequence
 from callstream.providers._plain import to_json_data
 from callstream.providers._text import add_text
 
 __all__ = ("OpenAIChatTranslator", "detect", "failed_generation_calls", "normalize_finish_reason")
 
-_FINISH_REASONS: Final = {"eos_token": "stop", "eos": "stop", "max_tokens": "length"}
-
-
-def normalize_finish_reason(reason: str) -> str:
-    """Map server-specific finish reasons onto OpenAI's (``eos_token`` -> ``stop``, ...)."""
-    return _FINISH_REASONS.get(reason.lower(), reason)
-
-
 def detect(payload: Any) -> bool:
-    """True if ``payload`` looks like a Chat Completions chunk (or a Groq tool error)."""
+    """True if ``payload`` looks like a Chat Completions chunk (or a Groq tool error); a
+    legacy Completions chunk (``object: "text_completion"``) is not one."""
     obj = get_str(payload, "object")
     if obj is not None and obj.startswith("chat.completion"):
         return True
     if is_sequence(get(payload, "choices")):
-        return True
+        return obj != "text_completion"
     error = get(payload, "error")
     return is_record(error) and get(error, "failed_generation") is not None
 
@@ -233,6 +234,8 @@ class OpenAIChatTranslator:
 
     def _choices(self, payload: Any) -> list[Signal]:
         signals: list[Signal] = []
+        if get_str(payload, "object") == "text_completion":
+            return signals  # legacy Completions: not this format (openai-completions)
         for choice in get_list(payload, "choices"):
             number = get_index(choice, "index")
             if isinstance(number, BadIndex):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from callstream._errors import OptionTypeError, UsageError
+from callstream._errors import OptionTypeError, OptionValueError, UsageError
 from callstream.providers._formats import lookup
 from callstream.runner._item_outputs import Reply, responses_item
 from callstream.runner._tool_result import ToolResult
@@ -84,8 +84,15 @@ def tool_messages(results: Sequence[ToolResult], format: MessageFormat) -> list[
         ``"anthropic"``, ``"gemini"`` and ``"bedrock"``; ``[]`` for no results.
 
     Raises:
-        UnknownFormatNameError: ``format`` is no format name or alias (an
-            ``OptionValueError``; the message lists the names).
+    entry = lookup(format)
+    if entry.raw_text:
+        raise OptionValueError(
+            f"{format!r} is a raw-text format: it has no tool-result messages, since the "
+            "model reads tool results as text its chat template writes. Build OpenAI-style "
+            "messages (tool_messages(results, 'openai')) and render them with the model's "
+            "chat template (transformers' tokenizer.apply_chat_template, say)"
+        )
+    return _FORMATS[entry.name]
         OptionTypeError: ``format`` is not a ``str``, or an item is not a ToolResult.
         UsageError: a result has no id and the format addresses results by id (every
             format but ``"ollama"``), or has no name and the format needs one
@@ -234,7 +241,8 @@ _FORMATS: dict[str, Callable[[list[ToolResult]], list[Any]]] = {
     "ollama": _ollama,
     "langchain": _langchain,
 }
-"""The builder of each format of the registry (:mod:`callstream.providers._formats`)."""
+"""The builder of each format of the registry (:mod:`callstream.providers._formats`) but
+the raw-text ones."""
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -246,7 +254,15 @@ def _builder(format: object) -> Callable[[list[ToolResult]], list[Any]]:
         raise OptionTypeError(
             f"tool_messages() format must be a str such as 'openai', not {type(format).__name__}"
         )
-    return _FORMATS[lookup(format).name]
+    entry = lookup(format)
+    if entry.raw_text:
+        raise OptionValueError(
+            f"{format!r} is a raw-text format: it has no tool-result messages, since the "
+            "model reads tool results as text its chat template writes. Build OpenAI-style "
+            "messages (tool_messages(results, 'openai')) and render them with the model's "
+            "chat template (transformers' tokenizer.apply_chat_template, say)"
+        )
+    return _FORMATS[entry.name]
 
 
 def _describe(result: ToolResult) -> str:

@@ -41,7 +41,9 @@ __all__ = (
 )
 
 ENDPOINTS: dict[str, str] = {
-    name: dialect.endpoint for name, dialect in DIALECTS.items() if dialect.endpoint is not None
+    name: dialect.endpoint
+    for name, dialect in DIALECTS.items()
+    if dialect.endpoint is not None and dialect.writer is not None
 }
 """The path each format's streaming endpoint ends with (what :class:`MockProvider`
 answers; any prefix before it, such as a base URL's ``/v1``, is accepted)."""
@@ -54,7 +56,7 @@ _ROUTES: dict[str, re.Pattern[str]] = {
 CONTENT_TYPES: dict[str, str] = {
     name: dialect.content_type
     for name, dialect in DIALECTS.items()
-    if dialect.endpoint is not None and dialect.content_type is not None
+    if name in ENDPOINTS and dialect.content_type is not None
 }
 """The ``content-type`` of each format's streamed response."""
 

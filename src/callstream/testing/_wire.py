@@ -33,12 +33,14 @@ events, NDJSON lines for Ollama, AWS eventstream messages for Bedrock) or ``line
 (those bytes as ``str`` lines without their line ends, ``""`` for a blank line, as
 httpx's ``iter_lines()`` yields them; not for Bedrock)."""
 
+#: the dialects written here, with their framing
+_FRAMINGS = {n: d.framing for n, d in DIALECTS.items() if d.writer is not None}
 #: formats whose servers name each event after the payload's ``type``
-_NAMED_EVENTS = tuple(n for n, d in DIALECTS.items() if d.framing == "sse-named")
+_NAMED_EVENTS = tuple(n for n, f in _FRAMINGS.items() if f == "sse-named")
 #: the formats with a text encoding here (not bedrock's binary one, not langchain)
-WIRE_FORMATS = tuple(n for n, d in DIALECTS.items() if d.framing in ("sse", "sse-named", "ndjson"))
+WIRE_FORMATS = tuple(n for n, f in _FRAMINGS.items() if f in ("sse", "sse-named", "ndjson"))
 #: the formats with a ``bytes`` encoding: the text wires and Bedrock's binary eventstream
-BYTE_FORMATS = (*WIRE_FORMATS, *(n for n, d in DIALECTS.items() if d.framing == "eventstream"))
+BYTE_FORMATS = (*WIRE_FORMATS, *(n for n, f in _FRAMINGS.items() if f == "eventstream"))
 
 
 def _json(payload: Any) -> str:

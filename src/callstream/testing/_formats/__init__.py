@@ -36,7 +36,9 @@ Writer = Callable[[list[WireCall], Shape], list[Any]]
 """A format's ``write(calls, shape)``: the payloads, in order."""
 
 _MODULES: dict[str, ModuleType] = {
-    name: importlib.import_module(dialect.writer) for name, dialect in DIALECTS.items()
+    name: importlib.import_module(dialect.writer)
+    for name, dialect in DIALECTS.items()
+    if dialect.writer is not None  # raw-text formats: their calls are a tool parser's text
 }
 """Each dialect's writer module, as the format registry names it."""
 
