@@ -136,6 +136,7 @@ class AutoParser(ToolParser):
         delegate = chosen()
         delegate.schemas = self.schemas
         delegate.reasoning_seen = self.reasoning_seen
+        delegate.carry_text_state(self)
         self._delegate = delegate
         self._marker = None
         self._after = []

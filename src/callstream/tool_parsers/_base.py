@@ -215,6 +215,7 @@ class ToolParser:
     reasoning_open: ClassVar[tuple[str, ...]] = ("<think>",)
     reasoning_close: ClassVar[tuple[str, ...]] = ("</think>",)
     dropped: ClassVar[tuple[str, ...]] = ()
+    trim: ClassVar[bool] = True
 
     def __init__(self, tools: Sequence[Any] | None = None, prefill: str = "") -> None:
         if not isinstance(prefill, str):
@@ -225,6 +226,10 @@ class ToolParser:
         self.reasoning_seen = False  # a reasoning marker was read (in the prefill too)
         self.text_was_reasoning = False  # see on_marker: a closer with no opener
         self._held = ""  # the held-back tail
+        # the separator rule (see text()), per kind of text: whether none of it came yet,
+        # and its trailing whitespace, held until more of it comes
+        self._lead = {"text": True, "reasoning": True}
+        self._space = {"text": "", "reasoning": ""}
         self._reader: CallReader | None = None
         self._out: list[Signal] = []
         self._sets: dict[str, MarkerSet] = {}
@@ -384,6 +389,7 @@ class ToolParser:
         elif self._held:
             self.text(self._held)
         self._held = ""
+        self._space = {"text": "", "reasoning": ""}  # trailing whitespace: dropped
         out, self._out = self._out, []
         return out
 
@@ -391,6 +397,12 @@ class ToolParser:
     def closed(self) -> bool:
         """Whether :meth:`close` ran."""
         return self._closed
+
+    def carry_text_state(self, other: ToolParser) -> None:
+        """Go on from the text ``other`` read (``"auto"`` handing over to a family): its
+        separator state (the text and reasoning begun, their held trailing whitespace)."""
+        self._lead = dict(other._lead)
+        self._space = dict(other._space)
 
     def _set(self, mode: str) -> MarkerSet:
         found = self._sets.get(mode)
@@ -400,7 +412,29 @@ class ToolParser:
 
     def text(self, text: str) -> None:
         """Text of the current mode, between markers: reported as its kind
-        (:meth:`text_kind`)."""
+        (:meth:`text_kind`).
+
+        The separator rule (``trim``, on by default): the whitespace at the start and at
+        the end of the whole text, and of the whole reasoning, is not reported: it is
+        the chat template's separators around the markers (``<think>\n``,
+        ``\n</think>\n\n``, ``\n<tool_call>``). Whitespace inside is kept: trailing
+        whitespace is held until more text of its kind comes (then reported before it)
+        or the output ends (then dropped).
+        """
         kind = self.text_kind(self.mode)
-        if kind is not None and not self._silent:
-            self._out.append(TextDelta(text, reasoning=kind == "reasoning"))
+        if kind is None or self._silent:
+            return
+        if self.trim:
+            if self._lead[kind]:
+                text = text.lstrip()
+                if not text:
+                    return
+                self._lead[kind] = False
+            body = text.rstrip()
+            space = self._space[kind]
+            if not body:
+                self._space[kind] = space + text
+                return
+            self._space[kind] = text[len(body) :]
+            text = space + body if space else body
+        self._out.append(TextDelta(text, reasoning=kind == "reasoning"))
