@@ -21,6 +21,7 @@ ever reaches the text, the reasoning, a name or the arguments.
 **Extension points** (a family is a subclass; the checklist is in docs/design.md):
 
 - ``name`` (the name in the registry), ``call_open`` (the markers that open a call),
+  ``call_close`` (those that end one: one with no call open is dropped),
   ``reasoning_open`` / ``reasoning_close`` (default ``<think>`` / ``</think>``),
   ``dropped`` (the chat template's own tokens, removed wherever they stand outside a
   call: ``<|im_end|>`` ...);
@@ -212,6 +213,7 @@ class ToolParser:
 
     name: ClassVar[str] = ""
     call_open: ClassVar[tuple[str, ...]] = ()
+    call_close: ClassVar[tuple[str, ...]] = ()
     reasoning_open: ClassVar[tuple[str, ...]] = ("<think>",)
     reasoning_close: ClassVar[tuple[str, ...]] = ("</think>",)
     dropped: ClassVar[tuple[str, ...]] = ()
@@ -229,7 +231,7 @@ class ToolParser:
         # the separator rule (see text()), per kind of text: whether none of it came yet,
         # and its trailing whitespace, held until more of it comes
         self._lead = {"text": True, "reasoning": True}
-        self._space = {"text": "", "reasoning": ""}
+        self._space: dict[str, list[str]] = {"text": [], "reasoning": []}
         self._reader: CallReader | None = None
         self._out: list[Signal] = []
         self._sets: dict[str, MarkerSet] = {}
@@ -247,9 +249,15 @@ class ToolParser:
     def markers(self, mode: str) -> tuple[str, ...]:
         """The markers that may end or change ``mode`` (searched in its text)."""
         if mode == "text":
-            return self.reasoning_open + self.reasoning_close + self.call_open + self.dropped
+            return (
+                self.reasoning_open
+                + self.reasoning_close
+                + self.call_open
+                + self.call_close
+                + self.dropped
+            )
         if mode == "reasoning":
-            return self.reasoning_close + self.dropped
+            return self.reasoning_close + self.reasoning_open + self.dropped
         return self.dropped
 
     def text_kind(self, mode: str) -> TextKind:
@@ -270,8 +278,8 @@ class ToolParser:
         moves that text to the reasoning in the result).
         """
         mode = self.mode
-        if marker in self.dropped:
-            return
+        if marker in self.dropped or (mode == "reasoning" and marker in self.reasoning_open):
+            return  # a template token, or an opener inside reasoning: no text
         if mode == "text" and marker in self.reasoning_open:
             self.mode = "reasoning"
             self.reasoning_seen = True
@@ -284,6 +292,7 @@ class ToolParser:
             self._reader = self.open_call(marker, TEXT_CALL_INDEX + self.calls)
             self.calls += 1
             self.mode = "call"
+        # a call closer with no call open (a model repeating it) is no text either
 
     @classmethod
     def auto_markers(cls) -> tuple[str, ...]:
@@ -389,7 +398,7 @@ class ToolParser:
         elif self._held:
             self.text(self._held)
         self._held = ""
-        self._space = {"text": "", "reasoning": ""}  # trailing whitespace: dropped
+        self._space = {"text": [], "reasoning": []}  # trailing whitespace: dropped
         out, self._out = self._out, []
         return out
 
@@ -402,7 +411,7 @@ class ToolParser:
         """Go on from the text ``other`` read (``"auto"`` handing over to a family): its
         separator state (the text and reasoning begun, their held trailing whitespace)."""
         self._lead = dict(other._lead)
-        self._space = dict(other._space)
+        self._space = {kind: list(space) for kind, space in other._space.items()}
 
     def _set(self, mode: str) -> MarkerSet:
         found = self._sets.get(mode)
@@ -416,8 +425,8 @@ class ToolParser:
 
         The separator rule (``trim``, on by default): the whitespace at the start and at
         the end of the whole text, and of the whole reasoning, is not reported: it is
-        the chat template's separators around the markers (``<think>\n``,
-        ``\n</think>\n\n``, ``\n<tool_call>``). Whitespace inside is kept: trailing
+        the chat template's separators around the markers (``<think>\\n``,
+        ``\\n</think>\\n\\n``, ``\\n<tool_call>``). Whitespace inside is kept: trailing
         whitespace is held until more text of its kind comes (then reported before it)
         or the output ends (then dropped).
         """
@@ -433,8 +442,13 @@ class ToolParser:
             body = text.rstrip()
             space = self._space[kind]
             if not body:
-                self._space[kind] = space + text
+                space.append(text)
                 return
-            self._space[kind] = text[len(body) :]
-            text = space + body if space else body
+            tail = text[len(body) :]
+            if space:
+                body = "".join(space) + body
+                space.clear()
+            if tail:
+                space.append(tail)
+            text = body
         self._out.append(TextDelta(text, reasoning=kind == "reasoning"))
