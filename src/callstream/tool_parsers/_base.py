@@ -317,6 +317,9 @@ class ToolParser:
             TextDelta(s.text, reasoning=True) if type(s) is TextDelta else s for s in self._out
         ]
         self.text_was_reasoning = True
+        # the separator state of the text so far is the reasoning's; the text starts anew
+        self._lead = {"text": True, "reasoning": self._lead["text"]}
+        self._space = {"text": [], "reasoning": self._space["text"]}
 
     def open_call(self, marker: str, index: int) -> CallReader:
         """The reader of the call that ``marker`` opens (key ``index``)."""
