@@ -223,7 +223,8 @@ INNER_TIERS: dict[str, list[set[str]]] = {
     "callstream.tool_parsers": [
         {"_markers"},  # finding markers with hold-back
         {"_base"},  # the ToolParser loop and CallReader
-        {"_json_text", "_values"},  # the value machinery the families share
+        {"_values"},  # raw values typed, arguments written
+        {"_json_text", "_raw_text"},  # the readers the families share: JSON, marked raw text
         {"_auto"},  # "auto": hands the text to the family it recognizes
         {"_registry"},  # the names (families are imported lazily)
         {"*"},  # the families: every module whose name has no leading "_"
