@@ -206,7 +206,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"_base"},  # the translator protocol, its dispatch and never-raise helpers
         {"_provider_errors", "_plain", "_sse", "_json_stream", "_eventstream", "_text"},
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
-        {"_responses_items"},
+        {"_responses_items", "_langchain_events"},
         {"_custom_input"},
         {
             "anthropic",
