@@ -77,6 +77,7 @@ from callstream._errors import (
 )
 from callstream._json.pieces import Text
 from callstream._result import StreamResult, StreamUpdate, failure_cause, is_interruption
+from callstream._text_calls import TextCalls, text_calls
 from callstream.providers import (
     Translator,
     detect_format,
@@ -103,7 +104,7 @@ from callstream.providers.transport import (
 )
 
 if TYPE_CHECKING:
-    from callstream._argtypes import BoolArg, IntArg
+    from callstream._argtypes import BoolArg, IntArg, OptStrArg
 
 __all__ = (
     "MAX_MISMATCHED",
@@ -164,6 +165,7 @@ class Pipeline:
         "_reasoning_text",
         "_seen",
         "_text",
+        "_text_calls",
         "_translate_payload",
         "_translator",
         "_transport",
@@ -175,6 +177,9 @@ class Pipeline:
         *,
         max_event_chars: IntArg = DEFAULT_MAX_EVENT_CHARS,
         reasoning: BoolArg = False,
+        tool_parser: Any = None,
+        tools: Any = None,
+        prefill: OptStrArg = None,
         **assembler_options: Any,
     ) -> None:
         """Set up for one stream.
@@ -188,6 +193,13 @@ class Pipeline:
             reasoning: keep the reasoning / thinking text the model streams (on
                 :attr:`StreamUpdate.reasoning` and :attr:`StreamResult.reasoning`);
                 by default it is dropped and only the assistant's text is kept.
+            tool_parser: read the calls the model wrote in its text
+                (:mod:`callstream.tool_parsers`): a family name, ``"auto"``, or a
+                ``ToolParser`` object; None (the default): text is text.
+            tools: the tools offered to the model, for the tool parser (names checked,
+                raw values typed by their schema).
+            prefill: the generation prompt as the chat template renders it, for the
+                tool parser (the state it leaves; never reported).
             **assembler_options: passed to :class:`~callstream.ToolCallAssembler`.
 
         Raises:
@@ -202,13 +214,15 @@ class Pipeline:
         if unknown:
             raise OptionTypeError(
                 f"unknown option {unknown[0]!r}; the options are provider, "
-                "max_event_chars, reasoning and " + ", ".join(_ASSEMBLER_OPTIONS)
+                "max_event_chars, reasoning, tool_parser, tools, prefill and "
+                + ", ".join(_ASSEMBLER_OPTIONS)
             )
         if type(reasoning) is not bool:
             raise OptionTypeError(f"reasoning must be a bool, got {reasoning!r}")
         self._max_event_chars = check_max_event_chars(max_event_chars)
         self._reasoning = reasoning
         self._assembler = ToolCallAssembler(**assembler_options)
+        self._text_calls: TextCalls | None = text_calls(tool_parser, tools, prefill)
         self._translator: Translator | None = None
         # the format read, checked for foreign payloads: named, or chosen by "auto"
         self._format: str | None = None
@@ -376,6 +390,8 @@ class Pipeline:
         self._interrupted = interruption
         if self._assembler.finished:
             return updates
+        if self._text_calls is not None:  # the text held back, the call cut
+            self._apply(self._text_calls.close(interrupted=True), None, updates)
         self._emit(updates, self._assembler.interrupt(failure_cause(exc)), None)
         return updates
 
@@ -464,6 +480,8 @@ class Pipeline:
         if end is not None and not self._assembler.finished:
             self._end(end(), updates)
         self._closed = True
+        if self._text_calls is not None and not self._assembler.finished:
+            self._apply(self._text_calls.close(), None, updates)
         if not self._assembler.finished:
             self._emit(updates, self._assembler.finish(None), None)
         return updates
@@ -571,7 +589,6 @@ class Pipeline:
         that carries only text gave signals, so it counts as of the format.
         """
         assert self._translate_payload is not None
-        assembler = self._assembler
         signals: list[Signal] = self._translate_payload(payload)
         if self._format is not None:
             if signals:
@@ -579,6 +596,13 @@ class Pipeline:
                 self._matched = True
             else:
                 self._mismatch(payload)
+        if self._text_calls is not None:  # the calls written in the text (tool_parser=)
+            signals = self._text_calls.read(signals)
+        self._apply(signals, payload, out)
+
+    def _apply(self, signals: list[Signal], payload: Any, out: list[StreamUpdate]) -> None:
+        """Apply one payload's signals (see :meth:`_translate`); its update goes to ``out``."""
+        assembler = self._assembler
         if len(signals) == 1 and type(signals[0]) is CallChunk:  # most payloads: no text,
             self._emit(out, assembler.apply(signals[0]), payload)  # nothing to gather
             return
@@ -592,11 +616,19 @@ class Pipeline:
                     text += signal.text
                 elif self._reasoning:
                     reasoning += signal.text
+        if self._text_calls is not None and self._text_calls.text_was_reasoning():
+            self._move_text_to_reasoning()
         if text:
             self._text.add(text)
         if reasoning:
             self._reasoning_text.add(reasoning)
         self._emit(out, events, payload, text, reasoning)
+
+    def _move_text_to_reasoning(self) -> None:
+        """A reasoning closer with no opener: the text kept so far was reasoning."""
+        moved, self._text = self._text, Text()
+        if self._reasoning and moved.length:
+            self._reasoning_text.add(moved.value())
 
     def _emit(
         self,
