@@ -478,28 +478,18 @@ class Pipeline:
             raise self._not_of_format(None, ended=True)
         end = getattr(self._translator, "end", None) if self._format is not None else None
         if end is not None and not self._assembler.finished:
-            self._end(end(), updates)
+            # the raw-text formats' last partial character and their end of stream: one
+            # update without a payload, read by the tool parser like any other text
+            signals: list[Signal] = end()
+            if self._text_calls is not None:
+                signals = self._text_calls.read(signals)
+            self._apply(signals, None, updates)
         self._closed = True
         if self._text_calls is not None and not self._assembler.finished:
             self._apply(self._text_calls.close(), None, updates)
         if not self._assembler.finished:
             self._emit(updates, self._assembler.finish(None), None)
         return updates
-
-    def _end(self, signals: list[Signal], out: list[StreamUpdate]) -> None:
-        """Apply the signals a format's translator holds until the end of the source (its
-        ``end()``: the raw-text formats' last partial character and their
-        ``StreamEnd``), as one update without a payload. Cost: O(number of signals)."""
-        events: list[AssemblyEvent] = []
-        text = ""
-        for signal in signals:
-            if type(signal) is not TextDelta:
-                events += self._assembler.apply(signal)
-            elif not signal.reasoning and not self._assembler.finished:
-                text += signal.text
-        if text:
-            self._text.add(text)
-        self._emit(out, events, None, text)
 
     def raise_held(self) -> None:
         """Raise the :class:`~callstream.StreamLimitError` (or

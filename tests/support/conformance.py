@@ -125,11 +125,10 @@ def chat_chunks(pieces: Sequence[str], finish: str = "stop") -> Iterator[dict[st
     yield {"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
 
 
-def text_source(pieces: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """A plain text source: the pieces alone, each in a chat chunk (to become
-    ``provider="text"`` with the pieces themselves once that provider exists)."""
-    for piece in pieces:
-        yield {"choices": [{"index": 0, "delta": {"content": piece}}]}
+def text_source(pieces: Sequence[str]) -> list[str]:
+    """A plain text source: the model's raw output as ``str`` pieces, read with
+    ``provider="text"`` (what a transformers ``TextIteratorStreamer`` gives)."""
+    return list(pieces)
 
 
 def sse_bytes(pieces: Sequence[str]) -> bytes:
@@ -174,5 +173,8 @@ def as_parse(result: callstream.StreamResult) -> ParseResult:
 
 
 def parse(fixture: Fixture, source: Any, provider: str = "openai-chat") -> ParseResult:
-    """Read ``source`` (chat chunks, or SSE bytes) with the fixture's options."""
+    """Read ``source`` (chat chunks, SSE bytes, or a text source: a list of ``str``
+    pieces, read as ``provider="text"``) with the fixture's options."""
+    if isinstance(source, list) and all(type(piece) is str for piece in source):
+        provider = "text"
     return as_parse(callstream.collect(source, provider=provider, **options(fixture)))

@@ -110,9 +110,12 @@ async def _pieces(items: Sequence[Any]) -> AsyncIterator[Any]:
 
 
 def _async_parse(fixture: Fixture, items: Iterator[Any]) -> Any:
+    items = list(items)
+    provider = "text" if all(type(item) is str for item in items) else "openai-chat"
+
     async def run() -> callstream.StreamResult:
         return await callstream.acollect(
-            _pieces(list(items)), provider="openai-chat", **options(fixture)
+            _pieces(items), provider=provider, **options(fixture)
         )
 
     return as_parse(asyncio.run(run()))
@@ -138,7 +141,7 @@ def test_auto_reads_as_the_family(canitoolcall_fixture: Fixture) -> None:
         auto = as_parse(
             callstream.collect(
                 text_source(pieces),
-                provider="openai-chat",
+                provider="text",
                 **{**options(fixture), "tool_parser": "auto"},
             )
         )

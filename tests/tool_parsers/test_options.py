@@ -29,7 +29,7 @@ CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</
 def read(pieces: list[str], **options: Any) -> callstream.StreamResult:
     options.setdefault("tool_parser", "hermes")
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", reasoning=True, **options
+        text_source(pieces), provider="text", reasoning=True, **options
     )
 
 
@@ -56,14 +56,14 @@ def test_a_name_of_a_wrong_type() -> None:
 
 def test_tools_and_prefill_need_a_tool_parser() -> None:
     with pytest.raises(OptionValueError, match="tool_parser"):
-        callstream.collect(text_source(["x"]), provider="openai-chat", tools=[])
+        callstream.collect(text_source(["x"]), provider="text", tools=[])
     with pytest.raises(OptionValueError, match="tool_parser"):
-        callstream.collect(text_source(["x"]), provider="openai-chat", prefill="<think>")
+        callstream.collect(text_source(["x"]), provider="text", prefill="<think>")
 
 
 def test_a_tool_parser_object() -> None:
     parser = get_tool_parser("hermes")
-    result = callstream.collect(text_source([CALL]), provider="openai-chat", tool_parser=parser)
+    result = callstream.collect(text_source([CALL]), provider="text", tool_parser=parser)
     assert [c["name"] for c in result.tool_calls] == ["get_weather"]
     with pytest.raises(ParserStateError):
         parser.feed("more")
@@ -73,7 +73,7 @@ def test_a_tool_parser_object() -> None:
 
 
 def test_text_without_a_tool_parser_is_text() -> None:
-    result = callstream.collect(text_source([CALL]), provider="openai-chat")
+    result = callstream.collect(text_source([CALL]), provider="text")
     assert result.tool_calls == []
     assert result.text == CALL
 
@@ -227,7 +227,7 @@ def test_the_arguments_preview_grows() -> None:
     previews = [
         dict(update.tool_calls[0]["args"])
         for update in callstream.stream(
-            text_source(pieces), provider="openai-chat", tool_parser="hermes"
+            text_source(pieces), provider="text", tool_parser="hermes"
         )
         if update.tool_calls
     ]

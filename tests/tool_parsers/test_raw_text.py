@@ -118,7 +118,7 @@ def write(calls: list[tuple[str, dict[str, Any]]]) -> str:
 
 def read(pieces: list[str], **options: Any) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=XmlParser(**options)
+        text_source(pieces), provider="text", tool_parser=XmlParser(**options)
     )
 
 
@@ -155,7 +155,7 @@ def test_a_string_value_grows_as_it_streams() -> None:
         dict(update.tool_calls[0]["args"])
         for update in callstream.stream(
             text_source([*pieces, "</function>\n</tool_call>"]),
-            provider="openai-chat",
+            provider="text",
             tool_parser=XmlParser(tools=TOOLS),
         )
         if update.tool_calls
