@@ -24,6 +24,7 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
     "openai": ("harmony", "HarmonyParser"),
+    "gemma4": ("gemma4", "Gemma4Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
