@@ -139,7 +139,9 @@ class _CallReader(CallReader):
             if self._done:
                 match = _SPACE.search(text, pos)
                 if match is None:
+                    self.keep(text[pos:])
                     return None
+                self.keep(text[pos : match.start()])
                 pos = match.start()
                 if text[pos] != "<":
                     self._broken("text after the call's arguments")
@@ -172,8 +174,8 @@ class _CallReader(CallReader):
             self._take_bare("<")
             self.keep("<")
             return at + 1
-        self.keep(marker)
         if marker == QUOTE:
+            self.keep(marker)
             self._open_string()
             return at + len(marker)
         if marker == OPEN:
