@@ -17,7 +17,8 @@ the content type (``<|constrain|>json``, or a plain ``json`` after the channel, 
 and the recipient ``to=...``, written after the role (``<|start|>assistant
 to=functions.get_weather<|channel|>commentary json``: the chat template's history) or
 after the channel (``<|channel|>commentary to=functions.get_weather``: what the model
-generates); when a header names two channels, the last one counts.
+generates; read after the content type too); when a header names two channels, the last
+one counts, and its recipient before the role's.
 
 How each message is read:
 
@@ -248,7 +249,7 @@ class HarmonyParser(ToolParser):
         if self.mode == "header":
             self._header_text(text)
             return
-        if text:
+        if text and not text.isspace():
             self._fresh = False
         super().text(text)
 
@@ -300,7 +301,10 @@ class HarmonyParser(ToolParser):
         channel_part = channels[-1] if channels else ""
         words = channel_part.split()
         channel = words[0] if words else ""
-        found = _RECIPIENT.search(channel_part) or _RECIPIENT.search(role)
+        others = "".join(text for kind, text in segments if kind == "constrain")
+        found = (
+            _RECIPIENT.search(channel_part) or _RECIPIENT.search(role) or _RECIPIENT.search(others)
+        )
         recipient = found.group(1) if found else None
         if recipient is not None and recipient.startswith(FUNCTIONS):
             self._reader = _ArgsReader(
