@@ -97,6 +97,7 @@ class _CallReader(CallReader):
         "_bare",
         "_bare_size",
         "_done",
+        "_ends",
         "_held",
         "_key",
         "_markers",
@@ -111,6 +112,7 @@ class _CallReader(CallReader):
         super().__init__(parser, index)
         self._markers: Final = MarkerSet((QUOTE, CLOSE, OPEN))
         self._quotes: Final = MarkerSet((QUOTE,))
+        self._ends: Final = MarkerSet((CLOSE, OPEN))
         self._held = ""
         self._bare: list[str] = []  # the name, or a bare key or value, under way
         self._bare_size = 0
@@ -191,8 +193,7 @@ class _CallReader(CallReader):
 
     def _skip(self, text: str, pos: int) -> tuple[str, int] | None:
         """In a malformed call: up to its end marker (or a new call), then fail."""
-        found = MarkerSet((CLOSE, OPEN))
-        at, marker = found.find(text, pos)
+        at, marker = self._ends.find(text, pos)
         self.keep(text[pos:at])
         if marker is None:
             self._held = text[at:]
