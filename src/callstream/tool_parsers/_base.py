@@ -75,7 +75,8 @@ TextKind = Literal["text", "reasoning"] | None
 def tool_schemas(tools: Sequence[Any] | None) -> dict[str, Mapping[str, Any]] | None:
     """The ``parameters`` schema of each tool, by name, from ``tools=`` (OpenAI tool
     dicts, pydantic models, functions: what :func:`callstream.tools.to_openai_tool`
-    takes); None without tools. Cost: one schema build per tool.
+    takes; an OpenAI tool dict's name is taken as written); None without tools.
+    Cost: one schema build per tool.
 
     Raises:
         ToolDefinitionError: a tool that cannot be described.
@@ -89,7 +90,13 @@ def tool_schemas(tools: Sequence[Any] | None) -> dict[str, Mapping[str, Any]] | 
 
     out: dict[str, Mapping[str, Any]] = {}
     for tool in tools:
-        function = to_openai_tool(tool)["function"]
+        given = tool.get("function") if isinstance(tool, Mapping) else None
+        if isinstance(given, Mapping) and isinstance(given.get("name"), str) and given["name"]:
+            # an OpenAI tool dict is read as given: its name is the one the model was
+            # shown and writes (``weather.get``), whatever names providers accept
+            function: Mapping[str, Any] = given
+        else:
+            function = to_openai_tool(tool)["function"]
         parameters = function.get("parameters")
         out[function["name"]] = parameters if isinstance(parameters, Mapping) else {}
     return out

@@ -23,6 +23,8 @@ __all__ = ("ALIASES", "TEXT_FORMATS", "get_tool_parser", "parser_class", "resolv
 TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
+    "openai": ("harmony", "HarmonyParser"),
+    "gemma4": ("gemma4", "Gemma4Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -30,6 +32,8 @@ ALIASES: Final[dict[str, str]] = {
     # other engines' names for a family -> its name
     "qwen25": "hermes",
     "qwen": "hermes",
+    "harmony": "openai",
+    "gpt_oss": "openai",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
