@@ -23,6 +23,11 @@ __all__ = ("ALIASES", "TEXT_FORMATS", "get_tool_parser", "parser_class", "resolv
 TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
+    "deepseek_v3": ("deepseek", "DeepSeekV3Parser"),
+    "deepseek_v31": ("deepseek", "DeepSeekV31Parser"),
+    "deepseek_v32": ("deepseek_dsml", "DeepSeekV32Parser"),
+    "deepseek_v4": ("deepseek_dsml", "DeepSeekV4Parser"),
+    "deepseek_v41": ("deepseek_dsml", "DeepSeekV41Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -30,6 +35,13 @@ ALIASES: Final[dict[str, str]] = {
     # other engines' names for a family -> its name
     "qwen25": "hermes",
     "qwen": "hermes",
+    "deepseekv3": "deepseek_v3",  # SGLang
+    "deepseekv31": "deepseek_v31",
+    "deepseekv32": "deepseek_v32",
+    "deepseekv4": "deepseek_v4",
+    "deepseekv41": "deepseek_v41",
+    "deepseek_r1": "deepseek_v3",  # llama.cpp's chat formats
+    "deepseek_v3_1": "deepseek_v31",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
