@@ -168,6 +168,8 @@ class SectionParser(ToolParser):
         self._stray_seen = False
 
     def close(self, interrupted: bool = False) -> list[Signal]:
+        if self.mode == "section" and not self.closed:
+            self._held = ""  # a marker cut by the end of the text: no call began
         out = super().close(interrupted)
         self._flush_stray(ended=True)
         out += self._out
@@ -236,6 +238,7 @@ class JsonCallReader(CallReader):
         pos = start
         end = len(text)
         while pos < end and self._done_at < 0:
+            self._keep_to(text, pos)  # the raw text before a failure, however it was cut
             state = self._state
             if state == _BROKEN:
                 pos = self._skip(text, pos)
@@ -397,6 +400,7 @@ class JsonCallReader(CallReader):
             if marker == SEP:
                 self._broken(f"a {SEP} in the call's arguments")
                 return at + len(marker)
+            self._keep_to(text, at)
             self.fail(
                 "the call's arguments are not complete JSON at its end marker"
                 if marker == CALL_END
@@ -416,6 +420,7 @@ class JsonCallReader(CallReader):
         if marker is None:
             self._held = text[at:]
             return len(text)
+        self._keep_to(text, at)
         self.fail(self._problem or "malformed call")
         self._done_at = at + len(marker) if marker == CALL_END else at
         return self._done_at

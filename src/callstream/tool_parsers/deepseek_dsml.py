@@ -18,7 +18,8 @@ V3.2 (``tool_parser="deepseek_v32"``) names the section ``function_calls``, V4
 (``deepseek_v4``) ``tool_calls``, V4.1 (``deepseek_v41``) ``calls``, with a space after
 the ``｜DSML｜`` token in every marker (``<｜DSML｜ calls>``, ``<｜DSML｜ invoke
 name="x">``, ``</｜DSML｜ parameter>``). Each parser reads every spelling (and writes its
-own). An invoke with no parameter holds an empty line; ``<｜DSML｜invoke name="x"/>``
+own); an invoke with no section around it is read as a call too. An invoke with no
+parameter holds an empty line; ``<｜DSML｜invoke name="x"/>``
 (reported by SGLang for V4) is a call with no arguments.
 
 **Values.** ``string="true"``: the raw text is the string, exactly (whitespace, quotes,
@@ -192,6 +193,7 @@ class InvokeReader(CallReader):
         pos = start
         end = len(text)
         while pos < end and self._done_at < 0:
+            self._keep_to(text, pos)  # the raw text before a failure, however it was cut
             state = self._state
             if state == _VALUE:
                 pos = self._value(text, pos)
@@ -330,6 +332,7 @@ class InvokeReader(CallReader):
         if marker is None:
             self._held = text[at:]
             return len(text)
+        self._keep_to(text, at)
         self.fail(self._problem or "malformed invoke")
         self._done_at = at + len(marker) if marker in INVOKE_CLOSE else at
         return self._done_at
@@ -356,8 +359,10 @@ class DeepSeekV32Parser(SectionParser):
     section_open: ClassVar[tuple[str, ...]] = SECTION_OPEN
     section_close: ClassVar[tuple[str, ...]] = SECTION_CLOSE
     section_call_open: ClassVar[tuple[str, ...]] = INVOKE_OPEN
-    call_open: ClassVar[tuple[str, ...]] = SECTION_OPEN
-    call_close: ClassVar[tuple[str, ...]] = SECTION_CLOSE + INVOKE_CLOSE + PARAM_CLOSE
+    bare_call_open: ClassVar[tuple[str, ...]] = INVOKE_OPEN
+    call_open: ClassVar[tuple[str, ...]] = SECTION_OPEN + INVOKE_OPEN
+    # markers out of place in the text: dropped (a parameter's opener with them)
+    call_close: ClassVar[tuple[str, ...]] = SECTION_CLOSE + INVOKE_CLOSE + PARAM_CLOSE + PARAM_OPEN
     dropped: ClassVar[tuple[str, ...]] = TEMPLATE_TOKENS
 
     @classmethod
