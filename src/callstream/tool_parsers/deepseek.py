@@ -191,6 +191,8 @@ MAX_HEAD: Final = 512
 """Characters of a name, a type or a fence line at most: past that the call is broken."""
 
 _SPACE: Final = frozenset(" \t\r\n")
+_CALL_MARKERS: Final = MarkerSet((CALL_END, CALL_BEGIN, CALLS_END, SEP))
+_CALL_STOPS: Final = MarkerSet((CALL_END, CALL_BEGIN, CALLS_END))  # where a call ends
 
 
 class JsonCallReader(CallReader):
@@ -215,8 +217,8 @@ class JsonCallReader(CallReader):
 
     def __init__(self, parser: ToolParser, index: int) -> None:
         super().__init__(parser, index)
-        self._markers: Final = MarkerSet((CALL_END, CALL_BEGIN, CALLS_END, SEP))
-        self._stops: Final = MarkerSet((CALL_END, CALL_BEGIN, CALLS_END))
+        self._markers: Final = _CALL_MARKERS
+        self._stops: Final = _CALL_STOPS
         self._state = _HEAD
         self._buf: list[str] = []
         self._size = 0

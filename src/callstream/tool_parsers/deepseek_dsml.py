@@ -92,6 +92,11 @@ MAX_ATTRS: Final = 1024
 """Characters of an invoke's or a parameter's attributes at most."""
 
 _SPACE: Final = frozenset(" \t\r\n")
+_INVOKE_MARKERS: Final = MarkerSet(
+    INVOKE_OPEN + INVOKE_CLOSE + PARAM_OPEN + PARAM_CLOSE + SECTION_OPEN + SECTION_CLOSE
+)
+_INVOKE_STOPS: Final = MarkerSet(INVOKE_CLOSE + INVOKE_OPEN + SECTION_CLOSE)  # an invoke's end
+_VALUE_END: Final = MarkerSet(PARAM_CLOSE)
 
 # the reader's states
 _INVOKE_ATTRS = 0  # the invoke's attributes, to its ">"
@@ -165,11 +170,9 @@ class InvokeReader(CallReader):
 
     def __init__(self, parser: ToolParser, index: int) -> None:
         super().__init__(parser, index)
-        self._markers: Final = MarkerSet(
-            INVOKE_OPEN + INVOKE_CLOSE + PARAM_OPEN + PARAM_CLOSE + SECTION_OPEN + SECTION_CLOSE
-        )
-        self._stops: Final = MarkerSet(INVOKE_CLOSE + INVOKE_OPEN + SECTION_CLOSE)
-        self._value_end: Final = MarkerSet(PARAM_CLOSE)
+        self._markers: Final = _INVOKE_MARKERS
+        self._stops: Final = _INVOKE_STOPS
+        self._value_end: Final = _VALUE_END
         self._writer = ArgsWriter()
         self._state = _INVOKE_ATTRS
         self._attrs: list[str] = []
