@@ -35,11 +35,34 @@ def by_file(files: Mapping[str, str], default: str) -> Chooser:
     return choose
 
 
+def by_tag(tags: Mapping[str, str], default: str) -> Chooser:
+    """A family whose fixtures name their variant in a tag (canitoolcall's
+    ``x-<variant>`` tags): the first tag found -> parser name."""
+
+    def choose(fixture: Fixture) -> str:
+        for tag in fixture.tags:
+            if tag in tags:
+                return tags[tag]
+        return default
+
+    return choose
+
+
 FAMILIES: dict[str, str | Chooser] = {
     # canitoolcall family slug -> the tool parser that reads it (one line per family)
     "qwen3-hermes": "hermes",
     "gpt-oss": "openai",
     "gemma4": "gemma4",
+    "deepseek": by_tag(
+        {
+            "x-deepseek-v3": "deepseek_v3",
+            "x-deepseek-v31": "deepseek_v31",
+            "x-deepseek-v32": "deepseek_v32",
+            "x-deepseek-v4": "deepseek_v4",
+            "x-deepseek-v41": "deepseek_v41",
+        },
+        "deepseek_v3",
+    ),
 }
 """The families callstream reads; a family's fixtures run once its parser is registered
 in ``callstream.tool_parsers.TEXT_FORMATS`` (before that they skip, saying why)."""

@@ -25,6 +25,11 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     "hermes": ("hermes", "HermesParser"),
     "openai": ("harmony", "HarmonyParser"),
     "gemma4": ("gemma4", "Gemma4Parser"),
+    "deepseek_v3": ("deepseek", "DeepSeekV3Parser"),
+    "deepseek_v31": ("deepseek", "DeepSeekV31Parser"),
+    "deepseek_v32": ("deepseek_dsml", "DeepSeekV32Parser"),
+    "deepseek_v4": ("deepseek_dsml", "DeepSeekV4Parser"),
+    "deepseek_v41": ("deepseek_dsml", "DeepSeekV41Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -34,6 +39,13 @@ ALIASES: Final[dict[str, str]] = {
     "qwen": "hermes",
     "harmony": "openai",
     "gpt_oss": "openai",
+    "deepseekv3": "deepseek_v3",  # SGLang
+    "deepseekv31": "deepseek_v31",
+    "deepseekv32": "deepseek_v32",
+    "deepseekv4": "deepseek_v4",
+    "deepseekv41": "deepseek_v41",
+    "deepseek_r1": "deepseek_v3",  # llama.cpp's chat formats
+    "deepseek_v3_1": "deepseek_v31",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
