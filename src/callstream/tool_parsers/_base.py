@@ -26,9 +26,9 @@ ever reaches the text, the reasoning, a name or the arguments.
   call: ``<|im_end|>`` ...);
 - :meth:`ToolParser.open_call`: the :class:`CallReader` for a call opened by a marker
   (the JSON envelope reader of :mod:`~callstream.tool_parsers._json_text`, or a family's);
-- :meth:`ToolParser.markers`, :meth:`ToolParser.text_kind` and
-  :meth:`ToolParser.on_marker` for the modes of a family's own (a section of calls, a
-  channel header).
+- :meth:`ToolParser.markers`, :meth:`ToolParser.text_kind`,
+  :meth:`ToolParser.on_marker` and :meth:`ToolParser.after_call` for the modes of a
+  family's own (a section of calls, a channel header).
 
 Cost: linear in the text (each character is scanned a bounded number of times: only
 the held tail, at most the longest marker, is scanned again); memory: the held tail,
@@ -145,15 +145,16 @@ class CallReader:
         """The raw call text kept so far."""
         return "".join(self._raw)
 
-    def start(self, name: str) -> None:
-        """The call's name is known: announce the call (or fail it: an unknown tool)."""
+    def start(self, name: str, call_id: str | None = None) -> None:
+        """The call's name is known: announce the call (or fail it: an unknown tool);
+        ``call_id``: the id the model wrote for it (Kimi's ``functions.name:0``), if any."""
         self.name = name
         problem = self.parser.check_name(name)
         if problem is not None:
             self.fail(problem)
             return
         self.started = True
-        self.parser.emit(CallChunk(index=self.index, name=name))
+        self.parser.emit(CallChunk(index=self.index, id=call_id, name=name))
 
     def args(self, fragment: str) -> None:
         """A fragment of the call's JSON argument text (after :meth:`start`)."""
@@ -309,6 +310,11 @@ class ToolParser:
         ]
         self.text_was_reasoning = True
 
+    def after_call(self) -> str:
+        """The mode once a call's reader is done: ``"text"``, or a family's own (a
+        section of calls that goes on after each call)."""
+        return "text"
+
     def open_call(self, marker: str, index: int) -> CallReader:
         """The reader of the call that ``marker`` opens (key ``index``)."""
         raise NotImplementedError(f"{type(self).__name__} does not open calls")
@@ -357,7 +363,7 @@ class ToolParser:
                 text, pos = rest
                 end = len(text)
                 self._reader = None
-                self.mode = "text"
+                self.mode = self.after_call()
                 continue
             found = self._set(self.mode)
             at, marker = found.find(text, pos)

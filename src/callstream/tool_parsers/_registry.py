@@ -23,6 +23,8 @@ __all__ = ("ALIASES", "TEXT_FORMATS", "get_tool_parser", "parser_class", "resolv
 TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
+    "glm45": ("glm", "Glm45Parser"),
+    "glm47": ("glm", "Glm47Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -30,6 +32,7 @@ ALIASES: Final[dict[str, str]] = {
     # other engines' names for a family -> its name
     "qwen25": "hermes",
     "qwen": "hermes",
+    "glm": "glm45",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
