@@ -39,6 +39,9 @@ FAMILIES: dict[str, str | Chooser] = {
     # canitoolcall family slug -> the tool parser that reads it (one line per family)
     "qwen3-hermes": "hermes",
     "glm": lambda fixture: "glm45" if fixture.reference_model == "zai-org/GLM-4.5" else "glm47",
+    "kimi": lambda fixture: (
+        "kimi_k3" if fixture.reference_model == "moonshotai/Kimi-K3" else "kimi_k2"
+    ),
 }
 """The families callstream reads; a family's fixtures run once its parser is registered
 in ``callstream.tool_parsers.TEXT_FORMATS`` (before that they skip, saying why)."""

@@ -25,6 +25,8 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     "hermes": ("hermes", "HermesParser"),
     "glm45": ("glm", "Glm45Parser"),
     "glm47": ("glm", "Glm47Parser"),
+    "kimi_k2": ("kimi", "KimiK2Parser"),
+    "kimi_k3": ("kimi_k3", "KimiK3Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -33,6 +35,7 @@ ALIASES: Final[dict[str, str]] = {
     "qwen25": "hermes",
     "qwen": "hermes",
     "glm": "glm45",
+    "kimi": "kimi_k2",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
