@@ -21,6 +21,7 @@ ever reaches the text, the reasoning, a name or the arguments.
 **Extension points** (a family is a subclass; the checklist is in docs/design.md):
 
 - ``name`` (the name in the registry), ``call_open`` (the markers that open a call),
+  ``call_close`` (those that end one: one with no call open is dropped),
   ``reasoning_open`` / ``reasoning_close`` (default ``<think>`` / ``</think>``),
   ``dropped`` (the chat template's own tokens, removed wherever they stand outside a
   call: ``<|im_end|>`` ...);
@@ -213,6 +214,7 @@ class ToolParser:
 
     name: ClassVar[str] = ""
     call_open: ClassVar[tuple[str, ...]] = ()
+    call_close: ClassVar[tuple[str, ...]] = ()
     reasoning_open: ClassVar[tuple[str, ...]] = ("<think>",)
     reasoning_close: ClassVar[tuple[str, ...]] = ("</think>",)
     dropped: ClassVar[tuple[str, ...]] = ()
@@ -230,7 +232,7 @@ class ToolParser:
         # the separator rule (see text()), per kind of text: whether none of it came yet,
         # and its trailing whitespace, held until more of it comes
         self._lead = {"text": True, "reasoning": True}
-        self._space = {"text": "", "reasoning": ""}
+        self._space: dict[str, list[str]] = {"text": [], "reasoning": []}
         self._reader: CallReader | None = None
         self._out: list[Signal] = []
         self._sets: dict[str, MarkerSet] = {}
@@ -248,9 +250,15 @@ class ToolParser:
     def markers(self, mode: str) -> tuple[str, ...]:
         """The markers that may end or change ``mode`` (searched in its text)."""
         if mode == "text":
-            return self.reasoning_open + self.reasoning_close + self.call_open + self.dropped
+            return (
+                self.reasoning_open
+                + self.reasoning_close
+                + self.call_open
+                + self.call_close
+                + self.dropped
+            )
         if mode == "reasoning":
-            return self.reasoning_close + self.dropped
+            return self.reasoning_close + self.reasoning_open + self.dropped
         return self.dropped
 
     def text_kind(self, mode: str) -> TextKind:
@@ -271,8 +279,8 @@ class ToolParser:
         moves that text to the reasoning in the result).
         """
         mode = self.mode
-        if marker in self.dropped:
-            return
+        if marker in self.dropped or (mode == "reasoning" and marker in self.reasoning_open):
+            return  # a template token, or an opener inside reasoning: no text
         if mode == "text" and marker in self.reasoning_open:
             self.mode = "reasoning"
             self.reasoning_seen = True
@@ -285,6 +293,7 @@ class ToolParser:
             self._reader = self.open_call(marker, TEXT_CALL_INDEX + self.calls)
             self.calls += 1
             self.mode = "call"
+        # a call closer with no call open (a model repeating it) is no text either
 
     @classmethod
     def auto_markers(cls) -> tuple[str, ...]:
@@ -309,6 +318,9 @@ class ToolParser:
             TextDelta(s.text, reasoning=True) if type(s) is TextDelta else s for s in self._out
         ]
         self.text_was_reasoning = True
+        # the separator state of the text so far is the reasoning's; the text starts anew
+        self._lead = {"text": True, "reasoning": self._lead["text"]}
+        self._space = {"text": [], "reasoning": self._space["text"]}
 
     def after_call(self) -> str:
         """The mode once a call's reader is done: ``"text"``, or a family's own (a
@@ -395,7 +407,7 @@ class ToolParser:
         elif self._held:
             self.text(self._held)
         self._held = ""
-        self._space = {"text": "", "reasoning": ""}  # trailing whitespace: dropped
+        self._space = {"text": [], "reasoning": []}  # trailing whitespace: dropped
         out, self._out = self._out, []
         return out
 
@@ -408,7 +420,7 @@ class ToolParser:
         """Go on from the text ``other`` read (``"auto"`` handing over to a family): its
         separator state (the text and reasoning begun, their held trailing whitespace)."""
         self._lead = dict(other._lead)
-        self._space = dict(other._space)
+        self._space = {kind: list(space) for kind, space in other._space.items()}
 
     def _set(self, mode: str) -> MarkerSet:
         found = self._sets.get(mode)
@@ -422,8 +434,8 @@ class ToolParser:
 
         The separator rule (``trim``, on by default): the whitespace at the start and at
         the end of the whole text, and of the whole reasoning, is not reported: it is
-        the chat template's separators around the markers (``<think>\n``,
-        ``\n</think>\n\n``, ``\n<tool_call>``). Whitespace inside is kept: trailing
+        the chat template's separators around the markers (``<think>\\n``,
+        ``\\n</think>\\n\\n``, ``\\n<tool_call>``). Whitespace inside is kept: trailing
         whitespace is held until more text of its kind comes (then reported before it)
         or the output ends (then dropped).
         """
@@ -439,8 +451,13 @@ class ToolParser:
             body = text.rstrip()
             space = self._space[kind]
             if not body:
-                self._space[kind] = space + text
+                space.append(text)
                 return
-            self._space[kind] = text[len(body) :]
-            text = space + body if space else body
+            tail = text[len(body) :]
+            if space:
+                body = "".join(space) + body
+                space.clear()
+            if tail:
+                space.append(tail)
+            text = body
         self._out.append(TextDelta(text, reasoning=kind == "reasoning"))

@@ -46,6 +46,7 @@ class HermesParser(ToolParser):
 
     name: ClassVar[str] = "hermes"
     call_open: ClassVar[tuple[str, ...]] = (OPEN,)
+    call_close: ClassVar[tuple[str, ...]] = (CLOSE,)
     dropped: ClassVar[tuple[str, ...]] = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
 
     @classmethod
@@ -56,7 +57,7 @@ class HermesParser(ToolParser):
         return None if not body else body[0] == "{"
 
     def open_call(self, marker: str, index: int) -> CallReader:
-        return EnvelopeReader(self, index, (CLOSE,))
+        return EnvelopeReader(self, index, self.call_close)
 
 
 def write(
