@@ -266,7 +266,8 @@ class Glm47Parser(Glm45Parser):
     name: ClassVar[str] = "glm47"
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A value as the template writes it: a string raw, any other value as JSON."""
     if isinstance(value, str):
         return value
     return dumps_bounded(value, max_depth=None, ensure_ascii=False)
@@ -281,7 +282,7 @@ def _write(calls: Iterable[Mapping[str, Any]], text: str, reasoning: str | None,
         lead = sep if (i or text) else ""
         parts.append(f"{lead}{OPEN}{call['name']}{sep}")
         for key, value in call.get("args", {}).items():
-            parts.append(f"{KEY}{key}{KEY_END}{sep}{VALUE}{_value_text(value)}{VALUE_END}{sep}")
+            parts.append(f"{KEY}{key}{KEY_END}{sep}{VALUE}{value_text(value)}{VALUE_END}{sep}")
         parts.append(CLOSE)
     return "".join(parts)
 
