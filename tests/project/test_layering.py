@@ -224,6 +224,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"_markers"},  # finding markers with hold-back
         {"_base"},  # the ToolParser loop and CallReader
         {"_json_text", "_values"},  # the value machinery the families share
+        {"_raw_args"},  # XML-ish keys and raw values written as JSON arguments
         {"_auto"},  # "auto": hands the text to the family it recognizes
         {"_registry"},  # the names (families are imported lazily)
         {"*"},  # the families: every module whose name has no leading "_"
