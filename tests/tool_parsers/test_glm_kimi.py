@@ -307,3 +307,23 @@ def test_glm_does_not_claim_another_familys_tool_call() -> None:
     assert parser.claims("<tool_call>", "\n<function=f>") is False
     assert parser.claims("<tool_call>", "\n") is None
     assert parser.claims("<tool_call>", "get_weather\n") is True
+
+
+@pytest.mark.parametrize(
+    ("family", "raw"),
+    [
+        ("glm47", "<tool_call>{name}<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>ok"),
+        ("glm47", "<tool_call>f<arg_key>{name}</arg_key><arg_value>1</arg_value></tool_call>ok"),
+        (
+            "kimi_k2",
+            "<|tool_call_begin|>functions.{name}:0<|tool_call_argument_begin|>{{}}<|tool_call_end|>ok",
+        ),
+        ("kimi_k3", '<|open|>call tool="{name}"<|sep|><|close|>call<|sep|>ok'),
+    ],
+)
+def test_a_name_past_the_limit_is_an_invalid_call(family: str, raw: str) -> None:
+    result = read(family, list(raw.format(name="x" * 5000)))
+    assert result.tool_calls == []
+    [invalid] = result.invalid_tool_calls
+    assert "exceeds 4096 characters" in invalid["error"]
+    assert result.text == "ok"

@@ -9,7 +9,8 @@ a growing JSON string; any other value is typed (:func:`~._values.type_value`) a
 written whole when it ends.
 
 Cost: linear in the values' text; memory: the raw text of the value under way when it
-is not a string (a string streams and is not kept).
+is not a string (a string streams and is not kept), at most the assembler's default
+``max_argument_chars`` (past it the call is invalid).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from callstream._assembly.options import DEFAULT_MAX_ARGUMENT_CHARS
 from callstream.tool_parsers._values import ArgsWriter, param_schema, schema_types, type_value
 
 if TYPE_CHECKING:
@@ -32,13 +34,14 @@ class RawArgs:
         reader: the call's reader (the argument text goes out through its ``args``).
     """
 
-    __slots__ = ("_key", "_parts", "_reader", "_schema", "_streams", "_writer", "open")
+    __slots__ = ("_key", "_parts", "_size", "_reader", "_schema", "_streams", "_writer", "open")
 
     def __init__(self, reader: CallReader) -> None:
         self._reader = reader
         self._writer = ArgsWriter()
         self._parts: list[str] = []
         self._key = ""
+        self._size = 0  # of the value kept: bounded by the assembler's max_argument_chars
         self._schema: Mapping[str, Any] | None = None
         self._streams = False
         self.open = False  # a value is under way
@@ -53,6 +56,7 @@ class RawArgs:
         self._schema = schema
         self._streams = schema_types(schema) == ("string",)
         self._parts = []
+        self._size = 0
         self.open = True
         if self._streams:
             reader.args(self._writer.key(key) + self._writer.string_start())
@@ -67,6 +71,13 @@ class RawArgs:
             self._reader.args(self._writer.string_part(text))
         else:
             self._parts.append(text)
+            self._size += len(text)
+            if self._size > DEFAULT_MAX_ARGUMENT_CHARS:
+                self.open = False
+                self._parts = []
+                self._reader.fail(
+                    f"a value of the call exceeds {DEFAULT_MAX_ARGUMENT_CHARS} characters"
+                )
 
     def finish(self) -> None:
         """The value under way ended."""

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
+from callstream._assembly.options import MAX_NAME_CHARS
 from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CallReader, ToolParser
 from callstream.tool_parsers._markers import MarkerSet
@@ -80,7 +81,7 @@ _MAX_PENDING: Final = 256
 class GlmReader(CallReader):
     """Reads one GLM call, from just after ``<tool_call>`` (the module docstring)."""
 
-    __slots__ = ("_args", "_held", "_key", "_name", "_pending", "_problem", "_state")
+    __slots__ = ("_args", "_held", "_key", "_name", "_pending", "_problem", "_size", "_state")
 
     def __init__(self, parser: ToolParser, index: int) -> None:
         super().__init__(parser, index)
@@ -89,6 +90,7 @@ class GlmReader(CallReader):
         self._name: list[str] = []
         self._key: list[str] = []
         self._pending: list[str] = []
+        self._size = 0  # of the name or key under way
         self._problem: str | None = None
         self._args = RawArgs(self)
 
@@ -115,10 +117,13 @@ class GlmReader(CallReader):
 
     def _text(self, text: str) -> None:
         state = self._state
-        if state == _NAME:
-            self._name.append(text)
-        elif state == _KEY:
-            self._key.append(text)
+        if state in (_NAME, _KEY):
+            parts = self._name if state == _NAME else self._key
+            parts.append(text)
+            self._size = len(text) + (self._size if len(parts) > 1 else 0)
+            if self._size > MAX_NAME_CHARS:
+                parts.clear()
+                self._broken(f"a {state} of the call exceeds {MAX_NAME_CHARS} characters")
         elif state == _VALUE:
             self._args.part(text)
         elif state == _PENDING:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
+from callstream._assembly.options import MAX_NAME_CHARS
 from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CallReader, TextKind, ToolParser
 from callstream.tool_parsers._json_text import ANGLE, END, ValueScan
@@ -58,13 +59,14 @@ def name_of(call_id: str) -> str:
 class KimiReader(CallReader):
     """Reads one Kimi K2 call, from just after ``<|tool_call_begin|>``."""
 
-    __slots__ = ("_held", "_id", "_problem", "_scan", "_state")
+    __slots__ = ("_held", "_id", "_id_size", "_problem", "_scan", "_state")
 
     def __init__(self, parser: ToolParser, index: int) -> None:
         super().__init__(parser, index)
         self._state = "id"  # id, before (the JSON), json, after (the end marker), broken
         self._held = ""
         self._id: list[str] = []
+        self._id_size = 0
         self._problem: str | None = None
         self._scan: ValueScan | None = None
 
@@ -113,6 +115,11 @@ class KimiReader(CallReader):
     def _text(self, text: str) -> None:
         if self._state == "id":
             self._id.append(text)
+            self._id_size += len(text)
+            if self._id_size > MAX_NAME_CHARS:
+                self._id = []
+                self._problem = f"the call's id exceeds {MAX_NAME_CHARS} characters"
+                self._state = "broken"
         elif self._state == "after" and text.strip() and self._problem is None:
             self._problem = "text after the call's JSON arguments"
 

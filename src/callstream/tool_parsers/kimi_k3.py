@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
+from callstream._assembly.options import MAX_NAME_CHARS
 from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CallReader, ToolParser
 from callstream.tool_parsers._markers import MarkerSet
@@ -75,13 +76,14 @@ def escape(text: str) -> str:
 class K3Reader(CallReader):
     """Reads one Kimi K3 call, from just after ``<|open|>call``."""
 
-    __slots__ = ("_args", "_head", "_held", "_pending", "_problem", "_state")
+    __slots__ = ("_args", "_head", "_head_size", "_held", "_pending", "_problem", "_state")
 
     def __init__(self, parser: ToolParser, index: int) -> None:
         super().__init__(parser, index)
         self._state = "call_head"  # call_head, body, arg_head, value, pending, broken
         self._held = ""
         self._head: list[str] = []
+        self._head_size = 0
         self._pending: list[str] = []
         self._problem: str | None = None
         self._args = RawArgs(self)
@@ -112,6 +114,10 @@ class K3Reader(CallReader):
         state = self._state
         if state.endswith("head"):
             self._head.append(text)
+            self._head_size = len(text) + (self._head_size if len(self._head) > 1 else 0)
+            if self._head_size > MAX_NAME_CHARS:
+                self._head = []
+                self._broken(f"an element's header exceeds {MAX_NAME_CHARS} characters")
         elif state == "value":
             self._args.part(text)
         elif state == "pending":
