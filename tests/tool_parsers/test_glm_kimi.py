@@ -253,6 +253,14 @@ def test_kimi_text_inside_the_section_is_not_text() -> None:
     assert [c["name"] for c in result.tool_calls] == ["f"]
 
 
+def test_kimi_k2_calls_end_a_reasoning_left_open() -> None:
+    raw = "thinking<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>"
+    prefill = "<|im_assistant|>assistant<|im_middle|><think>"
+    result = read("kimi_k2", list(raw), prefill=prefill)
+    assert (result.reasoning, result.text) == ("thinking", "")
+    assert [c["name"] for c in result.tool_calls] == ["f"]
+
+
 def test_kimi_k3_a_declared_type_types_the_value_without_tools() -> None:
     raw = kimi_k3.write([{"name": "f", "args": {"n": 1.5, "s": "1.5", "b": False, "z": None}}])
     assert read("kimi_k3", [raw]).tool_calls[0]["args"] == {

@@ -19,8 +19,12 @@ is.
 
 Reasoning: ``<think>`` ... ``</think>``; K2-Thinking, K2.5 and K2.6 prefill ``<think>``
 (``<|im_assistant|>assistant<|im_middle|><think>``), and ``<think></think>`` with thinking
-off. The chat template's ``<|im_end|>``, ``<|im_assistant|>``, ``<|im_user|>``,
-``<|im_system|>`` and ``<|im_middle|>`` are dropped where a server leaves them in the text.
+off. These models sometimes open their calls without closing the reasoning (vLLM's Kimi
+K2 reasoning parser ends the reasoning at the calls for this): the section's opener (or
+a call's) inside the reasoning ends the reasoning (these markers are special tokens a
+model does not write as prose). The chat template's ``<|im_end|>``, ``<|im_assistant|>``,
+``<|im_user|>``, ``<|im_system|>`` and ``<|im_middle|>`` are dropped where a server
+leaves them in the text.
 
 Cost: linear in the text; memory: the held tail and the call's id.
 """
@@ -204,12 +208,19 @@ class KimiK2Parser(ToolParser):
             return (*super().markers(mode), SECTION, SECTION_END)
         if mode == "section":
             return (CALL, SECTION_END, *self.dropped)
+        if mode == "reasoning":
+            return (*super().markers(mode), SECTION, CALL)
         return super().markers(mode)
 
     def text_kind(self, mode: str) -> TextKind:
         return None if mode == "section" else super().text_kind(mode)
 
     def on_marker(self, marker: str) -> None:
+        """The section and its calls as modes; a section (or a call) opening inside the
+        reasoning ends the reasoning first (module docstring)."""
+        if self.mode == "reasoning" and marker in (SECTION, CALL):
+            self.mode = "text"
+            self.reasoning_seen = True
         mode = self.mode
         if marker == SECTION and mode == "text":
             self.mode = "section"
