@@ -39,11 +39,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
-from callstream._assembly.options import MAX_NAME_CHARS
+from callstream._assembly.options import DEFAULT_MAX_ARGUMENT_CHARS, MAX_NAME_CHARS
 from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CallReader, ToolParser
-from callstream.tool_parsers._markers import MarkerSet
-from callstream.tool_parsers._raw_args import RawArgs
+from callstream.tool_parsers._raw_text import AGAIN, ENDED, GO_ON, MarkerReader, ValueWriter
+from callstream.tool_parsers._values import ArgsWriter, param_schema
 
 __all__ = ("Glm45Parser", "Glm47Parser", "write45", "write47")
 
@@ -63,14 +63,14 @@ _VALUE: Final = "value"
 _PENDING: Final = "pending"  # a </tool_call> inside a value: its end, or its text?
 _BROKEN: Final = "broken"  # not a valid call: skip to its end
 
-_SETS: Final = {
-    _NAME: MarkerSet((KEY, CLOSE, OPEN)),
-    _BETWEEN: MarkerSet((KEY, CLOSE, OPEN)),
-    _KEY: MarkerSet((KEY_END, VALUE, CLOSE, OPEN)),
-    _BEFORE_VALUE: MarkerSet((VALUE, KEY, CLOSE, OPEN)),
-    _VALUE: MarkerSet((VALUE_END, CLOSE)),
-    _PENDING: MarkerSet((VALUE_END, CLOSE, OPEN)),
-    _BROKEN: MarkerSet((CLOSE, OPEN)),
+_MARKERS: Final = {
+    _NAME: (KEY, CLOSE, OPEN),
+    _BETWEEN: (KEY, CLOSE, OPEN),
+    _KEY: (KEY_END, VALUE, CLOSE, OPEN),
+    _BEFORE_VALUE: (VALUE, KEY, CLOSE, OPEN),
+    _VALUE: (VALUE_END, CLOSE),
+    _PENDING: (VALUE_END, CLOSE, OPEN),
+    _BROKEN: (CLOSE, OPEN),
 }
 
 #: at most this much whitespace after a ``</tool_call>`` inside a value is held while
@@ -78,45 +78,26 @@ _SETS: Final = {
 _MAX_PENDING: Final = 256
 
 
-class GlmReader(CallReader):
+class GlmReader(MarkerReader):
     """Reads one GLM call, from just after ``<tool_call>`` (the module docstring)."""
 
-    __slots__ = ("_args", "_held", "_key", "_name", "_pending", "_problem", "_size", "_state")
+    __slots__ = ("_args", "_key", "_name", "_pending", "_problem", "_size", "_value")
 
     def __init__(self, parser: ToolParser, index: int) -> None:
-        super().__init__(parser, index)
-        self._state = _NAME
-        self._held = ""
+        super().__init__(parser, index, _NAME)
         self._name: list[str] = []
         self._key: list[str] = []
         self._pending: list[str] = []
-        self._size = 0  # of the name or key under way
+        self._size = 0  # of the name, key or value under way
         self._problem: str | None = None
-        self._args = RawArgs(self)
+        self._args = ArgsWriter()
+        self._value: ValueWriter | None = None
 
-    def feed(self, text: str, start: int) -> tuple[str, int] | None:
-        if self._held:
-            text = self._held + text[start:]
-            start = 0
-            self._held = ""
-        pos = start
-        while True:
-            at, marker = _SETS[self._state].find(text, pos)
-            if at > pos:
-                self.keep(text[pos:at])
-                self._text(text[pos:at])
-            if marker is None:
-                self._held = text[at:]
-                return None
-            self.keep(marker)
-            after = at + len(marker)
-            stop = self._marker(marker)
-            if stop is not None:
-                return text, at if stop == "before" else after
-            pos = after
+    def markers(self, state: str) -> tuple[str, ...]:
+        return _MARKERS[state]
 
-    def _text(self, text: str) -> None:
-        state = self._state
+    def on_text(self, text: str) -> None:
+        state = self.state
         if state in (_NAME, _KEY):
             parts = self._name if state == _NAME else self._key
             parts.append(text)
@@ -125,7 +106,7 @@ class GlmReader(CallReader):
                 parts.clear()
                 self._broken(f"a {state} of the call exceeds {MAX_NAME_CHARS} characters")
         elif state == _VALUE:
-            self._args.part(text)
+            self._value_text(text)
         elif state == _PENDING:
             size = sum(len(p) for p in self._pending) + len(text)
             if text.strip() or size > _MAX_PENDING:
@@ -136,66 +117,81 @@ class GlmReader(CallReader):
             where = "before a value" if state == _BEFORE_VALUE else "between the arguments"
             self._broken(f"text {where} of the call")
 
-    def _marker(self, marker: str) -> str | None:
-        """Read ``marker`` in the current state: None (read on), ``"after"`` (the call
-        is over, the parser reads on after the marker) or ``"before"`` (a new call's
-        opener: the parser reads it)."""
-        state = self._state
+    def _value_text(self, text: str) -> None:
+        value = self._value
+        if value is None or self.done:
+            return
+        self._size += len(text)
+        if self._size > DEFAULT_MAX_ARGUMENT_CHARS:
+            self._value = None
+            self.fail(f"a value of the call exceeds {DEFAULT_MAX_ARGUMENT_CHARS} characters")
+            return
+        value.feed(text)
+
+    def on_marker(self, marker: str) -> int:
+        state = self.state
         if state in (_VALUE, _PENDING):
             return self._value_marker(marker)
         if marker == OPEN:
             self.fail(self._problem or "a new call opened before this one ended")
-            return "before"
+            return AGAIN
         if state == _NAME:
             self._start()
-            state = self._state
+            state = self.state
         if state == _BROKEN:
             if marker == CLOSE:
                 self.fail(self._problem or "malformed call")
-                return "after"
-            return None
+                return ENDED
+            return GO_ON
         if marker == CLOSE:
             if state in (_KEY, _BEFORE_VALUE):
                 self.fail("a key without a value at the call's end")
             else:
                 self._complete()
-            return "after"
+            return ENDED
         self._arg_marker(marker)
-        return None
+        return GO_ON
 
     def _arg_marker(self, marker: str) -> None:
         """A key's or a value's marker between the name and the end."""
         if marker == KEY:
-            if self._state == _BEFORE_VALUE:
+            if self.state == _BEFORE_VALUE:
                 self._broken("a key without a value")
             else:
                 self._key = []
-                self._state = _KEY
+                self.state = _KEY
         elif marker == KEY_END:
-            self._state = _BEFORE_VALUE
+            self.state = _BEFORE_VALUE
         else:  # VALUE (after a key, or a key missing its </arg_key>)
             key = "".join(self._key).strip()
             self._key = []
+            self._size = 0
             if not self.done:
-                self._args.begin(key)
-            self._state = _VALUE
+                schema = param_schema(self.parser.schemas, self.name, key)
+                self._value = ValueWriter(self._args, key, schema, self.args)
+            self.state = _VALUE
 
-    def _value_marker(self, marker: str) -> str | None:
-        """A marker inside a value (see :meth:`_marker`)."""
+    def _value_marker(self, marker: str) -> int:
+        """A marker inside a value (see :meth:`on_marker`)."""
         if marker == VALUE_END:
-            if self._state == _PENDING:
+            if self.state == _PENDING:
                 self._refute("")
-            self._args.finish()
-            self._state = _BETWEEN
-            return None
+            self._end_value()
+            self.state = _BETWEEN
+            return GO_ON
         if marker == CLOSE:  # the end of the value and the call, or the value's text
-            if self._state == _PENDING:
+            if self.state == _PENDING:
                 self._refute("")
             self._pending = []
-            self._state = _PENDING
-            return None
+            self.state = _PENDING
+            return GO_ON
         self._complete()  # OPEN after a held </tool_call>: the lost </arg_value>
-        return "before"
+        return AGAIN
+
+    def _end_value(self) -> None:
+        value, self._value = self._value, None
+        if value is not None and not self.done:
+            value.close()
 
     def _start(self) -> None:
         name = "".join(self._name).strip()
@@ -203,16 +199,16 @@ class GlmReader(CallReader):
         if not name:
             self._broken("the call has no name")
             return
-        self._state = _BETWEEN
+        self.state = _BETWEEN
         self.start(name)
         if self.done:  # an unknown tool: failed already; skip to the end
-            self._state = _BROKEN
+            self.state = _BROKEN
 
     def _refute(self, text: str) -> None:
         """The ``</tool_call>`` held inside a value was the value's text."""
-        self._args.part(CLOSE + "".join(self._pending) + text)
+        self.state = _VALUE
+        self._value_text(CLOSE + "".join(self._pending) + text)
         self._pending = []
-        self._state = _VALUE
 
     def _complete(self) -> None:
         """The call's end: it is complete."""
@@ -221,16 +217,17 @@ class GlmReader(CallReader):
         if self._problem is not None:
             self.fail(self._problem)
             return
-        self._args.close()
+        self._end_value()
+        self.args(self._args.close())
         self.end()
 
     def _broken(self, problem: str) -> None:
         if self._problem is None:
             self._problem = problem
-        self._state = _BROKEN
+        self.state = _BROKEN
 
     def close(self, interrupted: bool = False) -> None:
-        if self._state == _PENDING and not interrupted:
+        if self.state == _PENDING and not interrupted and not self._held:
             self._complete()  # the text ended after a </tool_call> that lost its </arg_value>
             return
         if self._problem is not None and not interrupted:
@@ -245,6 +242,7 @@ class Glm45Parser(ToolParser):
 
     name: ClassVar[str] = "glm45"
     call_open: ClassVar[tuple[str, ...]] = (OPEN,)
+    call_close: ClassVar[tuple[str, ...]] = (CLOSE,)
     dropped: ClassVar[tuple[str, ...]] = (
         "<|assistant|>",
         "<|user|>",

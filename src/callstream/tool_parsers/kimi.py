@@ -187,6 +187,7 @@ class KimiK2Parser(ToolParser):
 
     name: ClassVar[str] = "kimi_k2"
     call_open: ClassVar[tuple[str, ...]] = (CALL,)
+    call_close: ClassVar[tuple[str, ...]] = (CALL_END, SECTION_END)
     dropped: ClassVar[tuple[str, ...]] = (
         "<|im_end|>",
         "<|im_assistant|>",
@@ -205,7 +206,7 @@ class KimiK2Parser(ToolParser):
 
     def markers(self, mode: str) -> tuple[str, ...]:
         if mode == "text":
-            return (*super().markers(mode), SECTION, SECTION_END)
+            return (*super().markers(mode), SECTION)
         if mode == "section":
             return (CALL, SECTION_END, *self.dropped)
         if mode == "reasoning":

@@ -31,11 +31,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
-from callstream._assembly.options import MAX_NAME_CHARS
+from callstream._assembly.options import DEFAULT_MAX_ARGUMENT_CHARS, MAX_NAME_CHARS
 from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CallReader, ToolParser
-from callstream.tool_parsers._markers import MarkerSet
-from callstream.tool_parsers._raw_args import RawArgs
+from callstream.tool_parsers._raw_text import AGAIN, ENDED, GO_ON, MarkerReader, ValueWriter
+from callstream.tool_parsers._values import ArgsWriter, param_schema, schema_types
 
 __all__ = ("KimiK3Parser", "write")
 
@@ -49,12 +49,14 @@ ARG: Final = "<|open|>argument"
 ARG_END: Final = "<|close|>argument<|sep|>"
 
 _ATTR: Final = re.compile(r'([A-Za-z_][\w-]*)="([^"]*)"')
-_HEAD_ENDS: Final = MarkerSet((SEP, "<|open|>", "<|close|>"))
-_SETS: Final = {
-    "body": MarkerSet((ARG, CALL_END, CALL)),
-    "value": MarkerSet((ARG_END,)),
-    "pending": MarkerSet((ARG, CALL_END, ARG_END)),
-    "broken": MarkerSet((CALL_END, CALL)),
+_HEAD_ENDS: Final = (SEP, "<|open|>", "<|close|>")
+_MARKERS: Final = {
+    "call_head": _HEAD_ENDS,
+    "arg_head": _HEAD_ENDS,
+    "body": (ARG, CALL_END, CALL),
+    "value": (ARG_END,),
+    "pending": (ARG, CALL_END, ARG_END),
+    "broken": (CALL_END, CALL),
 }
 _MAX_PENDING: Final = 256
 
@@ -73,45 +75,27 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace('"', "&quot;")
 
 
-class K3Reader(CallReader):
+class K3Reader(MarkerReader):
     """Reads one Kimi K3 call, from just after ``<|open|>call``."""
 
-    __slots__ = ("_args", "_head", "_head_size", "_held", "_pending", "_problem", "_state")
+    __slots__ = ("_args", "_head", "_head_size", "_pending", "_problem", "_size", "_value")
 
     def __init__(self, parser: ToolParser, index: int) -> None:
-        super().__init__(parser, index)
-        self._state = "call_head"  # call_head, body, arg_head, value, pending, broken
-        self._held = ""
+        # states: call_head, body, arg_head, value, pending, broken
+        super().__init__(parser, index, "call_head")
         self._head: list[str] = []
         self._head_size = 0
         self._pending: list[str] = []
         self._problem: str | None = None
-        self._args = RawArgs(self)
+        self._args = ArgsWriter()
+        self._value: ValueWriter | None = None
+        self._size = 0  # of the value under way
 
-    def feed(self, text: str, start: int) -> tuple[str, int] | None:
-        if self._held:
-            text = self._held + text[start:]
-            start = 0
-            self._held = ""
-        pos = start
-        while True:
-            state = self._state
-            found = _HEAD_ENDS if state.endswith("head") else _SETS[state]
-            at, marker = found.find(text, pos)
-            if at > pos:
-                self.keep(text[pos:at])
-                self._text(text[pos:at])
-            if marker is None:
-                self._held = text[at:]
-                return None
-            self.keep(marker)
-            stop = self._marker(marker)
-            if stop is not None:
-                return text, at if stop == "before" else at + len(marker)
-            pos = at + len(marker)
+    def markers(self, state: str) -> tuple[str, ...]:
+        return _MARKERS[state]
 
-    def _text(self, text: str) -> None:
-        state = self._state
+    def on_text(self, text: str) -> None:
+        state = self.state
         if state.endswith("head"):
             self._head.append(text)
             self._head_size = len(text) + (self._head_size if len(self._head) > 1 else 0)
@@ -119,7 +103,7 @@ class K3Reader(CallReader):
                 self._head = []
                 self._broken(f"an element's header exceeds {MAX_NAME_CHARS} characters")
         elif state == "value":
-            self._args.part(text)
+            self._value_text(text)
         elif state == "pending":
             size = sum(len(p) for p in self._pending) + len(text)
             if text.strip() or size > _MAX_PENDING:
@@ -129,38 +113,47 @@ class K3Reader(CallReader):
         elif state == "body" and text.strip():
             self._broken("text between the call's arguments")
 
-    def _marker(self, marker: str) -> str | None:
-        """Read ``marker``: None (read on), ``"after"`` (the call is over; the parser
-        reads on after the marker) or ``"before"`` (the parser reads the marker)."""
-        state = self._state
+    def _value_text(self, text: str) -> None:
+        value = self._value
+        if value is None or self.done:
+            return
+        self._size += len(text)
+        if self._size > DEFAULT_MAX_ARGUMENT_CHARS:
+            self._value = None
+            self.fail(f"a value of the call exceeds {DEFAULT_MAX_ARGUMENT_CHARS} characters")
+            return
+        value.feed(text)
+
+    def on_marker(self, marker: str) -> int:
+        state = self.state
         if state.endswith("head"):
             return self._header(state, marker)
         if state == "value":  # ARG_END: the value's end, or its text
             self._pending = []
-            self._state = "pending"
-            return None
+            self.state = "pending"
+            return GO_ON
         if state == "pending":
             if marker == ARG_END:
                 self._refute("")
-                self._state = "pending"
-                return None
-            self._args.finish()
-            self._state = "body"
+                self.state = "pending"
+                return GO_ON
+            self._end_value()
+            self.state = "body"
         if marker == CALL:
             self.fail(self._problem or "a new call opened before this one ended")
-            return "before"
-        if self._state == "broken" or marker == CALL_END:
+            return AGAIN
+        if self.state == "broken" or marker == CALL_END:
             self._complete()
-            return "after"
-        self._state = "arg_head"  # ARG
-        return None
+            return ENDED
+        self.state = "arg_head"  # ARG
+        return GO_ON
 
-    def _header(self, state: str, marker: str) -> str | None:
+    def _header(self, state: str, marker: str) -> int:
         """The header of a call or an argument ended (its ``<|sep|>``, else the call
-        fails: see :meth:`_marker`)."""
+        fails: see :meth:`on_marker`)."""
         if marker != SEP:
             self.fail("an element's header is not complete")
-            return "before"
+            return AGAIN
         head = "".join(self._head)
         self._head = []
         attrs = {k: unescape(v) for k, v in _ATTR.findall(head)}
@@ -168,25 +161,35 @@ class K3Reader(CallReader):
             name = attrs.get("tool", "").strip()
             if not name:
                 self._broken("the call has no tool name")
-                return None
-            self._state = "body"
+                return GO_ON
+            self.state = "body"
             self.start(name)
             if self.done:  # an unknown tool: failed already; skip to the end
-                self._state = "broken"
-            return None
+                self.state = "broken"
+            return GO_ON
         if "key" not in attrs:
             self._broken("an argument without a key")
-            return None
+            return GO_ON
         if not self.done:
-            self._args.begin(attrs["key"], attrs.get("type"))
-        self._state = "value"
-        return None
+            key = attrs["key"]
+            schema = param_schema(self.parser.schemas, self.name, key)
+            if not schema_types(schema) and attrs.get("type"):
+                schema = {"type": attrs["type"]}  # the type the model wrote
+            self._size = 0
+            self._value = ValueWriter(self._args, key, schema, self.args)
+        self.state = "value"
+        return GO_ON
+
+    def _end_value(self) -> None:
+        value, self._value = self._value, None
+        if value is not None and not self.done:
+            value.close()
 
     def _refute(self, text: str) -> None:
         """The ``<|close|>argument<|sep|>`` held inside a value was its text."""
-        self._args.part(ARG_END + "".join(self._pending) + text)
+        self.state = "value"
+        self._value_text(ARG_END + "".join(self._pending) + text)
         self._pending = []
-        self._state = "value"
 
     def _complete(self) -> None:
         if self.done:
@@ -194,13 +197,14 @@ class K3Reader(CallReader):
         if self._problem is not None:
             self.fail(self._problem)
             return
-        self._args.close()
+        self._end_value()
+        self.args(self._args.close())
         self.end()
 
     def _broken(self, problem: str) -> None:
         if self._problem is None:
             self._problem = problem
-        self._state = "broken"
+        self.state = "broken"
 
     def close(self, interrupted: bool = False) -> None:
         if self._problem is not None and not interrupted:
@@ -215,6 +219,7 @@ class KimiK3Parser(ToolParser):
 
     name: ClassVar[str] = "kimi_k3"
     call_open: ClassVar[tuple[str, ...]] = (CALL,)
+    call_close: ClassVar[tuple[str, ...]] = (CALL_END,)
     reasoning_open: ClassVar[tuple[str, ...]] = (THINK,)
     reasoning_close: ClassVar[tuple[str, ...]] = (THINK_END,)
     dropped: ClassVar[tuple[str, ...]] = (
