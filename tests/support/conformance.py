@@ -63,6 +63,10 @@ FAMILIES: dict[str, str | Chooser] = {
         },
         "deepseek_v3",
     ),
+    "glm": lambda fixture: "glm45" if fixture.reference_model == "zai-org/GLM-4.5" else "glm47",
+    "kimi": lambda fixture: (
+        "kimi_k3" if fixture.reference_model == "moonshotai/Kimi-K3" else "kimi_k2"
+    ),
 }
 """The families callstream reads; a family's fixtures run once its parser is registered
 in ``callstream.tool_parsers.TEXT_FORMATS`` (before that they skip, saying why)."""
@@ -173,6 +177,17 @@ def inside_characters(data: bytes) -> list[bytes]:
     return [p for p in pieces if p]
 
 
+def generation_prompt(fixture: Fixture) -> str:
+    """The generation prompt the fixture's text follows: its own, else its reference
+    model's default (canitoolcall's rule for replaying a fixture)."""
+    if fixture.generation_prompt is not None:
+        return fixture.generation_prompt
+    family = family_for(fixture)
+    reference = family.reference_for(fixture.reference_model) if family is not None else None
+    found = reference.default_generation_prompt if reference is not None else None
+    return found or ""
+
+
 def options(fixture: Fixture) -> dict[str, Any]:
     """The options callstream reads the fixture with."""
     name = parser_for(fixture)
@@ -180,7 +195,7 @@ def options(fixture: Fixture) -> dict[str, Any]:
     return {
         "tool_parser": name,
         "tools": list(fixture.tools) or None,
-        "prefill": fixture.generation_prompt or "",
+        "prefill": generation_prompt(fixture),
         "reasoning": True,
     }
 

@@ -110,7 +110,15 @@ def test_any_text_reads_the_same_under_every_split(raw: str, data: st.DataObject
     whole = parser.feed(raw) + parser.close()
     points = data.draw(st.lists(st.integers(0, max(len(raw), 1)), max_size=10))
     pieces = cut(raw, sorted(set(points)))
-    assert summary(read(pieces)) == summary(read([raw])) == summary(read(pieces, "auto"))
+    assert summary(read(pieces)) == summary(read([raw]))
+    # auto reads as the family it recognizes (another family of <tool_call>, GLM, takes a
+    # body that is not a JSON object)
+    auto = get_tool_parser("auto")
+    for piece in pieces:
+        auto.feed(piece)
+    auto.close()
+    family = getattr(auto, "family", None) or "hermes"
+    assert summary(read(pieces, "auto")) == summary(read(pieces, family))
     for signal in whole:
         if isinstance(signal, callstream.TextDelta):
             # a call drafted inside reasoning stays reasoning, markers and all

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, Final
 
-from callstream._assembly.types import Signal
+from callstream._assembly.types import Signal, TextDelta
 from callstream.tool_parsers._base import CallReader, TextKind, ToolParser
 
 __all__ = ("MAX_UNDECIDED", "AutoParser")
@@ -54,6 +54,7 @@ class AutoParser(ToolParser):
         self._marker: str | None = None  # the marker seen, while no family claimed it
         self._after: list[str] = []
         self._after_size = 0
+        self._delegate_flagged = False  # the last feed of the family raised the flag
         super().__init__(tools=tools, prefill=prefill)
 
     def markers(self, mode: str) -> tuple[str, ...]:
@@ -95,11 +96,18 @@ class AutoParser(ToolParser):
         delegate = self._delegate
         if delegate is not None:
             out = delegate.feed(piece)
-            self.text_was_reasoning = delegate.text_was_reasoning
+            self._take_flag(delegate)
             return out
         out = super().feed(piece)
         if self._marker is not None:
-            out += self._decide(final=False)
+            decided = self._decide(final=False)
+            if self._delegate is not None and self._delegate_flagged:
+                # the family read a reasoning closer with no opener: the text this feed
+                # reported before it was reasoning too
+                out = [
+                    TextDelta(s.text, reasoning=True) if type(s) is TextDelta else s for s in out
+                ]
+            out += decided
         return out
 
     def close(self, interrupted: bool = False) -> list[Signal]:
@@ -119,6 +127,14 @@ class AutoParser(ToolParser):
     def family(self) -> str | None:
         """The family recognized, None until a marker was seen."""
         return None if self._delegate is None else self._delegate.name
+
+    def _take_flag(self, delegate: ToolParser) -> None:
+        """The family's "the text so far was reasoning" becomes this parser's (once: the
+        reader of the flag clears this one, so the family's is cleared as it moves)."""
+        self._delegate_flagged = delegate.text_was_reasoning
+        if delegate.text_was_reasoning:
+            delegate.text_was_reasoning = False
+            self.text_was_reasoning = True
 
     def _closed_by_delegate(self) -> None:
         super().close()  # marks this parser closed; nothing of its own is held
@@ -151,5 +167,5 @@ class AutoParser(ToolParser):
         self._marker = None
         self._after = []
         out = delegate.feed(marker + after)
-        self.text_was_reasoning = self.text_was_reasoning or delegate.text_was_reasoning
+        self._take_flag(delegate)
         return out

@@ -153,15 +153,16 @@ class CallReader:
         """The raw call text kept so far."""
         return "".join(self._raw)
 
-    def start(self, name: str) -> None:
-        """The call's name is known: announce the call (or fail it: an unknown tool)."""
+    def start(self, name: str, call_id: str | None = None) -> None:
+        """The call's name is known: announce the call (or fail it: an unknown tool);
+        ``call_id``: the id the model wrote for it (Kimi's ``functions.name:0``), if any."""
         self.name = name
         problem = self.parser.check_name(name)
         if problem is not None:
             self.fail(problem)
             return
         self.started = True
-        self.parser.emit(CallChunk(index=self.index, name=name))
+        self.parser.emit(CallChunk(index=self.index, id=call_id, name=name))
 
     def args(self, fragment: str) -> None:
         """A fragment of the call's JSON argument text (after :meth:`start`)."""

@@ -30,6 +30,10 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     "deepseek_v32": ("deepseek_dsml", "DeepSeekV32Parser"),
     "deepseek_v4": ("deepseek_dsml", "DeepSeekV4Parser"),
     "deepseek_v41": ("deepseek_dsml", "DeepSeekV41Parser"),
+    "glm45": ("glm", "Glm45Parser"),
+    "glm47": ("glm", "Glm47Parser"),
+    "kimi_k2": ("kimi", "KimiK2Parser"),
+    "kimi_k3": ("kimi_k3", "KimiK3Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -46,6 +50,8 @@ ALIASES: Final[dict[str, str]] = {
     "deepseekv41": "deepseek_v41",
     "deepseek_r1": "deepseek_v3",  # llama.cpp's chat formats
     "deepseek_v3_1": "deepseek_v31",
+    "glm": "glm45",
+    "kimi": "kimi_k2",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
