@@ -113,7 +113,7 @@ class CallReader:
     call the model did not finish).
     """
 
-    __slots__ = ("_raw", "_raw_size", "done", "index", "name", "parser", "started")
+    __slots__ = ("_raw", "_raw_size", "done", "index", "name", "parser", "started", "then")
 
     def __init__(self, parser: ToolParser, index: int) -> None:
         self.parser: Final = parser
@@ -121,6 +121,9 @@ class CallReader:
         self.name: str | None = None
         self.started = False
         self.done = False
+        #: the mode the parser goes on in once :meth:`feed` returns (a reader opened
+        #: inside reasoning may hand the text back to the reasoning)
+        self.then = "text"
         self._raw: list[str] = []
         self._raw_size = 0
 
@@ -369,7 +372,7 @@ class ToolParser:
                 text, pos = rest
                 end = len(text)
                 self._reader = None
-                self.mode = "text"
+                self.mode = reader.then
                 continue
             found = self._set(self.mode)
             at, marker = found.find(text, pos)

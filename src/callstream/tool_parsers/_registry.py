@@ -23,6 +23,10 @@ __all__ = ("ALIASES", "TEXT_FORMATS", "get_tool_parser", "parser_class", "resolv
 TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
+    "qwen3_coder": ("qwen3_coder", "Qwen3CoderParser"),
+    "seed_oss": ("seed_oss", "SeedOssParser"),
+    "minimax_m2": ("minimax_m2", "MinimaxM2Parser"),
+    "step3": ("step3", "Step3Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -30,6 +34,10 @@ ALIASES: Final[dict[str, str]] = {
     # other engines' names for a family -> its name
     "qwen25": "hermes",
     "qwen": "hermes",
+    "qwen3_xml": "qwen3_coder",  # vLLM's second name for the same format
+    "qwen3coder": "qwen3_coder",
+    "minimax": "minimax_m2",  # llama.cpp / Ollama-style short names
+    "seed": "seed_oss",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
