@@ -194,11 +194,13 @@ class Section(CallReader):
         "bare",
         "grammar",
         "held",
+        "owner",
         "writer",
     )
 
     def __init__(self, parser: XmlParser, marker: str, *, bare: bool, held: bool) -> None:
         super().__init__(parser, -1)
+        self.owner: Final[XmlParser] = parser
         self.grammar: Final = parser.grammar
         self.bare = bare
         self.held = held
@@ -220,7 +222,7 @@ class Section(CallReader):
             self._call.args(fragment)
 
     def _begin_call(self, marker: str) -> None:
-        parser = self.parser
+        parser = self.owner
         self._call = CallReader(parser, parser.next_index())
         self._call.keep(marker)
         self.writer = ArgsWriter()
@@ -252,7 +254,7 @@ class Section(CallReader):
         pos = 0
         end = len(buf)
         while pos < end:
-            got = getattr(self, f"_read_{self._state}")(buf, pos)
+            got: int | tuple[int, str] | None = getattr(self, f"_read_{self._state}")(buf, pos)
             if got is None:  # the rest is held until more text comes
                 self._consumed(buf[:pos])
                 self._tail = buf[pos:]
@@ -274,7 +276,7 @@ class Section(CallReader):
         if self._held_raw is not None and text:
             self._held_raw.append(text)
 
-    def _read_between(self, buf: str, pos: int) -> int | tuple[int, str] | None:
+    def _read_between(self, buf: str, pos: int) -> int | tuple[int, str] | None:  # noqa: PLR0911 (one return per token met)
         g = self.grammar
         at = _skip_space(buf, pos)
         if at < 0:
@@ -294,10 +296,10 @@ class Section(CallReader):
         # text that is no call
         if self.held:
             return at, "reasoning"
-        if self.parser.calls == self._calls_before:
+        if self.owner.calls == self._calls_before:
             self._fail(f"expected {g.call_open!r} after the section's opener")
             return at
-        self._fail(f"unexpected text between calls: {buf[at:at + 40]!r}")
+        self._fail(f"unexpected text between calls: {buf[at : at + 40]!r}")
         return at
 
     def _read_after(self, buf: str, pos: int) -> int | tuple[int, str] | None:
@@ -358,7 +360,7 @@ class Section(CallReader):
         if found == g.section_close:  # the call's closer is missing: the section ends it
             self._end_call()
             return self._section_over(at + len(found))
-        self._fail(f"unexpected text inside the call: {buf[at:at + 40]!r}")
+        self._fail(f"unexpected text inside the call: {buf[at : at + 40]!r}")
         return at
 
     def _read_param(self, buf: str, pos: int) -> int | None:
@@ -374,7 +376,7 @@ class Section(CallReader):
         key = self._unquote("".join(self._name))
         self._name = []
         call = self._call
-        schemas = self.parser.schemas
+        schemas = self.owner.schemas
         schema = param_schema(schemas, call.name if call is not None else None, key)
         self._value = _Value(self, key, schema)
         self._state = "value"
@@ -384,7 +386,7 @@ class Section(CallReader):
         value = self._value
         assert value is not None
         g = self.grammar
-        finder = self.parser.value_markers()
+        finder = self.owner.value_markers()
         search = pos
         while True:
             at, marker = finder.find(buf, search)
@@ -444,7 +446,7 @@ class Section(CallReader):
         another section is read the same way; the reasoning's closer may come once; the
         end of the output makes the calls stand (:meth:`close`); anything else shows
         they were drafts (the module docstring)."""
-        parser = self.parser
+        parser = self.owner
         at, closed = pos, False
         while True:
             at = _skip_space(buf, at)
@@ -469,19 +471,19 @@ class Section(CallReader):
         """The section was quoted inside the reasoning: its text is reasoning."""
         raw = "".join(self._held_raw or ())
         self._held_raw = None
-        self.parser.release_held(raw, self._calls_before)
+        self.owner.release_held(raw, self._calls_before)
 
     def close(self, interrupted: bool = False) -> None:
         reason = INTERRUPTED_REASON if interrupted else CUT_REASON
         state = self._state
         if state in ("name", "body", "param", "value") and self._call is not None:
             self._call.fail(reason)
-        elif state == "between" and self.parser.calls == self._calls_before:
+        elif state == "between" and self.owner.calls == self._calls_before:
             self._begin_call("")
             assert self._call is not None
             self._call.fail(reason)
         if self.held:
-            self.parser.keep_held()
+            self.owner.keep_held()
 
 
 class XmlParser(ToolParser):
@@ -502,8 +504,10 @@ class XmlParser(ToolParser):
 
     @classmethod
     def auto_markers(cls) -> tuple[str, ...]:
-        return cls.section_open + cls.bare_open + tuple(
-            m for m in cls.reasoning_open if m != "<think>"
+        return (
+            cls.section_open
+            + cls.bare_open
+            + tuple(m for m in cls.reasoning_open if m != "<think>")
         )
 
     def markers(self, mode: str) -> tuple[str, ...]:

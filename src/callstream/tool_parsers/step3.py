@@ -23,7 +23,7 @@ opens it (``<|BOT|>assistant\\n<think>\\n``, ``prefill=``) and ``</think>`` ends
 the prefill, a ``</think>`` with no opener makes what came before it reasoning); a call
 inside a reasoning block never closed follows the Qwen3-Coder policy. ``<|BOT|>`` and
 ``<|EOT|>`` are dropped.
-"""
+"""  # noqa: RUF002 (the markers are full-width)
 
 from __future__ import annotations
 
@@ -35,11 +35,12 @@ from callstream.tool_parsers.qwen3_coder import raw_value
 
 __all__ = ("Step3Parser", "write")
 
-OPEN = "<｜tool_calls_begin｜>"
-CLOSE = "<｜tool_calls_end｜>"
-CALL_BEGIN = "<｜tool_call_begin｜>"
-CALL_END = "<｜tool_call_end｜>"
-SEP = "<｜tool_sep｜>"
+BAR = "\uff5c"  # the full-width bar of the markers
+OPEN = f"<{BAR}tool_calls_begin{BAR}>"
+CLOSE = f"<{BAR}tool_calls_end{BAR}>"
+CALL_BEGIN = f"<{BAR}tool_call_begin{BAR}>"
+CALL_END = f"<{BAR}tool_call_end{BAR}>"
+SEP = f"<{BAR}tool_sep{BAR}>"
 
 GRAMMAR = Grammar(
     section_close=CLOSE,
