@@ -63,7 +63,6 @@ CONTENT_TYPES: dict[str, str] = {
 """The ``content-type`` of each format's streamed response."""
 
 
-
 @dataclass(frozen=True)
 class SentToolResult:
     """A tool result a client sent back: the call's ``id`` (``None`` where the format has

@@ -189,6 +189,7 @@ class Section(CallReader):
         "_held_raw",
         "_name",
         "_state",
+        "_step",
         "_tail",
         "_value",
         "bare",
@@ -206,6 +207,7 @@ class Section(CallReader):
         self.held = held
         self._calls_before = parser.calls
         self._tail = ""
+        self._step = 0  # where the step being read started (see _fail)
         self._call: CallReader | None = None
         self._value: _Value | None = None
         self._name: list[str] = []
@@ -229,9 +231,13 @@ class Section(CallReader):
         self._name = []
         self._state = "name"
 
-    def _fail(self, reason: str) -> None:
-        if self._call is None:
+    def _fail(self, reason: str, buf: str, at: int) -> None:
+        """The call is invalid at ``buf[at]``: its text up to there is kept first (so
+        the reason reads the same however the text was cut)."""
+        if self._call is None:  # nothing of a call came yet: its text starts here
             self._begin_call("")
+        else:
+            self._call.keep(buf[self._step : at])
         assert self._call is not None
         self._call.fail(reason)
         self._value = None
@@ -254,6 +260,7 @@ class Section(CallReader):
         pos = 0
         end = len(buf)
         while pos < end:
+            self._step = pos
             got: int | tuple[int, str] | None = getattr(self, f"_read_{self._state}")(buf, pos)
             if got is None:  # the rest is held until more text comes
                 self._consumed(buf[:pos])
@@ -297,9 +304,9 @@ class Section(CallReader):
         if self.held:
             return at, "reasoning"
         if self.owner.calls == self._calls_before:
-            self._fail(f"expected {g.call_open!r} after the section's opener")
+            self._fail(f"expected {g.call_open!r} after the section's opener", buf, at)
             return at
-        self._fail(f"unexpected text between calls: {buf[at : at + 40]!r}")
+        self._fail(f"unexpected text between calls: {buf[at : at + 40]!r}", buf, at)
         return at
 
     def _read_after(self, buf: str, pos: int) -> int | tuple[int, str] | None:
@@ -314,26 +321,35 @@ class Section(CallReader):
             return None
         return self._section_over(pos)
 
-    def _read_name(self, buf: str, pos: int) -> int | None:
+    def _take_name(self, buf: str, pos: int, opener: str) -> tuple[int, str | None]:
+        """Read a name up to ``>``: (where reading goes on, the name once whole). A name
+        with a newline or ``<`` in it, or too long, fails the call there."""
         close = buf.find(">", pos)
         chunk = buf[pos:] if close < 0 else buf[pos:close]
-        bad = next((c for c in ("\n", "<") if c in chunk), None)
-        size = sum(len(p) for p in self._name) + len(chunk)
-        if bad is not None or size > MAX_NAME:
-            self._fail(f"a malformed name after {self.grammar.call_open!r}")
-            return pos
+        bad = min((i for i in (chunk.find("\n"), chunk.find("<")) if i >= 0), default=-1)
+        room = MAX_NAME - sum(len(p) for p in self._name)
+        if bad >= 0 or len(chunk) > room:
+            at = pos + (bad if bad >= 0 else max(room, 0))
+            self._fail(f"a malformed name after {opener!r}", buf, at)
+            return at, None
         self._name.append(chunk)
         if close < 0:
-            return len(buf)
+            return len(buf), None
         name = self._unquote("".join(self._name))
         self._name = []
+        return close + 1, name
+
+    def _read_name(self, buf: str, pos: int) -> int | None:
+        at, name = self._take_name(buf, pos, self.grammar.call_open)
+        if name is None:
+            return at
         if not name:
-            self._fail("a call with no name")
-            return close + 1
+            self._fail("a call with no name", buf, at)
+            return at
         assert self._call is not None
         self._call.start(name)
         self._state = "body"
-        return close + 1
+        return at
 
     def _unquote(self, name: str) -> str:
         name = name.strip()
@@ -360,27 +376,19 @@ class Section(CallReader):
         if found == g.section_close:  # the call's closer is missing: the section ends it
             self._end_call()
             return self._section_over(at + len(found))
-        self._fail(f"unexpected text inside the call: {buf[at : at + 40]!r}")
+        self._fail(f"unexpected text inside the call: {buf[at : at + 40]!r}", buf, at)
         return at
 
     def _read_param(self, buf: str, pos: int) -> int | None:
-        close = buf.find(">", pos)
-        chunk = buf[pos:] if close < 0 else buf[pos:close]
-        size = sum(len(p) for p in self._name) + len(chunk)
-        if "\n" in chunk or "<" in chunk or size > MAX_NAME:
-            self._fail(f"a malformed parameter name after {self.grammar.param_open!r}")
-            return pos
-        self._name.append(chunk)
-        if close < 0:
-            return len(buf)
-        key = self._unquote("".join(self._name))
-        self._name = []
+        at, key = self._take_name(buf, pos, self.grammar.param_open)
+        if key is None:
+            return at
         call = self._call
         schemas = self.owner.schemas
         schema = param_schema(schemas, call.name if call is not None else None, key)
         self._value = _Value(self, key, schema)
         self._state = "value"
-        return close + 1
+        return at
 
     def _read_value(self, buf: str, pos: int) -> int | None:
         value = self._value
