@@ -27,9 +27,9 @@ ever reaches the text, the reasoning, a name or the arguments.
   call: ``<|im_end|>`` ...);
 - :meth:`ToolParser.open_call`: the :class:`CallReader` for a call opened by a marker
   (the JSON envelope reader of :mod:`~callstream.tool_parsers._json_text`, or a family's);
-- :meth:`ToolParser.markers`, :meth:`ToolParser.text_kind` and
-  :meth:`ToolParser.on_marker` for the modes of a family's own (a section of calls, a
-  channel header).
+- :meth:`ToolParser.markers`, :meth:`ToolParser.text_kind`,
+  :meth:`ToolParser.on_marker` and :meth:`ToolParser.after_call` for the modes of a
+  family's own (a section of calls, a channel header).
 
 Cost: linear in the text (each character is scanned a bounded number of times: only
 the held tail, at most the longest marker, is scanned again); memory: the held tail,
@@ -113,7 +113,7 @@ class CallReader:
     call the model did not finish).
     """
 
-    __slots__ = ("_raw", "_raw_size", "done", "index", "name", "parser", "started", "then")
+    __slots__ = ("_raw", "_raw_size", "done", "index", "name", "parser", "started")
 
     def __init__(self, parser: ToolParser, index: int) -> None:
         self.parser: Final = parser
@@ -121,9 +121,6 @@ class CallReader:
         self.name: str | None = None
         self.started = False
         self.done = False
-        #: the mode the parser goes on in once :meth:`feed` returns (a reader opened
-        #: inside reasoning may hand the text back to the reasoning)
-        self.then = "text"
         self._raw: list[str] = []
         self._raw_size = 0
 
@@ -324,6 +321,11 @@ class ToolParser:
         self._lead = {"text": True, "reasoning": self._lead["text"]}
         self._space = {"text": [], "reasoning": self._space["text"]}
 
+    def after_call(self) -> str:
+        """The mode once a call's reader is done: ``"text"``, or a family's own (a
+        section of calls that goes on after each call)."""
+        return "text"
+
     def open_call(self, marker: str, index: int) -> CallReader:
         """The reader of the call that ``marker`` opens (key ``index``)."""
         raise NotImplementedError(f"{type(self).__name__} does not open calls")
@@ -372,7 +374,7 @@ class ToolParser:
                 text, pos = rest
                 end = len(text)
                 self._reader = None
-                self.mode = reader.then
+                self.mode = self.after_call()
                 continue
             found = self._set(self.mode)
             at, marker = found.find(text, pos)
