@@ -98,7 +98,7 @@ from callstream.providers.transport import (
 )
 
 if TYPE_CHECKING:
-    from callstream._argtypes import BoolArg, IntArg
+    from callstream._argtypes import BoolArg, IntArg, OptStrArg
 
 __all__ = (
     "MAX_MISMATCHED",
@@ -190,7 +190,7 @@ class Pipeline:
         reasoning: BoolArg = False,
         tool_parser: Any = None,
         tools: Any = None,
-        prefill: str | None = None,
+        prefill: OptStrArg = None,
         **assembler_options: Any,
     ) -> None:
         """Set up for one stream.

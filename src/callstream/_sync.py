@@ -129,7 +129,10 @@ def stream(
     event or JSON object of raw text input (see :class:`~callstream.StreamLimitError`),
     and ``reasoning`` (default False): also keep the model's reasoning / thinking text
     (``update.reasoning``, ``result.reasoning``). The assistant's text is always kept
-    (``update.text``, ``result.text``).
+    (``update.text``, ``result.text``). ``tool_parser`` (a family name such as
+    ``"hermes"``, or ``"auto"``) reads the calls an open-weight model writes in its text
+    (with ``tools`` and ``prefill``; :mod:`callstream.tool_parsers`, the open-weight
+    models guide).
 
     Closing: the source object (when it has ``close()``: an SDK ``Stream``, a
     generator) and the iterator taken from it are closed when the iteration ends, the

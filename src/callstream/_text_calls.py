@@ -17,9 +17,6 @@ Cost: the parser's, linear in the text.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from callstream._assembly.types import Signal, StreamEnd, TextDelta
 from callstream._errors import OptionTypeError, OptionValueError
 from callstream.tool_parsers import ToolParser, get_tool_parser
@@ -77,9 +74,7 @@ def _as_reasoning(signals: list[Signal]) -> list[Signal]:
     ]
 
 
-def text_calls(
-    tool_parser: str | ToolParser | None, tools: Sequence[Any] | None, prefill: str | None
-) -> TextCalls | None:
+def text_calls(tool_parser: object, tools: object, prefill: object) -> TextCalls | None:
     """The pipeline's tool parser for its options (None without ``tool_parser``).
 
     Raises:
@@ -105,4 +100,8 @@ def text_calls(
         raise OptionTypeError(
             f"tool_parser must be a family name or a ToolParser, got {tool_parser!r}"
         )
+    if prefill is not None and not isinstance(prefill, str):
+        raise OptionTypeError(f"prefill must be a str, got {type(prefill).__name__}")
+    if tools is not None and not isinstance(tools, (list, tuple)):
+        raise OptionTypeError(f"tools must be a list of tools, got {type(tools).__name__}")
     return TextCalls(get_tool_parser(tool_parser, tools=tools, prefill=prefill or ""))

@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 import callstream
+from callstream.tool_parsers import TEXT_FORMATS
 from tests.docs.markdown_blocks import ROOT
 
 PUBLIC_MODULES = (
@@ -48,6 +49,9 @@ PUBLIC_MODULES = (
     "callstream.testing.langchain",
     "callstream.testing.pytest_plugin",
     "callstream.testing.strategies",
+    "callstream.tool_parsers",
+    # one module per family, each documented in docs/reference/tool_parsers.md
+    *(f"callstream.tool_parsers.{module}" for module, _ in TEXT_FORMATS.values()),
 )
 """The modules whose ``__all__`` is the public API (no underscore on the way down)."""
 

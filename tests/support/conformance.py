@@ -44,7 +44,8 @@ FAMILIES: dict[str, str | Chooser] = {
 in ``callstream.tool_parsers.TEXT_FORMATS`` (before that they skip, saying why)."""
 
 DEVIATIONS: dict[str, str] = {
-    # fixture id -> why callstream's result differs from the fixture's, as a policy
+    # fixture id -> why callstream's result differs from the fixture's, as a policy;
+    # "auto:<fixture id>" when only tool_parser="auto" reads it differently
 }
 """The one place deviations are listed: each is a documented policy with its reason
 (the test expects these fixtures to fail, and fails when one starts to pass)."""

@@ -42,16 +42,18 @@ def _check(fixture: Fixture) -> None:
         pytest.skip(reason)
 
 
-def _conforms(fixture: Fixture, check: Callable[[], None]) -> None:
-    """Run ``check``; a fixture listed in DEVIATIONS must still fail it."""
-    if fixture.id not in DEVIATIONS:
+def _conforms(fixture: Fixture, check: Callable[[], None], key: str = "") -> None:
+    """Run ``check``; a fixture listed in DEVIATIONS (under ``key + fixture.id``) must
+    still fail it."""
+    key += fixture.id
+    if key not in DEVIATIONS:
         check()
         return
     try:
         check()
     except AssertionError:
-        pytest.xfail(DEVIATIONS[fixture.id])
-    pytest.fail(f"{fixture.id} is listed in DEVIATIONS but conforms now: remove it")
+        pytest.xfail(DEVIATIONS[key])
+    pytest.fail(f"{key} is listed in DEVIATIONS but conforms now: remove it")
 
 
 def test_whole_text_conforms(canitoolcall_fixture: Fixture) -> None:
@@ -116,3 +118,23 @@ def test_async_reads_the_same(canitoolcall_fixture: Fixture) -> None:
     whole = parse(fixture, text_source([raw]))
     pieces = [raw[i : i + 2] for i in range(0, len(raw), 2)]
     assert_equivalent(whole, _async_parse(fixture, chat_chunks(pieces)))
+
+
+def test_auto_reads_as_the_family(canitoolcall_fixture: Fixture) -> None:
+    """``tool_parser="auto"`` recognizes the family and reads the same (deviations under
+    ``"auto:<fixture id>"``)."""
+    fixture = canitoolcall_fixture
+    _check(fixture)
+
+    def check() -> None:
+        pieces = [fixture.raw_output[i : i + 5] for i in range(0, len(fixture.raw_output), 5)]
+        auto = as_parse(
+            callstream.collect(
+                text_source(pieces),
+                provider="openai-chat",
+                **{**options(fixture), "tool_parser": "auto"},
+            )
+        )
+        assert_equivalent(parse(fixture, text_source([fixture.raw_output])), auto)
+
+    _conforms(fixture, check, "auto:")

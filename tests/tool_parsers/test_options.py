@@ -260,3 +260,14 @@ def test_auto_reads_the_same_as_the_family() -> None:
 
 def test_a_family_subclass_is_a_tool_parser() -> None:
     assert issubclass(type(get_tool_parser("hermes")), ToolParser)
+
+
+# --- limits ------------------------------------------------------------------------------
+
+
+def test_a_name_past_the_limit_is_an_invalid_call() -> None:
+    result = read([f'<tool_call>{{"name": "{"x" * 5000}", "arguments": {{}}}}</tool_call>ok'])
+    assert result.tool_calls == []
+    [invalid] = result.invalid_tool_calls
+    assert "exceeds 4096 characters" in invalid["error"]
+    assert result.text == "ok"

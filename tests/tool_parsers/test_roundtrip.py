@@ -46,9 +46,9 @@ def _no_marker(text: str) -> bool:
     return not any(m in text for m in MARKERS)
 
 
-def read(pieces: Sequence[str]) -> callstream.StreamResult:
+def read(pieces: Sequence[str], name: str = "hermes") -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser="hermes", reasoning=True
+        text_source(pieces), provider="openai-chat", tool_parser=name, reasoning=True
     )
 
 
@@ -104,12 +104,13 @@ def test_a_text_cut_short_gives_no_call_the_model_did_not_finish(
 @given(st.lists(st.sampled_from([*'ab<>/_|\n {}"', *MARKERS]), max_size=30).map("".join), st.data())
 def test_any_text_reads_the_same_under_every_split(raw: str, data: st.DataObject) -> None:
     """Whatever the text (malformed calls, stray markers), every cut gives one result,
-    markers never reach the text or the reasoning, and nothing raises."""
+    ``auto`` gives it too, markers never reach the text or the reasoning, and nothing
+    raises."""
     parser = get_tool_parser("hermes")
     whole = parser.feed(raw) + parser.close()
     points = data.draw(st.lists(st.integers(0, max(len(raw), 1)), max_size=10))
     pieces = cut(raw, sorted(set(points)))
-    assert summary(read(pieces)) == summary(read([raw]))
+    assert summary(read(pieces)) == summary(read([raw])) == summary(read(pieces, "auto"))
     for signal in whole:
         if isinstance(signal, callstream.TextDelta):
             # a call drafted inside reasoning stays reasoning, markers and all

@@ -41,11 +41,15 @@ class AutoParser(ToolParser):
         self._families = list(families)
         self._owners: dict[str, list[type[ToolParser]]] = {}
         dropped: list[str] = []
+        closers: list[str] = []
         for family in self._families:
             for marker in family.auto_markers():
                 self._owners.setdefault(marker, []).append(family)
             dropped.extend(family.dropped)
+            closers.extend(family.call_close)
         self._dropped = tuple(dict.fromkeys(dropped))
+        # a call closer with no call open is no text, whichever family it is of
+        self._closers = tuple(m for m in dict.fromkeys(closers) if m not in self._owners)
         self._delegate: ToolParser | None = None
         self._marker: str | None = None  # the marker seen, while no family claimed it
         self._after: list[str] = []
@@ -54,9 +58,15 @@ class AutoParser(ToolParser):
 
     def markers(self, mode: str) -> tuple[str, ...]:
         if mode == "text":
-            return self.reasoning_open + self.reasoning_close + tuple(self._owners) + self._dropped
+            return (
+                self.reasoning_open
+                + self.reasoning_close
+                + tuple(self._owners)
+                + self._closers
+                + self._dropped
+            )
         if mode == "reasoning":
-            return self.reasoning_close + self._dropped
+            return self.reasoning_close + self.reasoning_open + self._dropped
         return ()
 
     def text_kind(self, mode: str) -> TextKind:

@@ -27,6 +27,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Final
 
+from callstream._assembly.options import DEFAULT_MAX_ARGUMENT_CHARS, MAX_NAME_CHARS
 from callstream.tool_parsers._base import CallReader
 from callstream.tool_parsers._markers import MarkerSet
 
@@ -176,6 +177,8 @@ class EnvelopeReader(CallReader):
         "_key",
         "_parts",
         "_pending",
+        "_pending_size",
+        "_parts_size",
         "_problem",
         "_restart",
         "_scan",
@@ -197,6 +200,8 @@ class EnvelopeReader(CallReader):
         self._key = ""
         self._parts: list[str] = []  # the raw text of a key, the name, string arguments
         self._pending: list[str] = []  # argument text read before the name
+        self._pending_size = 0  # bounded by the assembler's default max_argument_chars
+        self._parts_size = 0  # bounded by the assembler's name limit
         self._args_seen = False
         self._args_mode = ""  # "object" (streamed) or "string" (double-encoded)
         self._problem: str | None = None
@@ -267,6 +272,7 @@ class EnvelopeReader(CallReader):
         self._scan = ValueScan(text[pos])
         self._slot = slot
         self._parts = []
+        self._parts_size = 0
         self._state = _SCAN
         if slot == "args":
             if self._args_seen:
@@ -293,7 +299,7 @@ class EnvelopeReader(CallReader):
                 return at
             found, at = scan.scan(text, at + 1)
         self._take(text[pos:at])
-        if found == END:
+        if found == END and self._state == _SCAN:  # (_take may have broken the call)
             self._state = _AFTER
             self._complete()
         return at
@@ -308,8 +314,18 @@ class EnvelopeReader(CallReader):
                 self.args(piece)
             elif self.name is None:
                 self._pending.append(piece)
+                self._pending_size += len(piece)
+                if self._pending_size > DEFAULT_MAX_ARGUMENT_CHARS:
+                    self._broken(
+                        f"the call's arguments exceed {DEFAULT_MAX_ARGUMENT_CHARS} characters"
+                        " before its name"
+                    )
         elif slot != "skip":
             self._parts.append(piece)
+            self._parts_size += len(piece)
+            limit = DEFAULT_MAX_ARGUMENT_CHARS if slot == "args" else MAX_NAME_CHARS
+            if self._parts_size > limit:
+                self._broken(f"a {slot} of the call exceeds {limit} characters")
 
     def _complete(self) -> None:
         """The key or value under way ended."""
