@@ -269,7 +269,7 @@ class Section(CallReader):
             if isinstance(got, tuple):  # the section is over: hand the text back
                 done_at, then = got
                 self._consumed(buf[:done_at])
-                self.then = then
+                self.owner.resume = then
                 if then == "reasoning":
                     self._release()
                 return buf, done_at
@@ -507,6 +507,7 @@ class XmlParser(ToolParser):
 
     def __init__(self, tools: Any = None, prefill: str = "") -> None:
         self._capture: list[Signal] | None = None
+        self.resume = "text"  # the mode after the section being read (see after_call)
         self._value_markers: MarkerSet | None = None
         super().__init__(tools=tools, prefill=prefill)
 
@@ -543,6 +544,12 @@ class XmlParser(ToolParser):
 
     def open_call(self, marker: str, index: int) -> CallReader:
         return Section(self, marker, bare=marker in self.bare_open, held=False)
+
+    def after_call(self) -> str:
+        """The mode once a section is read: the text, or the reasoning a section quoted
+        inside it goes back to."""
+        mode, self.resume = self.resume, "text"
+        return mode
 
     def next_index(self) -> int:
         """The index of the next call (a section may hold several)."""
