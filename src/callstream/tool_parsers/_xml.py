@@ -519,6 +519,10 @@ class XmlParser(ToolParser):
             + tuple(m for m in cls.reasoning_open if m != "<think>")
         )
 
+    @classmethod
+    def reasoning_call_open(cls) -> tuple[str, ...]:
+        return cls.section_open
+
     def markers(self, mode: str) -> tuple[str, ...]:
         found = super().markers(mode)
         if mode == "reasoning":
