@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar, Final
 
 from callstream._assembly.types import Signal
@@ -85,6 +86,12 @@ class Grammar:
         return (self.section_close, self.call_open, *self.noise)
 
 
+@lru_cache(maxsize=64)
+def _closer_set(closer: str) -> MarkerSet:
+    """A closer as a marker set (for its held tail)."""
+    return MarkerSet((closer,))
+
+
 def _skip_space(text: str, at: int) -> int:
     """The end of the whitespace run at ``at``; -1 past :data:`MAX_LOOKAHEAD`."""
     end = len(text)
@@ -120,7 +127,7 @@ class _Value:
         self.kind = "string" if kinds == ("string",) else ("whole" if kinds else "?")
         self.lead = True  # the leading markup not yet passed
         self.parts: list[str] = []
-        self.trail = ""  # trailing whitespace held (it may be markup)
+        self.trail: list[str] = []  # trailing whitespace held (it may be markup)
         if self.kind == "string":
             self._open_string()
 
@@ -129,10 +136,10 @@ class _Value:
         self.section.args(writer.key(self.key) + writer.string_start())
 
     def add(self, text: str) -> None:
+        if not text:
+            return
         strip = self.section.grammar.strip_values
         if self.lead:
-            if not text:
-                return
             if strip:
                 text = text.lstrip()
                 if not text:
@@ -142,7 +149,7 @@ class _Value:
             self.lead = False
         if self.kind == "?":
             self.parts.append(text)
-            body = "".join(self.parts).lstrip()
+            body = text.lstrip()  # the parts before it were whitespace
             if not body:
                 return
             self.kind = "whole" if body[0] in _JSON_STARTS else "string"
@@ -154,9 +161,22 @@ class _Value:
         if self.kind == "whole":
             self.parts.append(text)
             return
-        text = self.trail + text
+        self._stream(text, strip)
+
+    def _stream(self, text: str, strip: bool) -> None:
+        """A string value's next text: written, but for its trailing whitespace (held:
+        it may be markup)."""
         body = text.rstrip() if strip else (text[:-1] if text.endswith("\n") else text)
-        self.trail = text[len(body) :]
+        if not body:
+            if strip or not self.trail:  # a newline alone: held as the value's last
+                self.trail.append(text)
+                return
+        tail = text[len(body) :]
+        if self.trail:
+            body = "".join(self.trail) + body
+            self.trail.clear()
+        if tail:
+            self.trail.append(tail)
         if body:
             self.section.args(self.section.writer.string_part(body))
 
@@ -433,7 +453,7 @@ class Section(CallReader):
         closer = self.grammar.call_close if self.bare else self.grammar.section_close
         at = buf.find(closer, pos)
         if at < 0:
-            held = MarkerSet((closer,)).held_from(buf, pos)
+            held = _closer_set(closer).held_from(buf, pos)
             return held if held > pos else None
         self._call = None
         if self.bare:
