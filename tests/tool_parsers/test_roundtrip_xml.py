@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import callstream
 from callstream.tool_parsers import get_tool_parser, minimax_m2, qwen3_coder, seed_oss, step3
 from callstream.tool_parsers._registry import parser_class
-from callstream.tool_parsers._xml import XmlParser
+from callstream.tool_parsers._xml_parser import XmlParser
 from tests.support.conformance import cut, text_source
 
 Writer = Callable[..., str]

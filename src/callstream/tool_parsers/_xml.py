@@ -40,20 +40,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from callstream._assembly.types import Signal
-from callstream.tool_parsers._base import (
-    CUT_REASON,
-    INTERRUPTED_REASON,
-    TEXT_CALL_INDEX,
-    CallReader,
-    ToolParser,
-)
+from callstream.tool_parsers._base import CUT_REASON, INTERRUPTED_REASON, CallReader
 from callstream.tool_parsers._markers import MarkerSet
 from callstream.tool_parsers._values import ArgsWriter, param_schema, schema_types, type_value
 
-__all__ = ("MAX_LOOKAHEAD", "MAX_NAME", "Grammar", "Section", "XmlParser")
+if TYPE_CHECKING:
+    from callstream.tool_parsers._xml_parser import XmlParser
+
+__all__ = ("MAX_LOOKAHEAD", "MAX_NAME", "Grammar", "Section")
 
 MAX_LOOKAHEAD: Final = 256
 """Whitespace looked at after a closer inside a value before it is taken as text."""
@@ -326,7 +322,7 @@ class Section(CallReader):
         if self.owner.calls == self._calls_before:
             self._fail(f"expected {g.call_open!r} after the section's opener", buf, at)
             return at
-        self._fail(f"unexpected text between calls: {buf[at : at + 40]!r}", buf, at)
+        self._fail("text that is no call between the calls", buf, at)
         return at
 
     def _read_after(self, buf: str, pos: int) -> int | tuple[int, str] | None:
@@ -396,7 +392,8 @@ class Section(CallReader):
         if found == g.section_close:  # the call's closer is missing: the section ends it
             self._end_call()
             return self._section_over(at + len(found))
-        self._fail(f"unexpected text inside the call: {buf[at : at + 40]!r}", buf, at)
+        expected = self.grammar.param_open
+        self._fail(f"text that is no parameter inside the call (expected {expected!r})", buf, at)
         return at
 
     def _read_param(self, buf: str, pos: int) -> int | None:
@@ -512,100 +509,3 @@ class Section(CallReader):
             self._call.fail(reason)
         if self.held:
             self.owner.keep_held()
-
-
-class XmlParser(ToolParser):
-    """A tool parser for a family of XML-ish calls (the module docstring); a family
-    sets :attr:`grammar`, :attr:`section_open` (the markers that open a section of
-    calls), :attr:`bare_open` (a call's own opener, read as a section of one call when
-    a model leaves the section's opener out) and the :class:`ToolParser` class
-    attributes (reasoning markers, dropped tokens)."""
-
-    grammar: ClassVar[Grammar]
-    section_open: ClassVar[tuple[str, ...]] = ()
-    bare_open: ClassVar[tuple[str, ...]] = ()
-
-    def __init__(self, tools: Any = None, prefill: str = "") -> None:
-        self._capture: list[Signal] | None = None
-        self.resume = "text"  # the mode after the section being read (see after_call)
-        self._value_markers: MarkerSet | None = None
-        super().__init__(tools=tools, prefill=prefill)
-
-    @classmethod
-    def auto_markers(cls) -> tuple[str, ...]:
-        return (
-            cls.section_open
-            + cls.bare_open
-            + tuple(m for m in cls.reasoning_open if m != "<think>")
-        )
-
-    @classmethod
-    def reasoning_call_open(cls) -> tuple[str, ...]:
-        return cls.section_open
-
-    def markers(self, mode: str) -> tuple[str, ...]:
-        found = super().markers(mode)
-        if mode == "reasoning":
-            return found + self.section_open
-        if mode == "text":
-            return found + self.bare_open
-        return found
-
-    def on_marker(self, marker: str) -> None:
-        mode = self.mode
-        if marker in self.dropped:
-            return
-        if mode == "text" and marker in self.section_open + self.bare_open:
-            self._reader = Section(self, marker, bare=marker in self.bare_open, held=False)
-            self.mode = "call"
-            return
-        if mode == "reasoning" and marker in self.section_open:
-            self._capture = []
-            self._reader = Section(self, marker, bare=False, held=True)
-            self.mode = "call"
-            return
-        super().on_marker(marker)
-
-    def open_call(self, marker: str, index: int) -> CallReader:
-        return Section(self, marker, bare=marker in self.bare_open, held=False)
-
-    def after_call(self) -> str:
-        """The mode once a section is read: the text, or the reasoning a section quoted
-        inside it goes back to."""
-        mode, self.resume = self.resume, "text"
-        return mode
-
-    def next_index(self) -> int:
-        """The index of the next call (a section may hold several)."""
-        index = TEXT_CALL_INDEX + self.calls
-        self.calls += 1
-        return index
-
-    def value_markers(self) -> MarkerSet:
-        """The closers searched inside a value."""
-        found = self._value_markers
-        if found is None:
-            g = self.grammar
-            found = MarkerSet((g.param_close, g.call_close, "\n" + g.param_open))
-            self._value_markers = found
-        return found
-
-    def emit(self, signal: Signal) -> None:
-        if self._capture is not None:
-            self._capture.append(signal)
-        else:
-            super().emit(signal)
-
-    def release_held(self, raw: str, calls_before: int) -> None:
-        """A section inside reasoning was a draft: its signals are dropped and its text
-        ``raw`` is reasoning."""
-        self._capture = None
-        self.calls = calls_before
-        self.mode = "reasoning"
-        self.text(raw)
-
-    def keep_held(self) -> None:
-        """The output ended after a section inside reasoning: its calls stand."""
-        held, self._capture = self._capture or [], None
-        for signal in held:
-            self.emit(signal)

@@ -40,7 +40,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from callstream._json.dump import dumps_bounded
-from callstream.tool_parsers._xml import Grammar, XmlParser
+from callstream.tool_parsers._xml import Grammar
+from callstream.tool_parsers._xml_parser import XmlParser
 
 __all__ = ("Qwen3CoderParser", "raw_value", "write")
 
