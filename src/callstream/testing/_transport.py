@@ -63,6 +63,7 @@ CONTENT_TYPES: dict[str, str] = {
 """The ``content-type`` of each format's streamed response."""
 
 
+
 @dataclass(frozen=True)
 class SentToolResult:
     """A tool result a client sent back: the call's ``id`` (``None`` where the format has
