@@ -51,10 +51,13 @@ from callstream._errors import OptionTypeError as OptionTypeError
 from callstream._errors import OptionValueError as OptionValueError
 from callstream._errors import ParserStateError as ParserStateError
 from callstream._errors import PartialJSONError as PartialJSONError
+from callstream._errors import RecordingFileError as RecordingFileError
+from callstream._errors import ScriptExhaustedError as ScriptExhaustedError
 from callstream._errors import StreamLimitError as StreamLimitError
 from callstream._errors import StructuredOutputError as StructuredOutputError
 from callstream._errors import ToolDefinitionError as ToolDefinitionError
 from callstream._errors import UnknownFormatError as UnknownFormatError
+from callstream._errors import UnwritableCallError as UnwritableCallError
 from callstream._errors import UsageError as UsageError
 from callstream._json import Change as Change
 from callstream._json import PartialJSONParser as PartialJSONParser
@@ -203,8 +206,10 @@ __all__ = (
     "PartialJSONError",
     "PartialJSONParser",
     "PydanticToolsParser",
+    "RecordingFileError",
     "RunResult",
     "ScalarSet",
+    "ScriptExhaustedError",
     "ServerToolCall",
     "ServerToolUse",
     "Signal",
@@ -233,6 +238,7 @@ __all__ = (
     "ToolRunner",
     "ToolStarted",
     "UnknownFormatError",
+    "UnwritableCallError",
     "UsageError",
     "ValueClosed",
     "ValueStarted",

@@ -13,7 +13,10 @@ Two families hang off one base class, so ``except CallstreamError`` catches both
     │   │                                an object cannot be described as a tool
     │   ├── OptionValueError (+ValueError)
     │   │                                an option's value is out of its range or choices
-    │   └── OptionTypeError (+TypeError) an option or an argument has the wrong type
+    │   │   └── UnwritableCallError      callstream.testing cannot write a call as given
+    │   ├── OptionTypeError (+TypeError) an option or an argument has the wrong type
+    │   └── ScriptExhaustedError (+ValueError)
+    │                                    a scripted fake model was called past its turns
     └── DataError (ValueError)           the model or provider sent bad data
         ├── PartialJSONError             base of the JSON parser's verdicts (.position, .reason)
         │   ├── IncompleteJSONError      the text ended before the value did
@@ -22,7 +25,8 @@ Two families hang off one base class, so ``except CallstreamError`` catches both
         ├── StreamLimitError             the stream exceeded a limit (event, line or total size)
         ├── MalformedStreamError         the raw stream's framing is broken (AWS eventstream)
         ├── StructuredOutputError        a structured output is not a valid object (.reason, .text)
-        └── UnknownFormatError           a stream whose provider format cannot be recognized
+        ├── UnknownFormatError           a stream whose provider format cannot be recognized
+        └── RecordingFileError           a recording file (callstream.testing) cannot be read
 
 Data errors are what a provider may legitimately produce; the assembler turns them into
 invalid tool calls (data, not exceptions). Usage errors signal a bug in the caller.
@@ -44,10 +48,13 @@ __all__ = (
     "OptionValueError",
     "ParserStateError",
     "PartialJSONError",
+    "RecordingFileError",
+    "ScriptExhaustedError",
     "StreamLimitError",
     "StructuredOutputError",
     "ToolDefinitionError",
     "UnknownFormatError",
+    "UnwritableCallError",
     "UsageError",
 )
 
@@ -84,8 +91,19 @@ class OptionValueError(UsageError, ValueError):
     """An option has a value outside what it allows (a negative limit, an unknown choice)."""
 
 
+class UnwritableCallError(OptionValueError):
+    """A tool call given to ``callstream.testing`` cannot be written so that it reads back
+    as given (an empty name, arguments that are not JSON, a nesting or an item the format
+    cannot carry); the message names the call (``calls[n]``) and the reason."""
+
+
 class OptionTypeError(UsageError, TypeError):
     """An option, or a value given to a method, has the wrong type."""
+
+
+class ScriptExhaustedError(UsageError, ValueError):
+    """A scripted fake model of ``callstream.testing`` was called more times than it has
+    turns (the message gives both counts)."""
 
 
 class DataError(CallstreamError, ValueError):
@@ -191,3 +209,11 @@ class UnknownFormatError(DataError):
     """A stream's payloads match none of the supported provider formats, or are not of
     the format named (or chosen): see ``callstream._pipeline``, "the foreign-payload
     rule"; then the partial result rides on it as ``exc.callstream_result``."""
+
+
+
+class RecordingFileError(DataError):
+    """A recording file (the JSON Lines file of ``callstream.testing``'s
+    ``RecordingTransport``) cannot be read: not UTF-8, no header, a line that is not JSON
+    or not an exchange. The message starts with the file and line (``path:line:``) where
+    it has one."""

@@ -206,7 +206,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"_base"},  # the translator protocol, its dispatch and never-raise helpers
         {"_provider_errors", "_plain", "_sse", "_json_stream", "_eventstream", "_text"},
         {"_arguments", "_bad_index", "_gemini_args", "transport"},
-        {"_responses_items"},
+        {"_responses_items", "_langchain_events"},
         {"_custom_input"},
         {
             "anthropic",
@@ -223,7 +223,8 @@ INNER_TIERS: dict[str, list[set[str]]] = {
     "callstream.tool_parsers": [
         {"_markers"},  # finding markers with hold-back
         {"_base"},  # the ToolParser loop and CallReader
-        {"_json_text", "_values"},  # the value machinery the families share
+        {"_values"},  # raw values typed, arguments written
+        {"_json_text", "_raw_text"},  # the readers the families share: JSON, marked raw text
         {"_auto"},  # "auto": hands the text to the family it recognizes
         {"_registry"},  # the names (families are imported lazily)
         {"*"},  # the families: every module whose name has no leading "_"

@@ -14,6 +14,7 @@ import callstream
 from callstream._assembly.types import CallFailure
 from callstream.providers import get_translator
 
+#: The module holding each format's handler table.
 MODULES = {
     "openai-chat": "openai_chat",
     "openai-responses": "openai_responses",
@@ -22,7 +23,7 @@ MODULES = {
     "bedrock": "bedrock",
     "cohere": "cohere",
     "ollama": "ollama",
-    "langchain": "langchain",
+    "langchain": "_langchain_events",  # its handler table is the protocol events' reader's
 }
 
 #: Per format: a payload of a kind its table does not hold (a later API's event).

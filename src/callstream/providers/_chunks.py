@@ -1,8 +1,11 @@
-"""Raw transport chunks: their type, incremental UTF-8 decoding, the per-event limit, and
-the one decoding of a payload's JSON (:func:`load_payload`).
+"""Raw transport chunks: their type, incremental UTF-8 decoding, the per-event limit, the
+one decoding of a payload's JSON (:func:`load_payload`), and the one protocol every
+decoder follows (:class:`ChunkDecoder`: feed / hold / flush).
 
 Shared by the SSE decoder (:mod:`callstream.providers._sse`), the JSON stream decoder
-(:mod:`callstream.providers._json_stream`) and the transport decoder
+(:mod:`callstream.providers._json_stream`, which also reads WebSocket frames: each frame
+is one or more whole JSON texts), the AWS eventstream decoder
+(:mod:`callstream.providers._eventstream`) and the transport decoder
 (:mod:`callstream.providers.transport`, which documents the whole transport layer and
 re-exports the public names defined here).
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import codecs
 import json
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from callstream._errors import (
     MalformedStreamError,
@@ -22,6 +25,7 @@ from callstream._errors import (
 
 __all__ = (
     "DEFAULT_MAX_EVENT_CHARS",
+    "ChunkDecoder",
     "ChunkText",
     "STREAM_ERRORS",
     "LimitHold",
@@ -171,3 +175,62 @@ class ChunkText:
         text = self._decoder.decode(b"", final=True)
         self._decoder.reset()
         return text
+
+
+T = TypeVar("T")
+
+
+class ChunkDecoder(Generic[T]):
+    """The protocol of every transport decoder: chunks in, whole items out (the shape of
+    httpx's ``ContentDecoder``: ``decode`` is :meth:`feed`, ``flush`` is :meth:`close`).
+
+    A subclass writes two methods: :meth:`feed_into` (append what one chunk completes;
+    raise a :data:`StreamError` at once, after appending what came before it) and
+    :meth:`flush_into` (the same for the end of the stream). This class adds the hold
+    rule of :class:`LimitHold` once for all of them: :meth:`feed` returns what a chunk
+    completed before an error and raises the error on the next call, so the output
+    never depends on where the network cut. Cost: O(1) besides the subclass's work.
+    """
+
+    __slots__ = ("_hold",)
+
+    def __init__(self) -> None:
+        self._hold = LimitHold()
+
+    @property
+    def error(self) -> StreamError | None:
+        """The error the next :meth:`feed` or :meth:`close` will raise, None when there
+        is none (set when a chunk completed items before the error; they were returned
+        first). A caller that stops at an error reads it here at once."""
+        return self._hold.error
+
+    def feed(self, chunk: TextChunk) -> list[T]:
+        """Decode one chunk; return the items it completed.
+
+        Past a limit (or at broken framing), the items the chunk completed before the
+        offending one are returned and the error is raised by the next call (at once
+        when there are none).
+        """
+        self._hold.check()
+        out: list[T] = []
+        try:
+            self.feed_into(chunk, out)
+        except STREAM_ERRORS as exc:
+            self._hold.keep(exc, len(out))
+        return out
+
+    def close(self) -> list[T]:
+        """Flush the end of the stream; return what it completed. An error here is
+        raised at once (after the error held from the last :meth:`feed`, if any)."""
+        self._hold.check()
+        out: list[T] = []
+        self.flush_into(out)
+        return out
+
+    def feed_into(self, chunk: TextChunk, out: list[T]) -> None:
+        """Append the items ``chunk`` completes to ``out``; raise an error at once."""
+        raise NotImplementedError
+
+    def flush_into(self, out: list[T]) -> None:
+        """Append the items the end of the stream completes to ``out``."""
+        raise NotImplementedError

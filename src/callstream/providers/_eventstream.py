@@ -33,7 +33,7 @@ import zlib
 from typing import Any, Final
 
 from callstream._errors import MalformedStreamError
-from callstream.providers._chunks import TextChunk, load_payload, too_long
+from callstream.providers._chunks import ChunkDecoder, TextChunk, load_payload, too_long
 
 __all__ = ("EventStreamDecoder", "is_eventstream_start")
 
@@ -54,12 +54,13 @@ def is_eventstream_start(first: str) -> bool:
     return first == "\x00"
 
 
-class EventStreamDecoder:
+class EventStreamDecoder(ChunkDecoder[Any]):
     """AWS eventstream bytes in, one payload per message out (see the module docstring)."""
 
     __slots__ = ("_buffer", "_max_event_chars", "_start", "dropped", "messages")
 
     def __init__(self, *, max_event_chars: int) -> None:
+        super().__init__()
         self._buffer = bytearray()
         self._start = 0  # where the next message begins in the buffer
         self._max_event_chars = max_event_chars
@@ -67,7 +68,8 @@ class EventStreamDecoder:
         self.messages = 0  # messages read so far
 
     def feed_into(self, chunk: TextChunk, out: list[Any]) -> None:
-        """Append the payloads ``chunk`` completed to ``out``.
+        """Append the payloads ``chunk`` completed to ``out`` (:meth:`feed` wraps it
+        with the hold rule).
 
         Raises:
             MalformedStreamError: a text chunk, or a message whose length or checksum is
@@ -102,8 +104,9 @@ class EventStreamDecoder:
             del buffer[: self._start]
             self._start = 0
 
-    def close(self) -> None:
-        """The end of the stream: a message left cut short counts as dropped."""
+    def flush_into(self, out: list[Any]) -> None:
+        """The end of the stream: a message left cut short counts as dropped (nothing
+        completes at the end of a binary stream)."""
         if len(self._buffer) > self._start:
             self.dropped += 1
         self._buffer.clear()

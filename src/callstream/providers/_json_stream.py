@@ -17,8 +17,8 @@ from callstream._errors import StreamLimitError
 from callstream._json.pieces import Text
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
+    ChunkDecoder,
     ChunkText,
-    LimitHold,
     TextChunk,
     check_max_event_chars,
     too_long,
@@ -37,7 +37,7 @@ _VALUE_START = re.compile(r"[^\s,\[\]}]")
 _WORD_REST = re.compile(r'[^\s,\[\]{}"]*')
 
 
-class JSONStreamDecoder:
+class JSONStreamDecoder(ChunkDecoder[str]):
     """Split a stream of JSON values into one text per top-level value.
 
     Accepts NDJSON, concatenated or pretty-printed objects, and a JSON array of objects
@@ -58,7 +58,6 @@ class JSONStreamDecoder:
     __slots__ = (
         "_depth",
         "_escape",
-        "_hold",
         "_in_string",
         "_max_event_chars",
         "_open",
@@ -68,6 +67,7 @@ class JSONStreamDecoder:
     )
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        super().__init__()
         self._max_event_chars = check_max_event_chars(max_event_chars)
         self._text = ChunkText()
         self._open = Text()  # the open object's text from earlier chunks (in blocks)
@@ -75,39 +75,21 @@ class JSONStreamDecoder:
         self._in_string = False
         self._escape = False
         self._scalar = False  # inside a top-level value that is no object
-        self._hold = LimitHold()
         self.unclosed = False
         """Whether :meth:`close` dropped an object or a string left open."""
 
-    def feed(self, chunk: TextChunk) -> list[str]:
-        """Decode one chunk; return the texts of the objects it completed.
-
-        Past the limit, the objects the chunk completed before the one over it are
-        returned and the error is raised by the next call (at once when there are none),
-        so the texts never depend on where the chunks were cut.
-        """
-        self._hold.check()
-        texts: list[str] = []
-        try:
-            self.feed_into(chunk, texts)
-        except StreamLimitError as exc:
-            self._hold.keep(exc, len(texts))
-        return texts
-
     def feed_into(self, chunk: TextChunk, texts: list[str]) -> None:
-        """:meth:`feed` appending to ``texts``; a limit error is raised at once (the texts
-        of the objects completed before it are in ``texts`` already)."""
+        """Append the texts of the values one chunk completes; a limit error is raised at
+        once (the texts completed before it are in ``texts`` already). :meth:`feed`
+        wraps it with the hold rule."""
         self._scan(self._text.decode(chunk), texts)
 
-    def close(self) -> list[str]:
-        """Flush the end of the stream. An object or a string left open is dropped (it was
-        cut off); a number or literal the stream ends with is complete.
-
-        A limit error here is raised at once: the flushed text is at most one character
-        and closes no object.
+    def flush_into(self, texts: list[str]) -> None:
+        """The end of the stream. An object or a string left open is dropped (it was cut
+        off); a number or literal the stream ends with is complete. The flushed text is
+        at most one character and closes no object, so a limit error here has nothing
+        completed before it.
         """
-        self._hold.check()
-        texts: list[str] = []
         self._scan(self._text.flush(), texts)
         self.unclosed = self._depth > 0 or self._in_string
         if self._scalar and not self._in_string:
@@ -115,7 +97,6 @@ class JSONStreamDecoder:
         self._open.clear()
         self._depth = 0
         self._in_string = self._escape = self._scalar = False
-        return texts
 
     def _scan(self, text: str, texts: list[str]) -> None:
         """Append the values ``text`` completes to ``texts``; the open value's part is

@@ -24,7 +24,15 @@ from callstream._json.dump import dumps_bounded
 from callstream._json.parser import DEFAULT_MAX_DEPTH
 from callstream.providers._fields import sequence_items
 
-__all__ = ("describe", "json_string_body", "scalar_value", "to_json_data", "to_plain")
+__all__ = (
+    "describe",
+    "json_string_body",
+    "open_member",
+    "open_string_member",
+    "scalar_value",
+    "to_json_data",
+    "to_plain",
+)
 
 _MISSING: Final[Any] = object()
 
@@ -69,6 +77,19 @@ def json_string_body(text: str) -> str:
     of one string joined are ``json.dumps`` of the whole string. Cost: O(len(text)).
     """
     return json.dumps(text)[1:-1]
+
+
+def open_member(fields: dict[str, Any], key: str, opening: str) -> str:
+    """The JSON text of object ``fields`` left open, followed by member ``key`` whose
+    value starts with ``opening`` (``"``, ``[``): ``{"a": 1, "key": [``, the opening
+    of a streamed member. Cost: O(size of ``fields``)."""
+    head = json.dumps(fields)[:-1]
+    return head + (", " if fields else "") + json.dumps(key) + ": " + opening
+
+
+def open_string_member(fields: dict[str, Any], key: str) -> str:
+    """The JSON text of ``fields`` and member ``key`` with its string value opened."""
+    return open_member(fields, key, '"')
 
 
 def _fields(obj: Any, shallow: bool) -> tuple[dict[Any, Any] | None, bool]:

@@ -1,5 +1,6 @@
 """What each OpenAI Responses output item becomes: a tool call, a server tool call, or no
-call at all. The one table of it (:data:`CALL_ITEMS`, :data:`IGNORED_ITEMS`), read by
+call at all. The one table of it (:data:`CALL_ITEMS`, :data:`IGNORED_ITEMS`; and of the
+events that carry no call, :data:`IGNORED_EVENTS`), read by
 the translator (:mod:`callstream.providers.openai_responses`) and by the test that walks
 openai-python's own item union.
 
@@ -49,6 +50,7 @@ from callstream.providers._plain import to_json_data
 __all__ = (
     "CALL_ITEMS",
     "CUSTOM_ARG",
+    "IGNORED_EVENTS",
     "IGNORED_ITEMS",
     "TOOL_ITEMS",
     "DeclaredTools",
@@ -358,3 +360,26 @@ def _extras(item: Any, kind: str, server: bool) -> dict[str, Any]:
         if "error" in error or unusable is not None:
             extras["error"] = error.get("error", unusable)  # the reason, when unusable
     return extras
+
+
+IGNORED_EVENTS: Final[dict[str, str]] = {
+    "response.output_text.done": "repeats the streamed text",
+    "response.output_text.annotation.added": "a citation on text, no call",
+    "response.content_part.added": "text structure, no call",
+    "response.content_part.done": "repeats the streamed text",
+    "response.refusal.delta": "a refusal is no call (and not the assistant's answer text)",
+    "response.refusal.done": "repeats the refusal",
+    "response.reasoning_summary_part.added": "reasoning structure, no call",
+    "response.reasoning_summary_part.done": "repeats streamed reasoning",
+    "response.reasoning_summary_text.done": "repeats streamed reasoning",
+    "response.reasoning_text.done": "repeats streamed reasoning",
+    "response.audio.delta": "audio, no call",
+    "response.audio.done": "audio, no call",
+    "response.audio.transcript.delta": "audio transcript, no call",
+    "response.audio.transcript.done": "audio transcript, no call",
+    "response.image_generation_call.partial_image": "image data (a result), no call",
+    "response.shell_call_output_content.delta": "a hosted shell's output (a result)",
+    "response.shell_call_output_content.done": "a hosted shell's output (a result)",
+    "response.compaction.compacting": "context compaction, no call",
+}
+"""Event types that carry no call, each with the reason."""

@@ -22,8 +22,8 @@ from callstream._errors import StreamLimitError
 from callstream._json.pieces import Text
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
+    ChunkDecoder,
     ChunkText,
-    LimitHold,
     TextChunk,
     check_max_event_chars,
     too_long,
@@ -137,7 +137,7 @@ def _whole_field_line(text: str, *, alone: bool = False) -> bool:
     return True
 
 
-class SSEDecoder:
+class SSEDecoder(ChunkDecoder[ServerSentEvent]):
     """Incremental server-sent events decoder over ``str`` / ``bytes`` chunks or lines.
 
     ``feed`` returns the events completed by a chunk (an event completes at a blank line);
@@ -161,7 +161,6 @@ class SSEDecoder:
         "_data",
         "_event",
         "_first",
-        "_hold",
         "_id",
         "_lines",
         "_max_event_chars",
@@ -174,6 +173,7 @@ class SSEDecoder:
     )
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        super().__init__()
         self._max_event_chars = check_max_event_chars(max_event_chars)
         self._text = ChunkText()
         self._lines = _LineSplitter(self._max_event_chars)
@@ -186,28 +186,13 @@ class SSEDecoder:
         self._mode = _UNDECIDED
         self._first: str | None = None  # the first non-empty item while it may be a line
         self._blanks = 0  # empty items after it, while undecided (blank lines or no-ops)
-        self._hold = LimitHold()
         self.unknown_lines = 0
         """Lines that were no field of the format (text that is not SSE), ignored."""
 
-    def feed(self, chunk: TextChunk) -> list[ServerSentEvent]:
-        """Decode one chunk (or one line of a line iterator); return the events it completed.
-
-        Past a limit, the events the chunk completed before the line or event over it are
-        returned and the error is raised by the next call (at once when there are none),
-        so the events never depend on where the chunks were cut.
-        """
-        self._hold.check()
-        events: list[ServerSentEvent] = []
-        try:
-            self.feed_into(chunk, events)
-        except StreamLimitError as exc:
-            self._hold.keep(exc, len(events))
-        return events
-
     def feed_into(self, chunk: TextChunk, events: list[ServerSentEvent]) -> None:
-        """:meth:`feed` appending to ``events``; a limit error is raised at once (the
-        events completed before it are in ``events`` already)."""
+        """Append the events one chunk (or one line of a line iterator) completes; a
+        limit error is raised at once (the events completed before it are in ``events``
+        already). :meth:`feed` wraps it with the hold rule."""
         text = self._text.decode(chunk)
         if self._mode == _CHUNKS:
             self._on_text(text, events)
@@ -220,19 +205,16 @@ class SSEDecoder:
         else:
             self._on_undecided(text, events)
 
-    def close(self) -> list[ServerSentEvent]:
-        """Flush the end of the stream; return a final event left without its blank line.
+    def flush_into(self, events: list[ServerSentEvent]) -> None:
+        """The end of the stream: a final event left without its blank line.
 
-        A limit error here is raised at once: the flushed text is at most one character
-        without a line end, so nothing completes before it.
+        The flushed text is at most one character without a line end, so a limit error
+        here has nothing completed before it.
         """
-        self._hold.check()
-        events: list[ServerSentEvent] = []
         self._on_text(self._text.flush(), events)
         for line in self._lines.flush():
             self._on_line(line, events)
         self._dispatch(events)
-        return events
 
     def _on_undecided(self, text: str, events: list[ServerSentEvent]) -> None:
         """An item without a line end while the mode is undecided: settle it if it can be."""

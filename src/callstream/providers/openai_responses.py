@@ -61,7 +61,6 @@ payload).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Final
 
@@ -78,9 +77,10 @@ from callstream.providers._arguments import Arguments, read_arguments
 from callstream.providers._bad_index import BadIndex, BadIndexCalls, get_index
 from callstream.providers._base import Handler, ignore, unreadable
 from callstream.providers._fields import get, get_int, get_str, path
-from callstream.providers._plain import json_string_body
+from callstream.providers._plain import json_string_body, open_member, open_string_member
 from callstream.providers._responses_items import (
     CUSTOM_ARG,
+    IGNORED_EVENTS,
     TOOL_ITEMS,
     DeclaredTools,
     ItemCall,
@@ -272,13 +272,17 @@ class OpenAIResponsesTranslator:
         kind = read.kind
         if kind == "custom_tool_call":
             call.closing = '"}'
-            return _open_string({}, CUSTOM_ARG) + json_string_body(get_str(item, "input") or "")
+            return open_string_member({}, CUSTOM_ARG) + json_string_body(
+                get_str(item, "input") or ""
+            )
         args = read.args
         if kind == "code_interpreter_call" and isinstance(args, dict):
             code = args.pop("code", "")
             call.fields = args
             call.closing = '"}'
-            return _open_string(args, "code") + json_string_body(code if type(code) is str else "")
+            return open_string_member(args, "code") + json_string_body(
+                code if type(code) is str else ""
+            )
         if kind == "shell_call" and isinstance(args, dict):
             action = args.get("action")
             if type(action) is not dict or action.get("commands"):
@@ -286,7 +290,7 @@ class OpenAIResponsesTranslator:
             fields = {key: value for key, value in action.items() if key != "commands"}
             call.fields = fields
             call.closing = "]}}"
-            return '{"action": ' + _open_container(fields, "commands", "[")
+            return '{"action": ' + open_member(fields, "commands", "[")
         return args  # JSON text, or the item's fields whole (they do not stream)
 
     def _finish(self, index: int, call: _Item, args: Arguments) -> list[Signal]:
@@ -354,7 +358,9 @@ class OpenAIResponsesTranslator:
             if not custom:
                 out.append(ServerToolUse(index=index))
             out.append(
-                CallChunk(index, None, None, _open_string({}, CUSTOM_ARG if custom else "code"))
+                CallChunk(
+                    index, None, None, open_string_member({}, CUSTOM_ARG if custom else "code")
+                )
             )
         delta = get_str(payload, "delta")
         if not call.ended and call.closing is not None and delta and call.kind in _STRINGS:
@@ -560,18 +566,6 @@ class OpenAIResponsesTranslator:
         return signals
 
 
-def _open_container(fields: dict[str, Any], key: str, opening: str) -> str:
-    """The JSON text of object ``fields`` left open, followed by member ``key`` whose
-    value starts with ``opening`` (``"``, ``[``): ``{"a": 1, "key": [``."""
-    head = json.dumps(fields)[:-1]
-    return head + (", " if fields else "") + json.dumps(key) + ": " + opening
-
-
-def _open_string(fields: dict[str, Any], key: str) -> str:
-    """The JSON text of ``fields`` and member ``key`` with its string value opened."""
-    return _open_container(fields, key, '"')
-
-
 #: Event type -> its handler (hosted tools' status events: :data:`STATUS_EVENT`).
 _HANDLERS: dict[str | None, Handler] = {
     "response.function_call_arguments.delta": OpenAIResponsesTranslator._arguments_delta,
@@ -604,25 +598,3 @@ _OTHER: Final[Handler] = OpenAIResponsesTranslator._status
 
 READ_EVENTS: Final = frozenset(k for k in _HANDLERS if k is not None)
 """Every event type the translator reads, besides the status events (:data:`STATUS_EVENT`)."""
-
-IGNORED_EVENTS: Final[dict[str, str]] = {
-    "response.output_text.done": "repeats the streamed text",
-    "response.output_text.annotation.added": "a citation on text, no call",
-    "response.content_part.added": "text structure, no call",
-    "response.content_part.done": "repeats the streamed text",
-    "response.refusal.delta": "a refusal is no call (and not the assistant's answer text)",
-    "response.refusal.done": "repeats the refusal",
-    "response.reasoning_summary_part.added": "reasoning structure, no call",
-    "response.reasoning_summary_part.done": "repeats streamed reasoning",
-    "response.reasoning_summary_text.done": "repeats streamed reasoning",
-    "response.reasoning_text.done": "repeats streamed reasoning",
-    "response.audio.delta": "audio, no call",
-    "response.audio.done": "audio, no call",
-    "response.audio.transcript.delta": "audio transcript, no call",
-    "response.audio.transcript.done": "audio transcript, no call",
-    "response.image_generation_call.partial_image": "image data (a result), no call",
-    "response.shell_call_output_content.delta": "a hosted shell's output (a result)",
-    "response.shell_call_output_content.done": "a hosted shell's output (a result)",
-    "response.compaction.compacting": "context compaction, no call",
-}
-"""Event types that carry no call, each with the reason."""

@@ -70,8 +70,8 @@ from callstream._errors import StreamLimitError
 from callstream.providers._chunks import (
     DEFAULT_MAX_EVENT_CHARS,
     STREAM_ERRORS,
+    ChunkDecoder,
     ChunkText,
-    LimitHold,
     StreamError,
     TextChunk,
     check_max_event_chars,
@@ -135,7 +135,7 @@ class TransportMessage:
     event: str | None = None
 
 
-class TransportDecoder:
+class TransportDecoder(ChunkDecoder[TransportMessage]):
     """Raw ``str`` / ``bytes`` chunks in, decoded payloads out; SSE or JSON found automatically.
 
     How the text begins decides: a JSON value (see the module docstring) means a JSON stream
@@ -163,7 +163,6 @@ class TransportDecoder:
         "_dropped",
         "_events",
         "_head",
-        "_hold",
         "_json",
         "_lead",
         "_max_event_chars",
@@ -182,6 +181,7 @@ class TransportDecoder:
             OptionTypeError: ``max_event_chars`` is not an int.
             OptionValueError: ``max_event_chars`` is below 1.
         """
+        super().__init__()
         self._max_event_chars = check_max_event_chars(max_event_chars)
         self._head: list[TextChunk] | None = []  # None once the kind is known
         self._sniffer = ChunkText()
@@ -191,7 +191,6 @@ class TransportDecoder:
         self._sse: SSEDecoder | None = None
         self._json: JSONStreamDecoder | None = None
         self._events: EventStreamDecoder | None = None
-        self._hold = LimitHold()
 
     @property
     def dropped(self) -> int:
@@ -208,37 +207,9 @@ class TransportDecoder:
             dropped += self._events.dropped
         return dropped
 
-    @property
-    def error(self) -> StreamError | None:
-        """The limit error the next :meth:`feed` or :meth:`close` will raise, None when
-        there is none: set when a chunk completed payloads before the line, event or
-        object over a limit (they were returned first). A caller that stops at a limit
-        error reads it here at once."""
-        return self._hold.error
-
-    def feed(self, chunk: TextChunk) -> list[TransportMessage]:
-        """Decode one chunk; return the payloads it completed.
-
-        Past a limit, the payloads the chunk completed before the line, event or object
-        over it are returned and the error is raised by the next call (at once when
-        there are none; see :attr:`error`): the payloads never depend on where the
-        network cut.
-        """
-        self._hold.check()
-        out: list[TransportMessage] = []
-        try:
-            self._feed_into(chunk, out)
-        except STREAM_ERRORS as exc:
-            self._hold.keep(exc, len(out))
-        return out
-
-    def close(self) -> list[TransportMessage]:
-        """Flush the end of the stream; return what it completed.
-
-        A limit error here is raised at once: the end completes at most one payload.
-        """
-        self._hold.check()
-        out: list[TransportMessage] = []
+    def flush_into(self, out: list[TransportMessage]) -> None:
+        """Flush the end of the stream into ``out``: the end completes at most one
+        payload, so an error here has nothing before it."""
         if self._head is not None and self._lead:  # a stream as short as "nul" or "true"
             self._choose(bool(_begins_json(self._lead, ended=True)), out)
         if self._sse is not None:
@@ -247,11 +218,11 @@ class TransportDecoder:
             self._objects(self._json.close(), out)
         elif self._events is not None:
             self._events.close()
-        return out
 
-    def _feed_into(self, chunk: TextChunk, out: list[TransportMessage]) -> None:
+    def feed_into(self, chunk: TextChunk, out: list[TransportMessage]) -> None:
         """Decode one chunk into ``out``; a limit error is raised at once, after the
-        payloads completed before it were appended."""
+        payloads completed before it were appended (:meth:`feed` wraps it with the
+        hold rule)."""
         head = self._head
         if head is None:
             self._decode(chunk, out)

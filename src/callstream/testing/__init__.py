@@ -19,14 +19,10 @@ point) and the strategies (``callstream.testing.strategies``). The LangChain fak
 from __future__ import annotations
 
 from callstream.testing._cases import Case, cases, combinations
-from callstream.testing._record import (
-    Exchange,
-    Recording,
-    RecordingTransport,
-    ReplayError,
-    ReplayTransport,
-    load_recording,
-)
+from callstream.testing._formats import ITEM_TYPES, WireCall, write_calls
+from callstream.testing._record import RecordingTransport, ReplayError, ReplayTransport
+from callstream.testing._recording import Exchange, Recording, load_recording
+from callstream.testing._requests import RecordedRequest, SentToolResult
 from callstream.testing._server import serve
 from callstream.testing._stream import (
     FORMATS,
@@ -39,16 +35,8 @@ from callstream.testing._stream import (
     WireStream,
     stream_of,
 )
-from callstream.testing._transport import (
-    ENDPOINTS,
-    MockProvider,
-    RecordedRequest,
-    Reply,
-    SentToolResult,
-    Turn,
-)
+from callstream.testing._transport import ENDPOINTS, MockProvider, Reply, Turn
 from callstream.testing._wire import Encoding, encode, eventstream_message, ndjson_line, sse_event
-from callstream.testing._writers import ITEM_TYPES, WireCall, write_calls
 
 __all__ = (
     "ENDPOINTS",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from callstream._errors import OptionTypeError, OptionValueError
 from callstream.testing._stream import FORMATS, QUIRKS, SPLITS
 
 __all__ = ("Case", "cases", "combinations")
@@ -33,11 +34,11 @@ def _names(given: Iterable[str] | None, known: Iterable[str], what: str) -> list
     if given is None:
         return known
     if isinstance(given, str):
-        raise TypeError(f"{what}s must be a collection of names, not the string {given!r}")
+        raise OptionTypeError(f"{what}s must be a collection of names, not the string {given!r}")
     names = list(given)
     for name in names:
         if name not in known:
-            raise ValueError(f"unknown {what} {name!r}: one of {', '.join(known)}")
+            raise OptionValueError(f"unknown {what} {name!r}: one of {', '.join(known)}")
     return names
 
 

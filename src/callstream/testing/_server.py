@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from callstream._errors import OptionTypeError
 from callstream.testing._transport import MockProvider
 
 __all__ = ("serve",)
@@ -153,7 +154,7 @@ def serve(mock: MockProvider, *, host: str = "127.0.0.1", port: int = 0) -> Iter
     Cost: one thread for the server and one per connection.
     """
     if not isinstance(mock, MockProvider):
-        raise TypeError(f"serve takes a MockProvider, not {mock!r:.80}")
+        raise OptionTypeError(f"serve takes a MockProvider, not {mock!r:.80}")
     server = _Server((host, port), _handler_class(mock))
     thread = threading.Thread(target=server.serve_forever, name="callstream-serve", daemon=True)
     thread.start()

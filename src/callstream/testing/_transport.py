@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 import threading
 import time
@@ -22,6 +23,10 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+from callstream._errors import OptionTypeError, OptionValueError
+from callstream._json.dump import dumps_bounded
+from callstream.testing._formats import HTTP_ERRORS
+from callstream.testing._requests import RecordedRequest, tool_names
 from callstream.testing._secrets import is_secret_header, is_secret_parameter
 from callstream.testing._stream import FORMATS, WireStream, stream_of
 from callstream.testing._wire import BYTE_FORMATS, encode
@@ -30,9 +35,7 @@ __all__ = (
     "CONTENT_TYPES",
     "ENDPOINTS",
     "MockProvider",
-    "RecordedRequest",
     "Reply",
-    "SentToolResult",
     "Turn",
 )
 
@@ -63,63 +66,6 @@ CONTENT_TYPES: dict[str, str] = {
 """The ``content-type`` of each format's streamed response."""
 
 
-
-@dataclass(frozen=True)
-class SentToolResult:
-    """A tool result a client sent back: the call's ``id`` (``None`` where the format has
-    none: Ollama, Gemini without ids), the tool's ``name`` where the format says it, and
-    the ``content`` as the request carried it (a string, a list of blocks, an object)."""
-
-    id: str | None
-    name: str | None
-    content: Any
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """One request a client sent to a :class:`MockProvider`.
-
-    Attributes:
-        method: ``POST``, ...
-        path: the URL path (no query).
-        query: the query string, credentials (``key=``) left out.
-        headers: lower-cased names to values, credentials left out (``authorization``,
-            ``x-api-key``, ``api-key``, ``x-goog-api-key``, ``cookie``,
-            ``x-amz-security-token``: never stored).
-        body: the JSON body, decoded (``None`` for an empty body).
-        format: the format of the provider it was sent to.
-        turn: the index of the turn that answered it, ``None`` when none did (the client
-            got an error reply naming what was expected).
-    """
-
-    method: str
-    path: str
-    query: str
-    headers: Mapping[str, str]
-    body: Any
-    format: str
-    turn: int | None
-
-    @property
-    def tools(self) -> tuple[str, ...]:
-        """The names of the tools the request offered, in order (hosted tools without a
-        name by their ``type``). Cost: O(tools)."""
-        return tuple(_tool_names(self.body, self.format))
-
-    @property
-    def messages(self) -> list[Any]:
-        """The conversation the request carried, as sent: ``messages`` (``contents`` for
-        Gemini, ``input`` for Responses, as a list). Cost: O(1)."""
-        return _messages(self.body, self.format)
-
-    @property
-    def tool_results(self) -> list[SentToolResult]:
-        """Every tool result in the conversation, in order, read in the format's shape
-        (``role: "tool"`` messages, ``tool_result`` / ``toolResult`` blocks,
-        ``functionResponse`` parts, ``*_call_output`` items). Cost: O(messages)."""
-        return _tool_results(self.messages, self.format)
-
-
 @dataclass(frozen=True)
 class Turn:
     """One scripted answer of a :class:`MockProvider`: a stream, or an HTTP error
@@ -144,7 +90,9 @@ class Turn:
 
     def __init__(self, stream: WireStream, *, tools: Iterable[str] | None = None) -> None:
         if not isinstance(stream, WireStream):
-            raise TypeError(f"Turn takes a WireStream (stream_of's result), not {stream!r:.80}")
+            raise OptionTypeError(
+                f"Turn takes a WireStream (stream_of's result), not {stream!r:.80}"
+            )
         self._set(stream, tools, 200, None, {})
 
     def _set(
@@ -156,7 +104,9 @@ class Turn:
         headers: Mapping[str, str],
     ) -> None:
         if isinstance(tools, str):
-            raise TypeError(f"tools must be a collection of tool names, not the string {tools!r}")
+            raise OptionTypeError(
+                f"tools must be a collection of tool names, not the string {tools!r}"
+            )
         object.__setattr__(self, "stream", stream)
         object.__setattr__(self, "tools", None if tools is None else frozenset(tools))
         object.__setattr__(self, "status", status)
@@ -198,16 +148,21 @@ class Turn:
         Cost: O(body), once.
         """
         if type(status) is not int or not 400 <= status <= 599:
-            raise ValueError(f"an error turn's status is an int from 400 to 599, not {status!r}")
+            raise OptionValueError(
+                f"an error turn's status is an int from 400 to 599, not {status!r}"
+            )
         if body is not None:
             try:
-                json.dumps(body, allow_nan=False)
+                dumps_bounded(body, max_depth=None)
+                _refuse_non_finite(body)
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"an error turn's body must be JSON: {exc}") from None
+                raise OptionValueError(f"an error turn's body must be JSON: {exc}") from None
         kept: dict[str, str] = {}
         for name, value in (headers or {}).items():
             if not isinstance(name, str) or not isinstance(value, str):
-                raise ValueError(f"header names and values are strings, not {name!r}: {value!r}")
+                raise OptionValueError(
+                    f"header names and values are strings, not {name!r}: {value!r}"
+                )
             kept[name.lower()] = value
         turn = object.__new__(cls)
         turn._set(None, tools, status, body, kept)
@@ -274,14 +229,14 @@ class MockProvider:
         pace: float | None = None,
     ) -> None:
         if not turns:
-            raise ValueError("MockProvider needs at least one turn")
+            raise OptionValueError("MockProvider needs at least one turn")
         if pace is not None and not pace >= 0:
-            raise ValueError(f"pace must be seconds >= 0, not {pace!r}")
+            raise OptionValueError(f"pace must be seconds >= 0, not {pace!r}")
         streams = [t.stream if isinstance(t, Turn) else t for t in turns]
         formats = {s.format for s in streams if isinstance(s, WireStream)}
         if format is None:
             if len(formats) != 1:
-                raise ValueError(
+                raise OptionValueError(
                     "give format=: no turn is a WireStream to take it from"
                     if not formats
                     else f"turns of several formats ({', '.join(sorted(formats))}): one per mock"
@@ -289,7 +244,7 @@ class MockProvider:
             format = formats.pop()
         if format not in ENDPOINTS:
             known = ", ".join(f for f in FORMATS if f in ENDPOINTS)
-            raise ValueError(f"no HTTP endpoint for format {format!r}: one of {known}")
+            raise OptionValueError(f"no HTTP endpoint for format {format!r}: one of {known}")
         self.format = format
         self.pace = pace
         self._turns = [self._turn(n, t, format) for n, t in enumerate(turns)]
@@ -311,11 +266,11 @@ class MockProvider:
         elif isinstance(turn, Sequence) and all(isinstance(c, Mapping) for c in turn):
             found = Turn(stream_of(turn, format=format))
         else:
-            raise TypeError(
+            raise OptionTypeError(
                 f"a turn is a WireStream, a Turn, a list of tool calls or a text, not {turn!r:.80}"
             )
         if found.stream is not None and found.stream.format != format:
-            raise ValueError(
+            raise OptionValueError(
                 f"turn {n} is written in {found.stream.format}; this mock serves {format}"
             )
         return found
@@ -368,7 +323,7 @@ class MockProvider:
     def _match(self, path: str, body: Any) -> int | None:
         if not _ROUTES[self.format].search(path):
             return None
-        offered = frozenset(_tool_names(body, self.format))
+        offered = frozenset(tool_names(body, self.format))
         for n, turn in enumerate(self._turns):
             if not self._answered[n] and turn.tools in (None, offered):
                 return n
@@ -387,7 +342,7 @@ class MockProvider:
         left = [n for n, done in enumerate(self._answered) if not done]
         if not left:
             return f"{request}, but all {len(self._turns)} scripted turns are answered"
-        offered = sorted(_tool_names(body, self.format))
+        offered = sorted(tool_names(body, self.format))
         wanted = "; ".join(f"turn {n}: {sorted(self._turns[n].tools or ())}" for n in left)
         return f"{request} offers tools {offered}; no turn left expects them ({wanted})"
 
@@ -428,50 +383,18 @@ class MockProvider:
         )
 
 
-#: the error ``type`` (``code``) of OpenAI's error body, per status
-_OPENAI_ERRORS = {
-    401: ("invalid_request_error", "invalid_api_key"),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-}
-#: the ``error.type`` of Anthropic's error body, per status
-_ANTHROPIC_ERRORS = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    402: "billing_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    500: "api_error",
-    504: "timeout_error",
-    529: "overloaded_error",
-}
-#: the ``error.status`` of a Google API error body, per status
-_GOOGLE_ERRORS = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    409: "ABORTED",
-    429: "RESOURCE_EXHAUSTED",
-    499: "CANCELLED",
-    500: "INTERNAL",
-    501: "NOT_IMPLEMENTED",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
-#: the ``x-amzn-errortype`` of a Bedrock error reply, per status
-_BEDROCK_ERRORS = {
-    400: "ValidationException",
-    403: "AccessDeniedException",
-    404: "ResourceNotFoundException",
-    408: "ModelTimeoutException",
-    424: "ModelErrorException",
-    429: "ThrottlingException",
-    500: "InternalServerException",
-    503: "ServiceUnavailableException",
-}
+def _refuse_non_finite(value: Any) -> None:
+    """Raise ``ValueError`` when ``value`` holds ``NaN`` or an infinity (not JSON), at any
+    depth (an explicit stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise OptionValueError("Out of range float values are not JSON compliant")
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
 
 
 def _error_message(status: int) -> str:
@@ -483,40 +406,23 @@ def _error_message(status: int) -> str:
 
 
 def _error_turn_reply(turn: Turn, format: str) -> tuple[dict[str, str], bytes]:
-    """The headers and body of an error turn in ``format``. Raises ``ValueError`` for a
-    format with no error body of its own when the turn gives none."""
+    """The headers and body of an error turn in ``format`` (its format module's
+    ``http_error``). Raises ``ValueError`` for a format with no error body of its own when
+    the turn gives none."""
     status, body = turn.status, turn.body
     headers = {"content-type": "application/json"}
-    message = _error_message(status)
-    if format == "bedrock":
-        fallback = "InternalServerException" if status >= 500 else "ValidationException"
-        headers["x-amzn-errortype"] = _BEDROCK_ERRORS.get(status, fallback)
-    if body is None:
-        if format in ("openai-chat", "openai-responses"):
-            fallback_type = "server_error" if status >= 500 else "invalid_request_error"
-            kind, code = _OPENAI_ERRORS.get(status, (fallback_type, None))
-            body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
-        elif format == "anthropic":
-            kind = _ANTHROPIC_ERRORS.get(
-                status, "api_error" if status >= 500 else "invalid_request_error"
-            )
-            error = {"type": kind, "message": message}
-            body = {"type": "error", "error": error, "request_id": "req_callstream_mock"}
-        elif format in ("gemini", "vertex"):
-            word = _GOOGLE_ERRORS.get(
-                status, "INTERNAL" if status >= 500 else "FAILED_PRECONDITION"
-            )
-            body = {"error": {"code": status, "message": message, "status": word}}
-        elif format == "bedrock":
-            body = {"message": message}
-        elif format == "ollama":
-            body = {"error": message}
-        else:
-            raise ValueError(
-                f"no error body is written for {format}: give one, Turn.error({status}, body=...)"
-            )
+    error = HTTP_ERRORS.get(format)
+    if error is not None:
+        extra, written = error(status, _error_message(status))
+        headers.update(extra)
+        if body is None:
+            body = written
+    elif body is None:
+        raise OptionValueError(
+            f"no error body is written for {format}: give one, Turn.error({status}, body=...)"
+        )
     headers.update(turn.headers)
-    return headers, json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
+    return headers, dumps_bounded(body, max_depth=None, strict=True).encode()
 
 
 def _error_reply(message: str) -> Reply:
@@ -525,7 +431,7 @@ def _error_reply(message: str) -> Reply:
         "content-type": "application/json",
         "x-amzn-errortype": "ResourceNotFoundException",  # botocore names the error by it
     }
-    return Reply(404, headers, (json.dumps(body).encode(),))
+    return Reply(404, headers, (dumps_bounded(body, max_depth=None, ensure_ascii=True).encode(),))
 
 
 def _turn_reply(turn: Turn, format: str) -> Reply:
@@ -542,12 +448,12 @@ def _chunks(stream: WireStream) -> tuple[bytes, ...]:
     if all(isinstance(item, bytes) for item in items):
         return tuple(items)
     if any(isinstance(item, str) for item in items):
-        raise ValueError(
+        raise OptionValueError(
             "a stream of lines lost its chunk boundaries: serve payloads or bytes "
             "(stream_of's as_='payloads' or 'bytes')"
         )
     if stream.format not in BYTE_FORMATS:
-        raise ValueError(f"{stream.format} has no wire to serve")
+        raise OptionValueError(f"{stream.format} has no wire to serve")
     return tuple(encode(items, stream.format, "bytes"))
 
 
@@ -622,93 +528,3 @@ def _body_class(module: Any) -> type:
 
     _BODIES[module.__name__] = Body
     return Body
-
-
-# --- what a request carries, per format --------------------------------------------------
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _tool_names(body: Any, format: str) -> list[str]:
-    if not isinstance(body, dict):
-        return []
-    if format == "bedrock":
-        config = body.get("toolConfig")
-        tools = _list(config.get("tools")) if isinstance(config, dict) else []
-        return [
-            t["toolSpec"]["name"]
-            for t in tools
-            if isinstance(t, dict)
-            and isinstance(t.get("toolSpec"), dict)
-            and isinstance(t["toolSpec"].get("name"), str)
-        ]
-    if format in ("gemini", "vertex"):
-        names = []
-        for tool in _list(body.get("tools")):
-            if not isinstance(tool, dict):
-                continue
-            declared = tool.get("functionDeclarations", tool.get("function_declarations"))
-            names += [d["name"] for d in _list(declared) if isinstance(d, dict) and "name" in d]
-        return names
-    names = []
-    for tool in _list(body.get("tools")):
-        if not isinstance(tool, dict):
-            continue
-        inner = tool.get(tool.get("type", "function"))
-        if isinstance(inner, dict) and isinstance(inner.get("name"), str):
-            names.append(inner["name"])  # {"type": "function", "function": {"name": ...}}
-        elif isinstance(tool.get("name"), str):
-            names.append(tool["name"])  # Anthropic, Responses functions
-        elif isinstance(tool.get("type"), str):
-            names.append(tool["type"])  # a hosted tool: web_search, ...
-    return names
-
-
-def _messages(body: Any, format: str) -> list[Any]:
-    if not isinstance(body, dict):
-        return []
-    if format in ("gemini", "vertex"):
-        return _list(body.get("contents"))
-    if format == "openai-responses":
-        given = body.get("input")
-        return [{"role": "user", "content": given}] if isinstance(given, str) else _list(given)
-    return _list(body.get("messages"))
-
-
-def _tool_results(messages: list[Any], format: str) -> list[SentToolResult]:
-    found: list[SentToolResult] = []
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        if format == "openai-responses":
-            kind = message.get("type")
-            if isinstance(kind, str) and kind.endswith("_call_output"):
-                found.append(SentToolResult(message.get("call_id"), None, message.get("output")))
-            continue
-        if message.get("role") == "tool":  # Chat Completions, Mistral, Cohere, Ollama
-            found.append(
-                SentToolResult(
-                    message.get("tool_call_id"),
-                    message.get("tool_name", message.get("name")),
-                    message.get("content"),
-                )
-            )
-            continue
-        for part in _list(message.get("content", message.get("parts"))):
-            if not isinstance(part, dict):
-                continue
-            if part.get("type") == "tool_result":  # Anthropic
-                found.append(SentToolResult(part.get("tool_use_id"), None, part.get("content")))
-            elif isinstance(part.get("toolResult"), dict):  # Bedrock
-                result = part["toolResult"]
-                found.append(SentToolResult(result.get("toolUseId"), None, result.get("content")))
-            elif isinstance(part.get("functionResponse"), dict):  # Gemini
-                response = part["functionResponse"]
-                found.append(
-                    SentToolResult(
-                        response.get("id"), response.get("name"), response.get("response")
-                    )
-                )
-    return found

@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
+from callstream._errors import OptionValueError
 from callstream._json.dump import dumps_bounded
 
 __all__ = (
@@ -81,7 +82,7 @@ def eventstream_message(headers: Mapping[str, str], payload: bytes) -> bytes:
     for name, value in headers.items():
         key, text = name.encode("utf-8"), value.encode("utf-8")
         if len(key) > 255 or len(text) > 65535:
-            raise ValueError(f"eventstream header {name!r} is too long")
+            raise OptionValueError(f"eventstream header {name!r} is too long")
         head += struct.pack(">B", len(key)) + key + struct.pack(">BH", 7, len(text)) + text
     total = 12 + len(head) + len(payload) + 4
     prelude = struct.pack(">II", total, len(head))
@@ -94,7 +95,9 @@ def _bedrock_message(payload: Any) -> bytes:
     server sends it: the type in ``:event-type`` (``:exception-type`` for an error event),
     the inner object as the JSON payload."""
     if not isinstance(payload, dict) or len(payload) != 1:
-        raise ValueError(f"a bedrock payload is one {{event type: body}} pair, not {payload!r:.80}")
+        raise OptionValueError(
+            f"a bedrock payload is one {{event type: body}} pair, not {payload!r:.80}"
+        )
     ((kind, body),) = payload.items()
     data = _json(body).encode("utf-8", "surrogatepass")
     if kind.endswith("Exception"):
@@ -135,12 +138,14 @@ def encode(payloads: Iterable[Any], format: str, as_: Encoding = "bytes") -> lis
             ``bytes`` / ``lines``.
     """
     if as_ not in ("bytes", "lines"):
-        raise ValueError(f"as_ must be 'bytes' or 'lines', not {as_!r}")
+        raise OptionValueError(f"as_ must be 'bytes' or 'lines', not {as_!r}")
     if format == "bedrock" and as_ == "bytes":
         return [_bedrock_message(p) for p in payloads]
     if format not in WIRE_FORMATS:
         known = ", ".join(WIRE_FORMATS)
-        raise ValueError(f"no {as_} encoding for {format!r}: one of {known} (bytes: bedrock too)")
+        raise OptionValueError(
+            f"no {as_} encoding for {format!r}: one of {known} (bytes: bedrock too)"
+        )
     items = list(payloads)
     if format == "ollama":
         texts = [ndjson_line(p) for p in items]

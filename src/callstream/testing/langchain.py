@@ -45,7 +45,6 @@ do, so callstream's LangChain reader recovers from it); ``dropped-connection`` r
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +59,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr, field_validator
 
+from callstream._errors import OptionTypeError, OptionValueError, ScriptExhaustedError
+from callstream._json.dump import dumps_bounded
 from callstream.testing._stream import QUIRKS, SPLITS, WireStream, stream_of
 
 __all__ = ("STYLES", "FakeProviderError", "FakeToolCallingChatModel")
@@ -80,7 +81,8 @@ class FakeProviderError(RuntimeError):
     SDK raises it mid-stream; ``body`` is the error payload the server sent."""
 
     def __init__(self, body: Mapping[str, Any]) -> None:
-        super().__init__(f"provider error in the stream: {json.dumps(body)[:200]}")
+        text = dumps_bounded(body, max_depth=None, ensure_ascii=True)
+        super().__init__(f"provider error in the stream: {text[:200]}")
         self.body: dict[str, Any] = dict(body)
 
 
@@ -99,7 +101,9 @@ def _turn(value: Any, n: int) -> _Turn:
     if isinstance(value, Mapping) and "name" not in value:
         unknown = set(value) - {"calls", "text", "quirks"}
         if unknown:
-            raise ValueError(f"turns[{n}] has unknown keys {sorted(unknown)}: calls, text, quirks")
+            raise OptionValueError(
+                f"turns[{n}] has unknown keys {sorted(unknown)}: calls, text, quirks"
+            )
         quirks = value.get("quirks")
         return _Turn(
             tuple(value.get("calls", ())),
@@ -108,7 +112,7 @@ def _turn(value: Any, n: int) -> _Turn:
         )
     if isinstance(value, Sequence) and all(isinstance(call, Mapping) for call in value):
         return _Turn(calls=tuple(value))
-    raise TypeError(
+    raise OptionTypeError(
         f"turns[{n}] must be a list of tool calls, a text, or a mapping with calls / text / "
         f"quirks, not {value!r:.80}"
     )
@@ -319,14 +323,14 @@ class FakeToolCallingChatModel(BaseChatModel):
     @classmethod
     def _known_style(cls, value: str) -> str:
         if value not in STYLES:
-            raise ValueError(f"unknown chunk style {value!r}: one of {', '.join(STYLES)}")
+            raise OptionValueError(f"unknown chunk style {value!r}: one of {', '.join(STYLES)}")
         return value
 
     @field_validator("split")
     @classmethod
     def _known_split(cls, value: str) -> str:
         if value not in SPLITS:
-            raise ValueError(f"unknown split {value!r}: one of {', '.join(SPLITS)}")
+            raise OptionValueError(f"unknown split {value!r}: one of {', '.join(SPLITS)}")
         return value
 
     def model_post_init(self, context: Any, /) -> None:
@@ -344,13 +348,13 @@ class FakeToolCallingChatModel(BaseChatModel):
 
     def _check_quirk(self, quirk: str) -> None:
         if quirk not in QUIRKS:
-            raise ValueError(f"unknown quirk {quirk!r}: one of {', '.join(QUIRKS)}")
+            raise OptionValueError(f"unknown quirk {quirk!r}: one of {', '.join(QUIRKS)}")
         if quirk in _UNSUPPORTED:
-            raise ValueError(
+            raise OptionValueError(
                 f"quirk {quirk!r} is not streamed as LangChain chunks: {_UNSUPPORTED[quirk]}"
             )
         if self.format not in QUIRKS[quirk].formats:
-            raise ValueError(
+            raise OptionValueError(
                 f"quirk {quirk!r} does not apply to the {self.format} style: it applies to "
                 f"{', '.join(QUIRKS[quirk].formats)}"
             )
@@ -391,7 +395,7 @@ class FakeToolCallingChatModel(BaseChatModel):
 
     def _take(self, messages: list[BaseMessage]) -> Iterator[AIMessageChunk]:
         if self._next >= len(self._turns):
-            raise ValueError(
+            raise ScriptExhaustedError(
                 f"FakeToolCallingChatModel was called {self._next + 1} times but has "
                 f"{len(self._turns)} turns"
             )

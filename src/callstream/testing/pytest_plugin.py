@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from callstream._errors import OptionValueError
+
 __all__ = (
     "provider_mock",
     "provider_server",
@@ -119,7 +121,7 @@ def provider_transport() -> Callable[..., Any]:
 
     def make(mock: Any, module: str = "httpx") -> Any:
         if module not in ("httpx", "httpx2"):
-            raise ValueError(f"module must be 'httpx' or 'httpx2', not {module!r}")
+            raise OptionValueError(f"module must be 'httpx' or 'httpx2', not {module!r}")
         return importlib.import_module(module).MockTransport(mock)
 
     return make

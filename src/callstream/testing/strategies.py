@@ -19,6 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from callstream._errors import OptionValueError
 from callstream.testing._stream import FORMATS, QUIRKS, SPLITS, WireStream, stream_of
 
 __all__ = (
@@ -189,7 +190,7 @@ def streams(
     names = FORMATS if format is None else (format,) if isinstance(format, str) else format
     unknown = [n for n in names if n not in FORMATS]
     if unknown:
-        raise ValueError(f"unknown format {unknown[0]!r}: one of {', '.join(FORMATS)}")
+        raise OptionValueError(f"unknown format {unknown[0]!r}: one of {', '.join(FORMATS)}")
     fmt = draw(st.sampled_from(list(names)))
     if calls is None:
         calls = tool_calls(args=arguments(10, inner_empty=fmt != "vertex"))

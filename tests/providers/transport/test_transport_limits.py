@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 import callstream
 from callstream import DataError, OptionTypeError, OptionValueError, StreamLimitError
+from callstream.providers._chunks import ChunkDecoder
+from callstream.providers._eventstream import EventStreamDecoder
 from callstream.providers.transport import (
     DEFAULT_MAX_EVENT_CHARS,
     JSONStreamDecoder,
@@ -511,3 +513,36 @@ def test_leading_whitespace_bound_is_the_same_whole_and_cut(blank: str) -> None:
         with pytest.raises(StreamLimitError, match="leading whitespace"):
             decode(chunks, max_event_chars=100)
         assert decode(chunks, max_event_chars=150) == [TransportMessage({"a": 1})]
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [SSEDecoder, JSONStreamDecoder, TransportDecoder, EventStreamDecoder],
+    ids=lambda cls: cls.__name__,
+)
+def test_every_decoder_follows_the_one_feed_hold_flush_protocol(cls: Any) -> None:
+    # The hold rule is written once (ChunkDecoder.feed / close): a decoder only says what
+    # a chunk and the end complete. One that wrote its own feed or close would restate it.
+    assert issubclass(cls, ChunkDecoder)
+    for name in ("feed", "close", "error"):
+        assert name not in vars(cls), f"{cls.__name__} restates {name}"
+    assert "feed_into" in vars(cls) and "flush_into" in vars(cls)
+
+
+@pytest.mark.parametrize(
+    ("cls", "first", "over"),
+    [
+        (SSEDecoder, "data: 1\n\n", "data: " + "x" * 40 + "\n\n"),
+        (JSONStreamDecoder, '{"a": 1}\n', '{"b": "' + "x" * 40 + '"}'),
+    ],
+    ids=["sse", "json"],
+)
+def test_each_decoder_returns_what_came_before_an_error_then_raises(
+    cls: Any, first: str, over: str
+) -> None:
+    decoder = cls(max_event_chars=20)
+    assert len(decoder.feed(first + over)) == 1
+    assert isinstance(decoder.error, StreamLimitError)
+    with pytest.raises(StreamLimitError):
+        decoder.feed("")
+    assert decoder.error is None
