@@ -67,6 +67,7 @@ FAMILIES: dict[str, str | Chooser] = {
     "kimi": lambda fixture: (
         "kimi_k3" if fixture.reference_model == "moonshotai/Kimi-K3" else "kimi_k2"
     ),
+    "qwen3-xml": "qwen3_coder",
 }
 """The families callstream reads; a family's fixtures run once its parser is registered
 in ``callstream.tool_parsers.TEXT_FORMATS`` (before that they skip, saying why)."""

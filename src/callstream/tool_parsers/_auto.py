@@ -40,11 +40,16 @@ class AutoParser(ToolParser):
     ) -> None:
         self._families = list(families)
         self._owners: dict[str, list[type[ToolParser]]] = {}
+        # the families that read calls inside reasoning, by the marker that opens one
+        self._reasoning_owners: dict[str, list[type[ToolParser]]] = {}
+        self._detected_in = "text"  # the mode the marker being decided was met in
         dropped: list[str] = []
         closers: list[str] = []
         for family in self._families:
             for marker in family.auto_markers():
                 self._owners.setdefault(marker, []).append(family)
+            for marker in family.reasoning_call_open():
+                self._reasoning_owners.setdefault(marker, []).append(family)
             dropped.extend(family.dropped)
             closers.extend(family.call_close)
         self._dropped = tuple(dict.fromkeys(dropped))
@@ -67,7 +72,12 @@ class AutoParser(ToolParser):
                 + self._dropped
             )
         if mode == "reasoning":
-            return self.reasoning_close + self.reasoning_open + self._dropped
+            return (
+                self.reasoning_close
+                + self.reasoning_open
+                + tuple(self._reasoning_owners)
+                + self._dropped
+            )
         return ()
 
     def text_kind(self, mode: str) -> TextKind:
@@ -76,8 +86,10 @@ class AutoParser(ToolParser):
     def on_marker(self, marker: str) -> None:
         if marker in self._dropped:
             return
-        if self.mode == "text" and marker in self._owners:
+        owners = self._owners if self.mode == "text" else self._reasoning_owners
+        if self.mode in ("text", "reasoning") and marker in owners:
             self._marker = marker
+            self._detected_in = self.mode
             self.mode = "detect"
             return
         super().on_marker(marker)
@@ -115,7 +127,8 @@ class AutoParser(ToolParser):
         if delegate is None and self._marker is not None and not self.closed:
             out = self._decide(final=True)
             delegate = self._delegate
-            assert delegate is not None
+            if delegate is None:  # a marker inside reasoning no family claimed
+                return out + super().close(interrupted)
             self._closed_by_delegate()
             return out + delegate.close(interrupted)
         if delegate is not None:
@@ -145,7 +158,8 @@ class AutoParser(ToolParser):
         assert marker is not None
         after = "".join(self._after)
         chosen: type[ToolParser] | None = None
-        owners = self._owners[marker]
+        in_reasoning = self._detected_in == "reasoning"
+        owners = (self._reasoning_owners if in_reasoning else self._owners)[marker]
         for family in owners:
             verdict = family.claims(marker, after)
             if verdict:
@@ -157,9 +171,16 @@ class AutoParser(ToolParser):
                     return []
                 chosen = family
                 break
+        if chosen is None and in_reasoning:  # no family's call: the reasoning goes on
+            self._marker = None
+            self._after = []
+            self.mode = "reasoning"
+            self.text(marker)
+            return self.feed(after) if after else []
         if chosen is None:
             chosen = owners[0]
         delegate = chosen()
+        delegate.mode = self._detected_in
         delegate.schemas = self.schemas
         delegate.reasoning_seen = self.reasoning_seen
         delegate.carry_text_state(self)

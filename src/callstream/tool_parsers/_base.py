@@ -319,6 +319,13 @@ class ToolParser:
         return cls.call_open + tuple(m for m in cls.reasoning_open if m != "<think>")
 
     @classmethod
+    def reasoning_call_open(cls) -> tuple[str, ...]:
+        """The markers that open a call inside reasoning, for a family that reads the
+        calls its models write in a reasoning block they never close (none by default:
+        a call quoted inside reasoning is reasoning); ``"auto"`` watches for them too."""
+        return ()
+
+    @classmethod
     def claims(cls, marker: str, after: str) -> bool | None:
         """Whether a text where ``marker`` (one of :meth:`auto_markers`) is followed by
         ``after`` is this family's: True, False, or None while ``after`` is too short

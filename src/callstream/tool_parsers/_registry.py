@@ -34,6 +34,10 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     "glm47": ("glm", "Glm47Parser"),
     "kimi_k2": ("kimi", "KimiK2Parser"),
     "kimi_k3": ("kimi_k3", "KimiK3Parser"),
+    "qwen3_coder": ("qwen3_coder", "Qwen3CoderParser"),
+    "seed_oss": ("seed_oss", "SeedOssParser"),
+    "minimax_m2": ("minimax_m2", "MinimaxM2Parser"),
+    "step3": ("step3", "Step3Parser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -52,6 +56,10 @@ ALIASES: Final[dict[str, str]] = {
     "deepseek_v3_1": "deepseek_v31",
     "glm": "glm45",
     "kimi": "kimi_k2",
+    "qwen3_xml": "qwen3_coder",  # vLLM's second name for the same format
+    "qwen3coder": "qwen3_coder",
+    "minimax": "minimax_m2",  # llama.cpp / Ollama-style short names
+    "seed": "seed_oss",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
