@@ -38,6 +38,7 @@ def by_file(files: Mapping[str, str], default: str) -> Chooser:
 FAMILIES: dict[str, str | Chooser] = {
     # canitoolcall family slug -> the tool parser that reads it (one line per family)
     "qwen3-hermes": "hermes",
+    "mistral": "mistral",
 }
 """The families callstream reads; a family's fixtures run once its parser is registered
 in ``callstream.tool_parsers.TEXT_FORMATS`` (before that they skip, saying why)."""

@@ -23,6 +23,7 @@ __all__ = ("ALIASES", "TEXT_FORMATS", "get_tool_parser", "parser_class", "resolv
 TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
+    "mistral": ("mistral", "MistralParser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
