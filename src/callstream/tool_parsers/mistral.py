@@ -78,42 +78,43 @@ class _MistralReader(CallReader):
             start = 0
             self._held = ""
         pos = start
-        end = len(text)
-        while pos < end:
-            state = self._state
+        while pos < len(text):
             if self._list is not None:
                 return self._list.feed(text, pos)
-            if state == _DECIDE:
-                while pos < end and text[pos] in _SPACE:
-                    pos += 1
-                if pos >= end:
-                    return None
-                if text[pos] in "[{":
-                    self._list = EnvelopeListReader(self.parser, self.index, ",")
-                    continue
-                self._state = _NAME
-            elif state in (_NAME, _ID):
-                moved = self._label(text, pos)
-                if isinstance(moved, tuple):
-                    return moved
-                if moved < 0:
-                    return None
-                pos = moved
-            elif state == _BEFORE_ARGS:
-                while pos < end and text[pos] in _SPACE:
-                    pos += 1
-                if pos >= end:
-                    return None
-                if text[pos] != "{":
-                    self._broken("the call's arguments are not a JSON object")
-                    continue
-                self._scan = ValueScan("{")
-                self._state = _ARGS
-            elif state == _ARGS:
-                return self._args(text, pos)
-            else:
-                return self._skip(text, pos)
+            step = self._step(text, pos)
+            if step is None or isinstance(step, tuple):
+                return step
+            pos = step
         return None
+
+    def _step(self, text: str, pos: int) -> int | tuple[str, int] | None:
+        """Read on from ``text[pos]`` in the current state: the next position, None
+        (the text ended inside the call), or the text for the parser to read on."""
+        state = self._state
+        if state in (_NAME, _ID):
+            moved = self._label(text, pos)
+            return None if moved == -1 else moved
+        if state == _ARGS:
+            return self._args(text, pos)
+        if state == _BROKEN:
+            return self._skip(text, pos)
+        end = len(text)
+        while pos < end and text[pos] in _SPACE:
+            pos += 1
+        if pos >= end:
+            return None
+        char = text[pos]
+        if state == _DECIDE:
+            if char in "[{":
+                self._list = EnvelopeListReader(self.parser, self.index, ",")
+            else:
+                self._state = _NAME
+        elif char != "{":  # _BEFORE_ARGS
+            self._broken("the call's arguments are not a JSON object")
+        else:
+            self._scan = ValueScan("{")
+            self._state = _ARGS
+        return pos
 
     def _label(self, text: str, pos: int) -> int | tuple[str, int]:
         """The name or the id, up to the next marker; returns the position after it,
