@@ -24,6 +24,10 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
     "mistral": ("mistral", "MistralParser"),
+    "llama3_json": ("llama", "Llama3JsonParser"),
+    "llama4_json": ("llama", "Llama4JsonParser"),
+    "llama4_pythonic": ("pythonic", "Llama4PythonicParser"),
+    "pythonic": ("pythonic", "PythonicParser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
