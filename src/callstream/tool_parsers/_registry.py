@@ -35,6 +35,8 @@ ALIASES: Final[dict[str, str]] = {
     # other engines' names for a family -> its name
     "qwen25": "hermes",
     "qwen": "hermes",
+    "llama3": "llama3_json",  # SGLang
+    "magistral": "mistral",  # llama.cpp's chat format name
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
