@@ -13,16 +13,22 @@ tests/support/conformance.py.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
-from canitoolcall.fixtures import Fixture
-from canitoolcall.pytest_plugin import assert_conforms, assert_equivalent
+from canitoolcall import checks
+from canitoolcall.chunking import split_text
+from canitoolcall.fixtures import Fixture, load_fixtures
+from canitoolcall.pytest_plugin import assert_conforms, assert_equivalent, family_for
+from canitoolcall.results import Observation
 
 import callstream
 from tests.support.conformance import (
+    CHAR_STRATEGIES,
     DEVIATIONS,
+    FAMILIES,
     as_parse,
     chat_chunks,
     inside_characters,
@@ -34,6 +40,7 @@ from tests.support.conformance import (
     sse_bytes,
     text_source,
 )
+from tests.support.paths import ROOT
 
 
 def _check(fixture: Fixture) -> None:
@@ -138,3 +145,37 @@ def test_auto_reads_as_the_family(canitoolcall_fixture: Fixture) -> None:
         assert_equivalent(parse(fixture, text_source([fixture.raw_output])), auto)
 
     _conforms(fixture, check, "auto:")
+
+
+def _status(fixture: Fixture) -> str:
+    """canitoolcall's case status of the fixture: read whole and under the character
+    strategies, every check (``char:*`` rows are checked but, by canitoolcall's rule,
+    do not count; the tests above hold them to the same bar)."""
+    raw = fixture.raw_output
+    streams = {
+        strategy.id: parse(fixture, text_source(split_text(raw, strategy)))
+        for strategy in CHAR_STRATEGIES
+    }
+    observation = Observation(nonstream=parse(fixture, text_source([raw])), streams=streams)
+    rows = checks.run_checks(fixture, family_for(fixture), observation)
+    return checks.case_status(rows).value
+
+
+def test_the_guide_states_the_conformance_counts() -> None:
+    """The table of docs/guides/open-weight-models.md gives each family's counts as
+    canitoolcall's checks give them now."""
+    guide = (ROOT / "docs" / "guides" / "open-weight-models.md").read_text(encoding="utf-8")
+    fixtures = load_fixtures(None)
+    for slug, chosen in FAMILIES.items():
+        mine = [f for f in fixtures if f.family == slug and skip_reason(f) is None]
+        if not mine:
+            continue
+        statuses = [_status(f) for f in mine if f.id not in DEVIATIONS]
+        deviations = sum(f.id in DEVIATIONS for f in mine)
+        counts = (len(mine), statuses.count("pass"), statuses.count("soft_pass"), deviations)
+        assert len(statuses) == counts[1] + counts[2], f"{slug}: a fixture fails"
+        name = chosen if isinstance(chosen, str) else "..."
+        row = re.search(rf"^\| `{re.escape(slug)}` \(`[^|]*`\) \|([^\n]*)\|$", guide, re.M)
+        assert row is not None, f"the guide has no row for {slug} ({name})"
+        stated = tuple(int(cell) for cell in row.group(1).split("|"))
+        assert stated == counts, f"{slug}: the guide says {stated}, the checks give {counts}"

@@ -271,3 +271,11 @@ def test_a_name_past_the_limit_is_an_invalid_call() -> None:
     [invalid] = result.invalid_tool_calls
     assert "exceeds 4096 characters" in invalid["error"]
     assert result.text == "ok"
+
+
+def test_a_template_token_inside_a_call_cuts_it() -> None:
+    result = read([CALL[:-12], "<|im_end|>"])  # the end marker never came
+    assert result.tool_calls == []
+    [invalid] = result.invalid_tool_calls
+    assert "the message ended (<|im_end|>) inside a call" in invalid["error"]
+    assert result.text == ""

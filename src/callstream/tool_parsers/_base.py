@@ -206,6 +206,16 @@ class ToolParser:
             (``<|im_start|>assistant\\n<think>\\n``): read for the state it leaves (inside
             reasoning, reasoning closed) and never reported.
 
+    Attributes:
+        schemas: each offered tool's ``parameters`` schema by name (None: no ``tools``).
+        mode: the channel the text is in (``"text"``, ``"reasoning"``, ``"call"``, or a
+            family's own).
+        calls: the calls opened so far.
+        reasoning_seen: whether a reasoning marker was read (in the prefill too).
+        text_was_reasoning: set when a reasoning closer with no opener said that the
+            text returned by earlier :meth:`feed` calls was reasoning (see
+            :meth:`on_marker`); the reader of the signals clears it.
+
     Raises:
         OptionTypeError: ``prefill`` not a str, ``tools`` not a list.
         ToolDefinitionError: a tool that cannot be described.

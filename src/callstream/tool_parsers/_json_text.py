@@ -167,6 +167,11 @@ class EnvelopeReader(CallReader):
         index: the call's key.
         end_markers: the markers that end the call (``("</tool_call>",)``); empty: the
             call ends when the object closes.
+
+    Markers are looked for where the JSON has a ``<`` outside its strings, so the end
+    marker, the parser's call openers and its dropped tokens must start with ``<`` (a
+    family whose markers look otherwise, ``[TOOL_CALLS]``, reads its calls with a reader
+    of its own, or ends them when the object closes).
     """
 
     __slots__ = (
@@ -191,8 +196,9 @@ class EnvelopeReader(CallReader):
     def __init__(self, parser: ToolParser, index: int, end_markers: tuple[str, ...]) -> None:
         super().__init__(parser, index)
         self._ends: Final = MarkerSet(end_markers)
-        # a new call's opener ends this one too (two calls merged by a lost end marker)
-        self._restart: Final = MarkerSet(parser.call_open)
+        # a new call's opener ends this one too (two calls merged by a lost end marker),
+        # and so does a template token (<|im_end|>: the message ended inside the call)
+        self._restart: Final = MarkerSet(parser.call_open + parser.dropped)
         self._state = _BEFORE
         self._held = ""
         self._scan: ValueScan | None = None
@@ -373,8 +379,9 @@ class EnvelopeReader(CallReader):
     def _angle(self, text: str, at: int) -> int | None:
         """A ``<`` outside any string at ``text[at]``: the call's end marker (finish it;
         returns the position after it), a new call's opener (fail this one; returns the
-        opener's position, for the parser to read), the start of either at the end of
-        the text (hold it back; returns -1), or None: no marker."""
+        opener's position, for the parser to read; a template token likewise), the start
+        of any of them at the end of the text (hold it back; returns -1), or None: no
+        marker."""
         marker = self._ends.starts_at(text, at)
         if marker is not None:
             self._keep_to(text, at)
@@ -383,13 +390,22 @@ class EnvelopeReader(CallReader):
         opener = self._restart.starts_at(text, at)
         if opener is not None:
             self._keep_to(text, at)
-            self.fail(self._problem or "a new call opened before this one ended")
+            self.fail(self._cut_by(opener))
             return at
         if self._ends.could_start_at(text, at) or self._restart.could_start_at(text, at):
             self._keep_to(text, at)
             self._held = text[at:]
             return -1
         return None
+
+    def _cut_by(self, marker: str) -> str:
+        """The reason of a call ended by ``marker``: a new call's opener or a template
+        token where its end was due."""
+        if self._problem is not None:
+            return self._problem
+        if marker in self.parser.dropped:
+            return f"the message ended ({marker}) inside a call: the model did not finish it"
+        return "a new call opened before this one ended"
 
     def _finish(self) -> None:
         """The end marker (or the object's end): the call is complete, or it fails."""
@@ -424,7 +440,7 @@ class EnvelopeReader(CallReader):
         open_at, opener = self._restart.find(text, pos)
         if opener is not None and (marker is None or open_at < end_at):
             self._keep_to(text, open_at)
-            self.fail(self._problem or "malformed call")
+            self.fail(self._cut_by(opener))
             return text, open_at
         if marker is not None:
             self._keep_to(text, end_at)
