@@ -119,11 +119,10 @@ class Llama3JsonParser(ToolParser):
         self._head_size += len(piece)
         scan = self._scan
         if scan is None:
+            if not piece.lstrip():  # only the whitespace before the message so far
+                return []
             joined = "".join(head)
             first = joined.lstrip()
-            if not first:
-                self._head = [joined]
-                return []
             if first[0] != "{":
                 return self._decided(call=False)
             scan = self._scan = ValueScan("{")

@@ -53,6 +53,8 @@ LLAMA4_TOKENS: Final = (
     "<|begin_of_text|>",
     "<|end_of_text|>",
 )
+#: a message's start that may still become ``[name(`` is held this many characters at most
+CALL_START_WITHIN: Final = 4096
 _CALL_START: Final = re.compile(r"\s*\[\s*[A-Za-z_][\w.]*\s*\(")
 _MAYBE_START: Final = re.compile(r"\s*(?:\[\s*(?:[A-Za-z_][\w.]*\s*)?)?")
 _NAME: Final = re.compile(r"[A-Za-z_][\w.]*")
@@ -424,7 +426,7 @@ class PythonicParser(ToolParser):
         joined = "".join(self._head)
         if _CALL_START.match(joined):
             return self._decided(call=True)
-        if _MAYBE_START.fullmatch(joined):
+        if len(joined) <= CALL_START_WITHIN and _MAYBE_START.fullmatch(joined):
             self._head = [joined]
             return []
         return self._decided(call=False)
