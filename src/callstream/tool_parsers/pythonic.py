@@ -305,7 +305,7 @@ class _PythonicReader(CallReader):
         try:
             value = to_json_value(ast.literal_eval(raw))
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            self._fail(f"an argument's value is not a Python literal: {raw[:80]!r}")
+            self._fail(f"an argument's value is not a Python literal JSON can hold: {raw[:80]!r}")
             return
         call = self._call
         assert call is not None
