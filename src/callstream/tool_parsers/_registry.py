@@ -38,6 +38,11 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     "seed_oss": ("seed_oss", "SeedOssParser"),
     "minimax_m2": ("minimax_m2", "MinimaxM2Parser"),
     "step3": ("step3", "Step3Parser"),
+    "mistral": ("mistral", "MistralParser"),
+    "llama3_json": ("llama", "Llama3JsonParser"),
+    "llama4_json": ("llama", "Llama4JsonParser"),
+    "llama4_pythonic": ("pythonic", "Llama4PythonicParser"),
+    "pythonic": ("pythonic", "PythonicParser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -60,6 +65,8 @@ ALIASES: Final[dict[str, str]] = {
     "qwen3coder": "qwen3_coder",
     "minimax": "minimax_m2",  # llama.cpp / Ollama-style short names
     "seed": "seed_oss",
+    "llama3": "llama3_json",  # SGLang
+    "magistral": "mistral",  # llama.cpp's chat format name
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
