@@ -14,7 +14,7 @@ Cost: linear in the text (the envelopes' own cost, plus one look at each separat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from callstream.tool_parsers._base import TEXT_CALL_INDEX, CallReader
 from callstream.tool_parsers._json_text import EnvelopeReader
@@ -39,15 +39,24 @@ class EnvelopeListReader(CallReader):
         parser: the tool parser it reports to.
         index: the key of the first call (the next ones take the parser's next keys).
         separator: ``","`` (a ``[`` ... ``]`` list) or ``";"`` (no brackets).
+        bracketed: the list's ``[`` was part of the marker (``functools[``): the
+            reader starts inside the list.
+
+    ``envelope`` (a class attribute) is the reader of each object (a family whose
+    objects name their keys otherwise subclasses with its own).
     """
+
+    envelope: ClassVar[type[EnvelopeReader]] = EnvelopeReader
 
     __slots__ = ("_bracketed", "_inner", "_separator", "_state", "_used")
 
-    def __init__(self, parser: ToolParser, index: int, separator: str) -> None:
+    def __init__(
+        self, parser: ToolParser, index: int, separator: str, *, bracketed: bool = False
+    ) -> None:
         super().__init__(parser, index)
         self._separator: Final = separator
-        self._bracketed = False
-        self._state = _START
+        self._bracketed = bracketed
+        self._state = _ITEM if bracketed else _START
         self._inner: CallReader | None = None
         self._used = False  # the list's own key went to its first call
 
@@ -80,7 +89,7 @@ class EnvelopeListReader(CallReader):
             char = text[pos]
             state = self._state
             if char == "{" and state in (_START, _ITEM):
-                self._inner = EnvelopeReader(self.parser, self._next_index(), ())
+                self._inner = self.envelope(self.parser, self._next_index(), ())
                 continue
             if state == _START and char == "[" and self._separator == ",":
                 self._bracketed = True

@@ -23,6 +23,12 @@ __all__ = ("ALIASES", "TEXT_FORMATS", "get_tool_parser", "parser_class", "resolv
 TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     # name: (module in callstream.tool_parsers, class) -- one line per family
     "hermes": ("hermes", "HermesParser"),
+    "granite": ("granite", "GraniteParser"),
+    "phi4_mini_json": ("phi4_mini", "Phi4MiniJsonParser"),
+    "jamba": ("jamba", "JambaParser"),
+    "internlm": ("internlm", "InternLMParser"),
+    "cohere": ("cohere", "CohereParser"),
+    "xlam": ("xlam", "XlamParser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -30,6 +36,12 @@ ALIASES: Final[dict[str, str]] = {
     # other engines' names for a family -> its name
     "qwen25": "hermes",
     "qwen": "hermes",
+    "granite3": "granite",  # (llama.cpp's chat format name)
+    "phi4_mini": "phi4_mini_json",  # SGLang
+    "internlm2": "internlm",
+    "command": "cohere",  # vLLM's name for the Command parser
+    "command_r7b": "cohere",  # llama.cpp
+    "command_a": "cohere",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
