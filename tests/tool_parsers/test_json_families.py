@@ -101,6 +101,7 @@ CASES: dict[str, list[tuple[str, list[tuple[str, Any]], str, str]]] = {
             "I use functools a lot.",
             "",
         ),
+        ("cache = functools[key](x)", [], "cache = functools[key](x)", ""),
     ],
     "jamba": [
         (
@@ -182,6 +183,12 @@ CASES: dict[str, list[tuple[str, list[tuple[str, Any]], str, str]]] = {
             "",
         ),
         ('[TOOL_CALLS][{"name": "a", "arguments": {}}]', [("a", {})], "", ""),
+        (
+            'A JSON example:\n```json\n{"a": [1]}\n```',
+            [],
+            'A JSON example:\n```json\n{"a": [1]}\n```',
+            "",
+        ),
     ],
 }
 CASE_PARAMS = [(name, *case) for name, cases in CASES.items() for case in cases]
@@ -194,7 +201,8 @@ def test_the_real_shapes_read_the_same_under_every_split(
     got_calls, invalid, got_text, got_reasoning = every_split(raw, family)
     assert (got_calls, invalid, got_text, got_reasoning) == (calls, [], text, reasoning)
     for marker in MARKERS[family]:
-        assert marker not in got_text and marker not in got_reasoning
+        if marker not in text:  # (a case of text that looks like a marker)
+            assert marker not in got_text and marker not in got_reasoning
 
 
 @pytest.mark.parametrize("family", list(WRITERS))
@@ -216,8 +224,10 @@ def test_a_cut_text_gives_no_call_the_model_did_not_finish(family: str) -> None:
         assert finished <= len(CALLS)
         for invalid in result.invalid_tool_calls:
             assert "ended inside a call" in invalid["error"]
+        # (a fence cut before its list is text: a fence holds calls when a list follows)
+        text = result.text.removesuffix(xlam.FENCE) if family == "xlam" else result.text
         for marker in MARKERS[family]:
-            assert marker not in result.text
+            assert marker not in text
 
 
 @pytest.mark.parametrize("family", list(WRITERS))

@@ -22,7 +22,7 @@ from callstream.tool_parsers._json_text import EnvelopeReader
 if TYPE_CHECKING:
     from callstream.tool_parsers._base import ToolParser
 
-__all__ = ("EnvelopeListReader",)
+__all__ = ("EnvelopeListReader", "ListOrTextReader")
 
 _SPACE: Final = " \t\r\n"
 
@@ -122,3 +122,60 @@ class EnvelopeListReader(CallReader):
         elif not self._used:
             super().close(interrupted)  # a marker with no call after it
         self.done = True
+
+
+class ListOrTextReader(EnvelopeListReader):
+    """A list of calls after a marker that plain text may also hold (``functools[``, a
+    ```` ```json ```` fence): read as calls only when the list starts with an object
+    (``[{``, white space between); otherwise the marker and what was held after it
+    were text, and are reported as text (no call, no invalid call).
+
+    Args:
+        parser: the tool parser it reports to.
+        index: the key of the first call.
+        marker: the marker that opened it (reported as text when no list follows).
+        bracketed: the marker held the list's ``[``.
+    """
+
+    __slots__ = ("_decided", "_marker", "_seen")
+
+    def __init__(self, parser: ToolParser, index: int, marker: str, *, bracketed: bool) -> None:
+        super().__init__(parser, index, ",", bracketed=bracketed)
+        self._marker: Final = marker
+        self._seen = ""  # the white space (and "[") read while undecided
+        self._decided = False
+
+    def feed(self, text: str, start: int) -> tuple[str, int] | None:
+        if self._decided:
+            return super().feed(text, start)
+        end = len(text)
+        pos = start
+        seen = self._seen
+        while pos < end:
+            char = text[pos]
+            if char in _SPACE or (char == "[" and not self._bracketed and "[" not in seen):
+                seen += char
+                pos += 1
+                continue
+            if char == "{" and (self._bracketed or "[" in seen):
+                self._decided = True
+                self._seen = ""
+                return super().feed(seen + text[pos:], 0)
+            self._as_text(seen)
+            return text, pos
+        self._seen = seen
+        return None
+
+    def _as_text(self, seen: str) -> None:
+        """No list of calls: the marker and what followed it were text."""
+        self.done = True
+        parser = self.parser
+        parser.mode = "text"
+        parser.calls -= 1  # (this key was never used)
+        parser.text(self._marker + seen)
+
+    def close(self, interrupted: bool = False) -> None:
+        if not self._decided and not self._bracketed and "[" not in self._seen:
+            self._as_text(self._seen)  # the marker alone: text
+        else:
+            super().close(interrupted)  # a list begun and cut: as every cut call

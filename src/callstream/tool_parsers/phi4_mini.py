@@ -8,7 +8,8 @@ reads ``functools\\[(.*?)\\]`` as a JSON list; SGLang's ``phi4_mini`` detector t
      {"name": "get_time", "arguments": {}}]
 
 ``functools[`` opens the list (the ``[`` is part of the marker, so the word functools
-alone stays text); the list's ``]`` ends the calls. Keys in any order (``"parameters"``
+alone stays text, and so does ``functools[`` when no object follows it: Python code
+such as ``functools[key]``); the list's ``]`` ends the calls. Keys in any order (``"parameters"``
 read as ``"arguments"``); values are JSON, typed as written (``tools=`` only checks the
 names). Reasoning: ``<think>`` ... ``</think>`` (Phi-4-mini-reasoning, Phi-4-mini-flash).
 The chat template's ``<|end|>``, ``<|assistant|>`` and ``<|endoftext|>`` are dropped.
@@ -20,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from callstream.tool_parsers._base import CallReader, ToolParser
-from callstream.tool_parsers._json_list import EnvelopeListReader
+from callstream.tool_parsers._json_list import ListOrTextReader
 from callstream.tool_parsers.granite import json_calls
 
 __all__ = ("Phi4MiniJsonParser", "write")
@@ -37,7 +38,7 @@ class Phi4MiniJsonParser(ToolParser):
     dropped: ClassVar[tuple[str, ...]] = ("<|end|>", "<|assistant|>", "<|endoftext|>")
 
     def open_call(self, marker: str, index: int) -> CallReader:
-        return EnvelopeListReader(self, index, ",", bracketed=True)
+        return ListOrTextReader(self, index, marker, bracketed=True)
 
 
 def write(

@@ -17,8 +17,9 @@ also reads the list in a fenced code block, after ``[TOOL_CALLS]``, between
 A message whose first characters (after white space) are ``[`` and then ``{`` is a list
 of calls (held until that is known: ``[1]`` or ``[see below]`` stay text). Each object
 is one call (keys in any order; ``"parameters"`` read as ``"arguments"``); values are
-JSON, typed as written (``tools=`` only checks the names). The fence's closing ```````
-after the list is dropped; a fence elsewhere is text. Reasoning: ``<think>`` ...
+JSON, typed as written (``tools=`` only checks the names). A fence holds calls when
+its list starts with an object (``[{``); any other fence (a JSON example in the
+answer) is text. The fence's closing ``````` after the list is dropped. Reasoning: ``<think>`` ...
 ``</think>`` (a bare list right after ``</think>`` stays text: write it in a fence).
 The base models' end tokens (``<|eot_id|>``, ``<|im_end|>``, ``<|endoftext|>``) are
 dropped. ``"auto"`` recognizes the fenced form when the fence holds a list of calls.
@@ -32,7 +33,7 @@ from typing import Any, ClassVar, Final
 
 from callstream._assembly.types import Signal
 from callstream.tool_parsers._base import TEXT_CALL_INDEX, CallReader, TextKind, ToolParser
-from callstream.tool_parsers._json_list import EnvelopeListReader
+from callstream.tool_parsers._json_list import EnvelopeListReader, ListOrTextReader
 from callstream.tool_parsers.granite import json_calls
 
 __all__ = ("XlamParser", "write")
@@ -112,6 +113,8 @@ class XlamParser(ToolParser):
         super().text(text)
 
     def open_call(self, marker: str, index: int) -> CallReader:
+        if marker == FENCE:  # a fence of anything else is text
+            return ListOrTextReader(self, index, marker, bracketed=False)
         return EnvelopeListReader(self, index, ",")
 
     def feed(self, piece: str) -> list[Signal]:
