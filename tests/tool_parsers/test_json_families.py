@@ -334,3 +334,43 @@ def test_written_calls_read_back_under_any_cut(
     assert whole.reasoning == (reasoning or "").strip()
     pieces = cut(raw, sorted({p % (len(raw) + 1) for p in points}))
     assert summary(read(pieces, family)) == summary(whole)
+
+
+_PIECES = {
+    name: st.sampled_from([*'ab<>/_|\n {}[]":,`', '"name"', '"tool_name"', *MARKERS[name]])
+    for name in WRITERS
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(list(WRITERS)), st.data())
+def test_any_text_reads_the_same_under_every_split(family: str, data: st.DataObject) -> None:
+    """Whatever the text (malformed calls, stray markers), every cut gives one result
+    and nothing raises."""
+    raw = "".join(data.draw(st.lists(_PIECES[family], max_size=30)))
+    points = data.draw(st.lists(st.integers(0, max(len(raw), 1)), max_size=10))
+    pieces = cut(raw, sorted(set(points)))
+    assert summary(read(pieces, family)) == summary(read([raw], family))
+
+
+@pytest.mark.parametrize(
+    ("prefill", "raw", "reasoning", "text"),
+    [
+        (
+            "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>",
+            "<|START_RESPONSE|>Hi.<|END_RESPONSE|>",
+            "",
+            "Hi.",
+        ),
+        (
+            "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|><|START_THINKING|>",
+            "plan<|END_THINKING|><|START_RESPONSE|>Hi.<|END_RESPONSE|>",
+            "plan",
+            "Hi.",
+        ),
+    ],
+)
+def test_cohere_prefill(prefill: str, raw: str, reasoning: str, text: str) -> None:
+    for pieces in ([raw], list(raw)):
+        result = read(pieces, "cohere", prefill=prefill)
+        assert (result.text, result.reasoning) == (text, reasoning)

@@ -108,8 +108,7 @@ class EnvelopeListReader(CallReader):
                 return text, pos + 1
             if not self._used:
                 # not a list of calls at all: one invalid call, the rest of the text read
-                # again as text
-                self.keep(text[pos : pos + 200])
+                # again as text (so not quoted in the reason)
                 self.fail("the text after the call marker is not a JSON object or list of them")
             self.done = True
             return text, pos
