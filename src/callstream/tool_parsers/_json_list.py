@@ -8,6 +8,9 @@ optional opening ``[``, then objects separated by ``,`` (closed by ``]``) or by 
 The first character that is no part of the list hands the text back to the parser (a
 stray end token, the text after the calls). A call cut by the end of the text fails as
 every cut call does; the calls that ended before it stay valid.
+:class:`ListOrTextReader` is the same after a marker that plain text may hold
+(``functools[``, a ```` ```json ```` fence): calls only when a list of objects follows,
+else the marker was text.
 
 Cost: linear in the text (the envelopes' own cost, plus one look at each separator).
 """
