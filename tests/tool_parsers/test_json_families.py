@@ -117,6 +117,13 @@ CASES: dict[str, list[tuple[str, list[tuple[str, Any]], str, str]]] = {
             "Sure.",
             "",
         ),
+        (
+            '<|bom|><|assistant|> <tool_calls>[{"name": "get_weather", "arguments": {"city":'
+            ' "London"}}]</tool_calls><|eom|>',
+            [("get_weather", {"city": "London"})],
+            "",
+            "",
+        ),
     ],
     "internlm": [
         (

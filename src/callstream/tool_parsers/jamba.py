@@ -11,8 +11,11 @@ The shape (the ``tool_calls`` branch of the Jamba 1.5 / 1.6 chat templates; vLLM
 
 Each object is one call (keys in any order; ``"parameters"`` read as ``"arguments"``);
 values are JSON, typed as written (``tools=`` only checks the names). Reasoning:
-``<think>`` ... ``</think>`` (Jamba Reasoning). The template's ``<|bom|>`` /
-``<|eom|>`` message tokens are dropped.
+``<think>`` ... ``</think>`` (Jamba Reasoning, whose ChatML generation prompt opens
+``<think>\\n``: ``prefill=``). The template's message tokens (``<|bom|>``,
+``<|assistant|>``, ``<|eom|>``, ``<|startoftext|>``; ``<|im_end|>``) are dropped, so
+``prefill="<|bom|><|assistant|>"`` reads as the template renders it. The calls stand
+after the assistant's role token: ``<|bom|><|assistant|> <tool_calls>[...]</tool_calls><|eom|>``.
 """
 
 from __future__ import annotations
@@ -37,7 +40,13 @@ class JambaParser(ToolParser):
     name: ClassVar[str] = "jamba"
     call_open: ClassVar[tuple[str, ...]] = (OPEN,)
     call_close: ClassVar[tuple[str, ...]] = (CLOSE,)
-    dropped: ClassVar[tuple[str, ...]] = ("<|bom|>", "<|eom|>")
+    dropped: ClassVar[tuple[str, ...]] = (
+        "<|bom|>",
+        "<|eom|>",
+        "<|assistant|>",
+        "<|startoftext|>",
+        "<|im_end|>",
+    )
 
     def open_call(self, marker: str, index: int) -> CallReader:
         return EnvelopeListReader(self, index, ",")
