@@ -144,7 +144,7 @@ class ListOrTextReader(EnvelopeListReader):
     def __init__(self, parser: ToolParser, index: int, marker: str, *, bracketed: bool) -> None:
         super().__init__(parser, index, ",", bracketed=bracketed)
         self._marker: Final = marker
-        self._seen = ""  # the white space (and "[") read while undecided
+        self._seen: list[str] = []  # the white space (and "[") read while undecided
         self._decided = False
 
     def feed(self, text: str, start: int) -> tuple[str, int] | None:
@@ -155,17 +155,18 @@ class ListOrTextReader(EnvelopeListReader):
         seen = self._seen
         while pos < end:
             char = text[pos]
-            if char in _SPACE or (char == "[" and not self._bracketed and "[" not in seen):
-                seen += char
+            if char in _SPACE or (char == "[" and not self._bracketed):
+                self._bracketed = self._bracketed or char == "["
                 pos += 1
                 continue
-            if char == "{" and (self._bracketed or "[" in seen):
+            seen.append(text[start:pos])
+            if char == "{" and self._bracketed:
                 self._decided = True
-                self._seen = ""
-                return super().feed(seen + text[pos:], 0)
-            self._as_text(seen)
+                self._state = _ITEM
+                return super().feed(text, pos)
+            self._as_text("".join(seen))
             return text, pos
-        self._seen = seen
+        seen.append(text[start:pos])
         return None
 
     def _as_text(self, seen: str) -> None:
@@ -177,7 +178,7 @@ class ListOrTextReader(EnvelopeListReader):
         parser.text(self._marker + seen)
 
     def close(self, interrupted: bool = False) -> None:
-        if not self._decided and not self._bracketed and "[" not in self._seen:
-            self._as_text(self._seen)  # the marker alone: text
+        if not self._decided and not self._bracketed:
+            self._as_text("".join(self._seen))  # the marker alone: text
         else:
             super().close(interrupted)  # a list begun and cut: as every cut call

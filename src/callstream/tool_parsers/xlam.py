@@ -55,7 +55,8 @@ class XlamParser(ToolParser):
 
     def __init__(self, tools: Sequence[Any] | None = None, prefill: str = "") -> None:
         self._starting = False  # the prefill is read as it is
-        self._head = ""  # the message's start, held while undecided
+        self._head: list[str] = []  # the message's start, held while undecided
+        self._bracket = False  # its "[" was read
         self._fenced = False
         self._mode = "text"
         super().__init__(tools=tools, prefill=prefill)
@@ -120,17 +121,21 @@ class XlamParser(ToolParser):
     def feed(self, piece: str) -> list[Signal]:
         if not self._starting or not isinstance(piece, str) or self.closed:
             return super().feed(piece)
-        head = self._head + piece
-        body = head.lstrip()
-        if not body or body == "[" or (body[0] == "[" and not body[1:].strip()):
-            self._head = head
-            return []
-        return self._decided(head, call=body[0] == "[" and body[1:].lstrip()[0] == "{")
+        self._head.append(piece)
+        for char in piece:  # (each character read once: only the new piece is looked at)
+            if char in " \t\r\n":
+                continue
+            if char == "[" and not self._bracket:
+                self._bracket = True
+                continue
+            return self._decided(call=self._bracket and char == "{")
+        return []
 
-    def _decided(self, held: str, *, call: bool) -> list[Signal]:
+    def _decided(self, *, call: bool) -> list[Signal]:
         """The message's start is known: read what was held as a call or as text."""
         self._starting = False
-        self._head = ""
+        held = "".join(self._head)
+        self._head = []
         if call:
             self._reader = self.open_call("", TEXT_CALL_INDEX + self.calls)
             self.calls += 1
@@ -140,7 +145,7 @@ class XlamParser(ToolParser):
     def close(self, interrupted: bool = False) -> list[Signal]:
         out: list[Signal] = []
         if self._starting and not self.closed:
-            out = self._decided(self._head, call=False)
+            out = self._decided(call=False)
         return out + super().close(interrupted)
 
 
