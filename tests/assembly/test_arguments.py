@@ -122,7 +122,7 @@ def test_held_text_is_released_once_joined() -> None:
 
 
 HELD = json.dumps(
-    {"a": 'x\n"é\ud83d\ude00 ' * 3, "b": [{"c": "long " * 20}, "", 12]}, ensure_ascii=True
+    {"a": "x\n\"é\ud83d\ude00 " * 3, "b": [{"c": "long " * 20}, "", 12]}, ensure_ascii=True
 )
 
 

@@ -308,7 +308,9 @@ def test_the_pure_wheel_holds_the_package_and_nothing_compiled(
     assert metadata["License-Expression"] == "MIT"
     classifiers = metadata.get_all("Classifier") or []
     assert "Typing :: Typed" in classifiers
-    assert {f"Programming Language :: Python :: 3.{v}" for v in range(10, 15)} <= set(classifiers)
+    assert {f"Programming Language :: Python :: 3.{v}" for v in range(10, 15)} <= set(
+        classifiers
+    )
     urls = dict(u.split(", ", 1) for u in metadata.get_all("Project-URL") or [])
     assert {"Source", "Changelog", "Issues"} <= set(urls)
 

@@ -93,11 +93,7 @@ def bedrock_events(server_id: str) -> list[Any]:
             "contentBlockStart": {
                 "contentBlockIndex": 0,
                 "start": {
-                    "toolUse": {
-                        "toolUseId": server_id,
-                        "name": "nova_grounding",
-                        "type": "server_tool_use",
-                    }
+                    "toolUse": {"toolUseId": server_id, "name": "nova_grounding", "type": "server_tool_use"}
                 },
             }
         },
@@ -141,11 +137,7 @@ def langchain_chunks(server_id: str) -> list[Any]:
                 {"index": 1, "id": "call_1", "name": "get_weather", "args": '{"city": "Paris"}'}
             ],
         },
-        {
-            "content": [],
-            "tool_call_chunks": [],
-            "response_metadata": {"finish_reason": "tool_calls"},
-        },
+        {"content": [], "tool_call_chunks": [], "response_metadata": {"finish_reason": "tool_calls"}},
     ]
 
 
@@ -179,9 +171,7 @@ def check_sides(updates: list[callstream.StreamUpdate], result: callstream.Strea
 def test_the_assembler_decides_the_side_before_the_first_event() -> None:
     assembler = ToolCallAssembler()
     assert assembler.apply(ServerToolUse(index=0, id=LONG_ID)) == []
-    events = assembler.feed(
-        {"index": 0, "id": LONG_ID, "name": "bash_code_execution", "args": None}
-    )
+    events = assembler.feed({"index": 0, "id": LONG_ID, "name": "bash_code_execution", "args": None})
     assert [type(e) for e in events] == [CallStarted, CallInvalid]
     assert all(e.server for e in events)
     assert events[1].invalid_tool_call["name"] == "bash_code_execution"  # reported with its name

@@ -237,9 +237,7 @@ def _tier(package: str, name: str) -> int:
     for number, tier in enumerate(INNER_TIERS[package]):
         if name in tier or ("*" in tier and not name.startswith("_")):
             return number
-    raise AssertionError(
-        f"{package}.{name} has no tier in tests/project/test_layering.py INNER_TIERS"
-    )
+    raise AssertionError(f"{package}.{name} has no tier in tests/project/test_layering.py INNER_TIERS")
 
 
 @pytest.mark.parametrize("package", sorted(INNER_TIERS))

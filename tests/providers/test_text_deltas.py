@@ -598,9 +598,7 @@ def test_reasoning_is_a_checked_option() -> None:
         Pipeline("openai-chat", reasoning="yes")  # type: ignore[arg-type]
     with pytest.raises(OptionTypeError, match="reasoning must be a bool"):
         collect([], reasoning=1)
-    with pytest.raises(
-        OptionTypeError, match="max_event_chars, reasoning, tool_parser, tools, prefill and"
-    ):
+    with pytest.raises(OptionTypeError, match="max_event_chars, reasoning, tool_parser, tools, prefill and"):
         Pipeline("openai-chat", reasonning=True)
 
 

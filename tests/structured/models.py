@@ -65,11 +65,7 @@ text = st.text(
     max_size=12,
 )
 json_scalar = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(10**20), 10**20),
-    st.floats(allow_nan=False, allow_infinity=False),
-    text,
+    st.none(), st.booleans(), st.integers(-(10**20), 10**20), st.floats(allow_nan=False, allow_infinity=False), text
 )
 json_value = st.recursive(
     json_scalar,

@@ -57,8 +57,7 @@ def _responses(pieces: list[str], finish: str) -> list[dict[str, Any]]:
         },
     ]
     out += [
-        {"type": "response.output_text.delta", "delta": piece, "output_index": 1}
-        for piece in pieces
+        {"type": "response.output_text.delta", "delta": piece, "output_index": 1} for piece in pieces
     ]
     if finish == "length":
         out.append(
@@ -86,11 +85,7 @@ def _anthropic(pieces: list[str], finish: str) -> list[dict[str, Any]]:
             "index": 0,
             "content_block": {"type": "thinking", "thinking": "", "signature": ""},
         },
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "thinking_delta", "thinking": REASONING},
-        },
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": REASONING}},
         {"type": "content_block_stop", "index": 0},
         {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
     ]
@@ -130,8 +125,7 @@ def _bedrock(pieces: list[str], finish: str) -> list[dict[str, Any]]:
         {"contentBlockStop": {"contentBlockIndex": 0}},
     ]
     out += [
-        {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"text": piece}}}
-        for piece in pieces
+        {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"text": piece}}} for piece in pieces
     ]
     out.append({"contentBlockStop": {"contentBlockIndex": 1}})
     out.append({"messageStop": {"stopReason": "max_tokens" if finish == "length" else "end_turn"}})

@@ -396,9 +396,7 @@ def node() -> str:
     ci = os.environ.get("CI") == "true"
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
-        reason = (
-            "node and npm are needed to run the AG-UI / Vercel protocol readers (tests/ui/node)"
-        )
+        reason = "node and npm are needed to run the AG-UI / Vercel protocol readers (tests/ui/node)"
         if ci:
             pytest.fail(f"CI=true: {reason}, and they are missing")
         pytest.skip(reason)

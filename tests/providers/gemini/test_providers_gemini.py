@@ -254,8 +254,7 @@ def test_blocked_prompt_and_error_payloads_end_the_stream() -> None:
     assert signals[-2:] == [
         CallFailure(error="Gemini stream error (UNAVAILABLE): The model is overloaded.", index=0),
         StreamEnd(
-            reason="error",
-            provider_error="Gemini stream error (UNAVAILABLE): The model is overloaded.",
+            reason="error", provider_error="Gemini stream error (UNAVAILABLE): The model is overloaded."
         ),
     ]
 
