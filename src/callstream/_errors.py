@@ -211,6 +211,7 @@ class UnknownFormatError(DataError):
     rule"; then the partial result rides on it as ``exc.callstream_result``."""
 
 
+
 class RecordingFileError(DataError):
     """A recording file (the JSON Lines file of ``callstream.testing``'s
     ``RecordingTransport``) cannot be read: not UTF-8, no header, a line that is not JSON

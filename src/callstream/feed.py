@@ -257,7 +257,9 @@ def to_feed(event: AssemblyEvent) -> FeedEvent:
                 "text": text,
                 "changes": [_change_item(c) for c in changes],
             }
-        case CallStarted(index=index, key=key, id=id_, name=name, server=server, extras=extras):
+        case CallStarted(
+            index=index, key=key, id=id_, name=name, server=server, extras=extras
+        ):
             started: CallStartedItem = {
                 "type": "call_started",
                 "index": index,

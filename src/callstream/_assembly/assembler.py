@@ -341,7 +341,8 @@ class ToolCallAssembler:
             )
         if provider_error is not None and not isinstance(provider_error, str):
             raise ChunkValidationError(
-                f"finish: provider_error must be a str or None, got {type(provider_error).__name__}"
+                "finish: provider_error must be a str or None, "
+                f"got {type(provider_error).__name__}"
             )
         events = self._state.finish(truncation(reason))
         events.append(StreamFinished(reason=reason, provider_error=provider_error))

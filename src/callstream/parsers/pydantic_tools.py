@@ -62,7 +62,6 @@ PREVIEW_WORK_FACTOR: Final = 20
 entries (list items, dict keys, model fields) per character of its argument text
 (whatever ``min_preview_growth``): the copying stays linear in its size."""
 
-
 class PydanticToolsParser(ToolsParser[Any]):
     """Tool calls validated into pydantic models (or any ``TypeAdapter``-able type).
 

@@ -66,7 +66,7 @@ _FENCE: Final = re.compile(r"[ \t]*```[\w+.-]*[ \t]*\r?\n")
 _CLOSERS: Final = {"{": "}", "[": "]", '"': '"'}
 """Extract modes: the character after which a value of each kind may end (a number or a
 literal: none, they are fed a character at a time)."""
-_ATOM: Final = frozenset("0123456789+-.eEtruefalsenullNaNInfinity")
+_ATOM: Final = frozenset("0123456789+-.eE" "truefalsenullNaNInfinity")
 """Characters that may continue a number or a literal (``-Infinity`` included)."""
 
 # Where the parser is in the text.

@@ -207,7 +207,9 @@ class AnthropicTranslator:
             return None
         delta_kind = delta.get("type")
         text = delta.get("partial_json")
-        if not (type(delta_kind) is str and delta_kind == "input_json_delta" and type(text) is str):
+        if not (
+            type(delta_kind) is str and delta_kind == "input_json_delta" and type(text) is str
+        ):
             return None
         block = self._open.get(index)
         if not text or block is None:

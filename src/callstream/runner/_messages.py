@@ -129,7 +129,9 @@ def _openai_chat(results: list[ToolResult]) -> list[Any]:
 
 
 def _openai_responses(results: list[ToolResult]) -> list[Any]:
-    return [responses_item(r.item_type, _reply(r, _id(r, "openai-responses"))) for r in results]
+    return [
+        responses_item(r.item_type, _reply(r, _id(r, "openai-responses"))) for r in results
+    ]
 
 
 def _reply(result: ToolResult, call_id: str) -> Reply:
