@@ -8,13 +8,16 @@ optional opening ``[``, then objects separated by ``,`` (closed by ``]``) or by 
 The first character that is no part of the list hands the text back to the parser (a
 stray end token, the text after the calls). A call cut by the end of the text fails as
 every cut call does; the calls that ended before it stay valid.
+:class:`ListOrTextReader` is the same after a marker that plain text may hold
+(``functools[``, a ```` ```json ```` fence): calls only when a list of objects follows,
+else the marker was text.
 
 Cost: linear in the text (the envelopes' own cost, plus one look at each separator).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from callstream.tool_parsers._base import TEXT_CALL_INDEX, CallReader
 from callstream.tool_parsers._json_text import EnvelopeReader
@@ -22,7 +25,7 @@ from callstream.tool_parsers._json_text import EnvelopeReader
 if TYPE_CHECKING:
     from callstream.tool_parsers._base import ToolParser
 
-__all__ = ("EnvelopeListReader",)
+__all__ = ("EnvelopeListReader", "ListOrTextReader")
 
 _SPACE: Final = " \t\r\n"
 
@@ -39,15 +42,24 @@ class EnvelopeListReader(CallReader):
         parser: the tool parser it reports to.
         index: the key of the first call (the next ones take the parser's next keys).
         separator: ``","`` (a ``[`` ... ``]`` list) or ``";"`` (no brackets).
+        bracketed: the list's ``[`` was part of the marker (``functools[``): the
+            reader starts inside the list.
+
+    ``envelope`` (a class attribute) is the reader of each object (a family whose
+    objects name their keys otherwise subclasses with its own).
     """
+
+    envelope: ClassVar[type[EnvelopeReader]] = EnvelopeReader
 
     __slots__ = ("_bracketed", "_inner", "_separator", "_state", "_used")
 
-    def __init__(self, parser: ToolParser, index: int, separator: str) -> None:
+    def __init__(
+        self, parser: ToolParser, index: int, separator: str, *, bracketed: bool = False
+    ) -> None:
         super().__init__(parser, index)
         self._separator: Final = separator
-        self._bracketed = False
-        self._state = _START
+        self._bracketed = bracketed
+        self._state = _ITEM if bracketed else _START
         self._inner: CallReader | None = None
         self._used = False  # the list's own key went to its first call
 
@@ -80,7 +92,7 @@ class EnvelopeListReader(CallReader):
             char = text[pos]
             state = self._state
             if char == "{" and state in (_START, _ITEM):
-                self._inner = EnvelopeReader(self.parser, self._next_index(), ())
+                self._inner = self.envelope(self.parser, self._next_index(), ())
                 continue
             if state == _START and char == "[" and self._separator == ",":
                 self._bracketed = True
@@ -112,3 +124,61 @@ class EnvelopeListReader(CallReader):
         elif not self._used:
             super().close(interrupted)  # a marker with no call after it
         self.done = True
+
+
+class ListOrTextReader(EnvelopeListReader):
+    """A list of calls after a marker that plain text may also hold (``functools[``, a
+    ```` ```json ```` fence): read as calls only when the list starts with an object
+    (``[{``, white space between); otherwise the marker and what was held after it
+    were text, and are reported as text (no call, no invalid call).
+
+    Args:
+        parser: the tool parser it reports to.
+        index: the key of the first call.
+        marker: the marker that opened it (reported as text when no list follows).
+        bracketed: the marker held the list's ``[``.
+    """
+
+    __slots__ = ("_decided", "_marker", "_seen")
+
+    def __init__(self, parser: ToolParser, index: int, marker: str, *, bracketed: bool) -> None:
+        super().__init__(parser, index, ",", bracketed=bracketed)
+        self._marker: Final = marker
+        self._seen: list[str] = []  # the white space (and "[") read while undecided
+        self._decided = False
+
+    def feed(self, text: str, start: int) -> tuple[str, int] | None:
+        if self._decided:
+            return super().feed(text, start)
+        end = len(text)
+        pos = start
+        seen = self._seen
+        while pos < end:
+            char = text[pos]
+            if char in _SPACE or (char == "[" and not self._bracketed):
+                self._bracketed = self._bracketed or char == "["
+                pos += 1
+                continue
+            seen.append(text[start:pos])
+            if char == "{" and self._bracketed:
+                self._decided = True
+                self._state = _ITEM
+                return super().feed(text, pos)
+            self._as_text("".join(seen))
+            return text, pos
+        seen.append(text[start:pos])
+        return None
+
+    def _as_text(self, seen: str) -> None:
+        """No list of calls: the marker and what followed it were text."""
+        self.done = True
+        parser = self.parser
+        parser.mode = "text"
+        parser.calls -= 1  # (this key was never used)
+        parser.text(self._marker + seen)
+
+    def close(self, interrupted: bool = False) -> None:
+        if not self._decided and not self._bracketed:
+            self._as_text("".join(self._seen))  # the marker alone: text
+        else:
+            super().close(interrupted)  # a list begun and cut: as every cut call

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from callstream._assembly.options import DEFAULT_MAX_ARGUMENT_CHARS, MAX_NAME_CHARS
 from callstream.tool_parsers._base import CallReader
@@ -168,6 +168,10 @@ class EnvelopeReader(CallReader):
         end_markers: the markers that end the call (``("</tool_call>",)``); empty: the
             call ends when the object closes.
 
+    The keys read as the name and as the arguments are the class attributes
+    ``name_keys`` and ``args_keys`` (a family whose envelope names them otherwise,
+    Cohere's ``"tool_name"``, subclasses with its own).
+
     Markers are looked for where the JSON has a ``<`` outside its strings, so the end
     marker, the parser's call openers and its dropped tokens must start with ``<`` (a
     family whose markers look otherwise, ``[TOOL_CALLS]``, reads its calls with a reader
@@ -192,6 +196,9 @@ class EnvelopeReader(CallReader):
         "_stop",
         "_from",
     )
+
+    name_keys: ClassVar[frozenset[str]] = _NAME_KEYS
+    args_keys: ClassVar[frozenset[str]] = _ARGS_KEYS
 
     def __init__(self, parser: ToolParser, index: int, end_markers: tuple[str, ...]) -> None:
         super().__init__(parser, index)
@@ -260,7 +267,7 @@ class EnvelopeReader(CallReader):
         state = self._state
         if state == _VALUE:
             key = self._key
-            slot = "name" if key in _NAME_KEYS else "args" if key in _ARGS_KEYS else "skip"
+            slot = "name" if key in self.name_keys else "args" if key in self.args_keys else "skip"
             self._begin(text, pos, slot)
             return pos
         if state == _KEY and char == '"':

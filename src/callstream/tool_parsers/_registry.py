@@ -43,6 +43,12 @@ TEXT_FORMATS: Final[dict[str, tuple[str, str]]] = {
     "llama4_json": ("llama", "Llama4JsonParser"),
     "llama4_pythonic": ("pythonic", "Llama4PythonicParser"),
     "pythonic": ("pythonic", "PythonicParser"),
+    "granite": ("granite", "GraniteParser"),
+    "phi4_mini_json": ("phi4_mini", "Phi4MiniJsonParser"),
+    "jamba": ("jamba", "JambaParser"),
+    "internlm": ("internlm", "InternLMParser"),
+    "cohere": ("cohere", "CohereParser"),
+    "xlam": ("xlam", "XlamParser"),
 }
 """Every tool parser by its canonical name, in the order ``"auto"`` tries them."""
 
@@ -67,6 +73,12 @@ ALIASES: Final[dict[str, str]] = {
     "seed": "seed_oss",
     "llama3": "llama3_json",  # SGLang
     "magistral": "mistral",  # llama.cpp's chat format name
+    "granite3": "granite",  # (llama.cpp's chat format name)
+    "phi4_mini": "phi4_mini_json",  # SGLang
+    "internlm2": "internlm",
+    "command": "cohere",  # vLLM's name for the Command parser
+    "command_r7b": "cohere",  # llama.cpp
+    "command_a": "cohere",
 }
 """Other names for the families (SGLang's ``--tool-call-parser`` names ...)."""
 
