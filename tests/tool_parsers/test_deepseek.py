@@ -86,7 +86,7 @@ def _no_marker(text: str) -> bool:
 
 def read(pieces: Sequence[str], name: str, **options: Any) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=name, reasoning=True, **options
+        text_source(pieces), provider="text", tool_parser=name, reasoning=True, **options
     )
 
 

@@ -50,7 +50,7 @@ COMMON = ("<think>", "</think>")
 
 def read(family: str, pieces: Sequence[str], **options: Any) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=family, reasoning=True, **options
+        text_source(pieces), provider="text", tool_parser=family, reasoning=True, **options
     )
 
 
@@ -230,7 +230,7 @@ def test_glm_a_string_value_streams_as_it_grows() -> None:
     previews = [
         dict(update.tool_calls[0]["args"])
         for update in callstream.stream(
-            text_source(pieces), provider="openai-chat", tool_parser="glm47", tools=WEATHER
+            text_source(pieces), provider="text", tool_parser="glm47", tools=WEATHER
         )
         if update.tool_calls
     ]

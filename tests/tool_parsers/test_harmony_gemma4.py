@@ -17,7 +17,7 @@ from tests.support.conformance import text_source
 def read(pieces: list[str], tool_parser: str, **options: Any) -> callstream.StreamResult:
     return callstream.collect(
         text_source(pieces),
-        provider="openai-chat",
+        provider="text",
         tool_parser=tool_parser,
         reasoning=True,
         **options,
@@ -70,12 +70,12 @@ def test_harmony_a_call_the_text_cuts_is_invalid() -> None:
 
 
 def test_harmony_an_interrupted_call_is_invalid_even_when_its_object_closed() -> None:
-    def source() -> Iterator[dict[str, Any]]:
+    def source() -> Iterator[str]:
         yield from text_source([ANALYSIS, CALL])
         raise ConnectionError("dropped")
 
     with pytest.raises(ConnectionError) as info:
-        callstream.collect(source(), provider="openai-chat", tool_parser="openai")
+        callstream.collect(source(), provider="text", tool_parser="openai")
     result = info.value.callstream_result  # type: ignore[attr-defined]
     assert result.tool_calls == []
     assert "interrupted" in result.invalid_tool_calls[0]["error"]
@@ -104,7 +104,7 @@ def test_harmony_arguments_preview_grows() -> None:
     previews = [
         dict(update.tool_calls[0]["args"])
         for update in callstream.stream(
-            text_source(pieces), provider="openai-chat", tool_parser="openai"
+            text_source(pieces), provider="text", tool_parser="openai"
         )
         if update.tool_calls
     ]
@@ -161,7 +161,7 @@ def test_gemma4_a_string_grows_in_the_previews() -> None:
     previews = [
         dict(update.tool_calls[0]["args"])
         for update in callstream.stream(
-            text_source(pieces), provider="openai-chat", tool_parser="gemma4"
+            text_source(pieces), provider="text", tool_parser="gemma4"
         )
         if update.tool_calls
     ]

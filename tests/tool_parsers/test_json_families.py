@@ -45,7 +45,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
 
 def read(pieces: Sequence[str], name: str, **options: Any) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=name, reasoning=True, **options
+        text_source(pieces), provider="text", tool_parser=name, reasoning=True, **options
     )
 
 

@@ -20,7 +20,7 @@ WEATHER = {
 
 def read(pieces: Sequence[str], name: str, **options: Any) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=name, reasoning=True, **options
+        text_source(pieces), provider="text", tool_parser=name, reasoning=True, **options
     )
 
 

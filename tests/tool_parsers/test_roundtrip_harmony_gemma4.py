@@ -74,7 +74,7 @@ def _no_marker(family: str, text: str | None) -> bool:
 
 def read(family: str, pieces: Sequence[str]) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=family, reasoning=True
+        text_source(pieces), provider="text", tool_parser=family, reasoning=True
     )
 
 

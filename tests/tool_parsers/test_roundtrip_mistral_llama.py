@@ -78,7 +78,7 @@ def _plain(text: str) -> bool:
 
 def read(pieces: Sequence[str], name: str) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=name, reasoning=True
+        text_source(pieces), provider="text", tool_parser=name, reasoning=True
     )
 
 

@@ -142,7 +142,7 @@ def tools_for(calls: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def read(pieces: Sequence[str], name: str, tools: Any) -> callstream.StreamResult:
     return callstream.collect(
-        text_source(pieces), provider="openai-chat", tool_parser=name, tools=tools, reasoning=True
+        text_source(pieces), provider="text", tool_parser=name, tools=tools, reasoning=True
     )
 
 

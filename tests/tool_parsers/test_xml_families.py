@@ -45,7 +45,7 @@ def read(
 ) -> callstream.StreamResult:
     return callstream.collect(
         text_source(pieces),
-        provider="openai-chat",
+        provider="text",
         tool_parser=parser,
         tools=tools,
         prefill=prefill,
