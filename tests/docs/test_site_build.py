@@ -54,7 +54,8 @@ PUBLIC_MODULES = (
     "callstream.testing.pytest_plugin",
     "callstream.testing.strategies",
     "callstream.tool_parsers",
-    # one module per family, each documented in docs/reference/tool_parsers.md
+    # one module per family, each documented in docs/reference/tool_parsers.md or
+    # tool_parsers_json.md (JSON calls), or tool_parsers_raw.md (raw values)
     *(f"callstream.tool_parsers.{module}" for module, _ in TEXT_FORMATS.values()),
 )
 """The modules whose ``__all__`` is the public API (no underscore on the way down)."""
