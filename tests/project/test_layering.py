@@ -238,7 +238,9 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"_base"},  # the ToolParser loop and CallReader
         {"_values"},  # raw values typed, arguments written
         {"_json_text", "_raw_text"},  # the readers the families share: JSON, marked raw text
-        {"_json_list"},  # several JSON calls after one marker
+        {"_json_list", "_xml", "_section"},  # several JSON calls after one marker;
+        # XML-ish sections; a section of calls (DeepSeek)
+        {"_xml_parser"},  # the XML-ish families' parser
         {"_auto"},  # "auto": hands the text to the family it recognizes
         {"_registry"},  # the names (families are imported lazily)
         {"*"},  # the families: every module whose name has no leading "_"

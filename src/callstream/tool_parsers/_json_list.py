@@ -17,15 +17,17 @@ Cost: linear in the text (the envelopes' own cost, plus one look at each separat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Final
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import TEXT_CALL_INDEX, CallReader
 from callstream.tool_parsers._json_text import EnvelopeReader
 
 if TYPE_CHECKING:
     from callstream.tool_parsers._base import ToolParser
 
-__all__ = ("EnvelopeListReader", "ListOrTextReader")
+__all__ = ("EnvelopeListReader", "ListOrTextReader", "json_calls")
 
 _SPACE: Final = " \t\r\n"
 
@@ -182,3 +184,15 @@ class ListOrTextReader(EnvelopeListReader):
             self._as_text("".join(self._seen))  # the marker alone: text
         else:
             super().close(interrupted)  # a list begun and cut: as every cut call
+
+
+def json_calls(
+    calls: Iterable[Mapping[str, Any]], *, name_key: str = "name", args_key: str = "arguments"
+) -> str:
+    """The JSON list of ``calls`` (each ``{"name": ..., "args": {...}}``) as the JSON-list
+    families write it. Cost: O(size of the calls)."""
+    return dumps_bounded(
+        [{name_key: c["name"], args_key: c.get("args", {})} for c in calls],
+        max_depth=None,
+        ensure_ascii=False,
+    )

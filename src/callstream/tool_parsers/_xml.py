@@ -40,16 +40,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
+from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CUT_REASON, INTERRUPTED_REASON, CallReader
 from callstream.tool_parsers._markers import MarkerSet
 from callstream.tool_parsers._values import ArgsWriter, param_schema, schema_types, type_value
 
 if TYPE_CHECKING:
-    from callstream.tool_parsers._xml_parser import XmlParser
+    from callstream.tool_parsers._base import ToolParser
 
-__all__ = ("MAX_LOOKAHEAD", "MAX_NAME", "Grammar", "Section")
+__all__ = ("MAX_LOOKAHEAD", "MAX_NAME", "Grammar", "Section", "raw_value")
 
 MAX_LOOKAHEAD: Final = 256
 """Whitespace looked at after a closer inside a value before it is taken as text."""
@@ -215,13 +216,15 @@ class Section(CallReader):
         "writer",
     )
 
-    def __init__(self, parser: XmlParser, marker: str, *, bare: bool, held: bool) -> None:
+    def __init__(self, parser: ToolParser, marker: str, *, bare: bool, held: bool) -> None:
         super().__init__(parser, -1)
-        self.owner: Final[XmlParser] = parser
-        self.grammar: Final = parser.grammar
+        # an XmlParser (callstream.tool_parsers._xml_parser, which imports this module:
+        # read through Any, so the two modules do not import each other)
+        self.owner: Final[Any] = cast(Any, parser)
+        self.grammar: Final[Grammar] = self.owner.grammar
         self.bare = bare
         self.held = held
-        self._calls_before = parser.calls
+        self._calls_before: int = self.owner.calls
         self._tail = ""
         self._step = 0  # where the step being read started (see _fail)
         self._call: CallReader | None = None
@@ -411,7 +414,7 @@ class Section(CallReader):
         value = self._value
         assert value is not None
         g = self.grammar
-        finder = self.owner.value_markers()
+        finder: MarkerSet = self.owner.value_markers()
         search = pos
         while True:
             at, marker = finder.find(buf, search)
@@ -509,3 +512,10 @@ class Section(CallReader):
             self._call.fail(reason)
         if self.held:
             self.owner.keep_held()
+
+
+def raw_value(value: Any) -> str:
+    """A value as the templates write it: a string as it is, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return dumps_bounded(value, max_depth=None, ensure_ascii=False)

@@ -50,6 +50,7 @@ from typing import Any, ClassVar, Final
 from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CallReader, ToolParser
 from callstream.tool_parsers._markers import MarkerSet
+from callstream.tool_parsers._section import TEMPLATE_TOKENS, SectionParser
 from callstream.tool_parsers._values import (
     ArgsWriter,
     json_string_part,
@@ -57,7 +58,6 @@ from callstream.tool_parsers._values import (
     schema_types,
     type_value,
 )
-from callstream.tool_parsers.deepseek import TEMPLATE_TOKENS, SectionParser
 
 __all__ = (
     "DeepSeekV4Parser",

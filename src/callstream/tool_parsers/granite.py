@@ -22,26 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import CallReader, ToolParser
-from callstream.tool_parsers._json_list import EnvelopeListReader
+from callstream.tool_parsers._json_list import EnvelopeListReader, json_calls
 
-__all__ = ("GraniteParser", "json_calls", "write")
+__all__ = ("GraniteParser", "write")
 
 TOKEN: str = "<|tool_call|>"
 TAG: str = "<tool_call>"
-
-
-def json_calls(
-    calls: Iterable[Mapping[str, Any]], *, name_key: str = "name", args_key: str = "arguments"
-) -> str:
-    """The JSON list of ``calls`` (each ``{"name": ..., "args": {...}}``) as the JSON-list
-    families write it. Cost: O(size of the calls)."""
-    return dumps_bounded(
-        [{name_key: c["name"], args_key: c.get("args", {})} for c in calls],
-        max_depth=None,
-        ensure_ascii=False,
-    )
 
 
 class GraniteParser(ToolParser):

@@ -34,9 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from callstream.tool_parsers._xml import Grammar
+from callstream.tool_parsers._xml import Grammar, raw_value
 from callstream.tool_parsers._xml_parser import XmlParser
-from callstream.tool_parsers.qwen3_coder import raw_value
 
 __all__ = ("MinimaxM2Parser", "write")
 

@@ -21,8 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from callstream.tool_parsers._base import CallReader, ToolParser
-from callstream.tool_parsers._json_list import ListOrTextReader
-from callstream.tool_parsers.granite import json_calls
+from callstream.tool_parsers._json_list import ListOrTextReader, json_calls
 
 __all__ = ("Phi4MiniJsonParser", "write")
 

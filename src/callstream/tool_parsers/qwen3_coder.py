@@ -39,11 +39,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from callstream._json.dump import dumps_bounded
-from callstream.tool_parsers._xml import Grammar
+from callstream.tool_parsers._xml import Grammar, raw_value
 from callstream.tool_parsers._xml_parser import XmlParser
 
-__all__ = ("Qwen3CoderParser", "raw_value", "write")
+__all__ = ("Qwen3CoderParser", "write")
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
@@ -80,13 +79,6 @@ class Qwen3CoderParser(XmlParser):
         if len(body) < len(FUNCTION):
             return None if FUNCTION.startswith(body) else False
         return body.startswith(FUNCTION)
-
-
-def raw_value(value: Any) -> str:
-    """A value as the templates write it: a string as it is, anything else as JSON."""
-    if isinstance(value, str):
-        return value
-    return dumps_bounded(value, max_depth=None, ensure_ascii=False)
 
 
 def write(

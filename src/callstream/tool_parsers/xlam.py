@@ -33,8 +33,7 @@ from typing import Any, ClassVar, Final
 
 from callstream._assembly.types import Signal
 from callstream.tool_parsers._base import TEXT_CALL_INDEX, CallReader, TextKind, ToolParser
-from callstream.tool_parsers._json_list import EnvelopeListReader, ListOrTextReader
-from callstream.tool_parsers.granite import json_calls
+from callstream.tool_parsers._json_list import EnvelopeListReader, ListOrTextReader, json_calls
 
 __all__ = ("XlamParser", "write")
 
