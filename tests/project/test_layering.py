@@ -238,7 +238,7 @@ INNER_TIERS: dict[str, list[set[str]]] = {
         {"_base"},  # the ToolParser loop and CallReader
         {"_values"},  # raw values typed, arguments written
         {"_json_text", "_raw_text"},  # the readers the families share: JSON, marked raw text
-        {"_json_list", "_xml", "_section"},  # several JSON calls after one marker;
+        {"_json_list", "_xml", "_section", "_llama"},  # several JSON calls after one marker;
         # XML-ish sections; a section of calls (DeepSeek)
         {"_xml_parser"},  # the XML-ish families' parser
         {"_auto"},  # "auto": hands the text to the family it recognizes

@@ -39,26 +39,11 @@ from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import TEXT_CALL_INDEX, CallReader, ToolParser
 from callstream.tool_parsers._json_list import EnvelopeListReader
 from callstream.tool_parsers._json_text import ANGLE, END, ValueScan
+from callstream.tool_parsers._llama import LLAMA3_TOKENS, LLAMA4_TOKENS
 
 __all__ = ("Llama3JsonParser", "Llama4JsonParser", "write")
 
 PYTHON_TAG: Final = "<|python_tag|>"
-LLAMA3_TOKENS: Final = (
-    "<|eom_id|>",
-    "<|eot_id|>",
-    "<|start_header_id|>",
-    "<|end_header_id|>",
-    "<|begin_of_text|>",
-    "<|end_of_text|>",
-)
-LLAMA4_TOKENS: Final = (
-    "<|eom|>",
-    "<|eot|>",
-    "<|header_start|>",
-    "<|header_end|>",
-    "<|begin_of_text|>",
-    "<|end_of_text|>",
-)
 
 #: the start of a message that is surely a call: its name, then its arguments object
 _CALL_START: Final = re.compile(

@@ -31,28 +31,11 @@ from callstream._assembly.options import DEFAULT_MAX_ARGUMENT_CHARS, MAX_NAME_CH
 from callstream._assembly.types import Signal
 from callstream._json.dump import dumps_bounded
 from callstream.tool_parsers._base import TEXT_CALL_INDEX, CallReader, ToolParser
+from callstream.tool_parsers._llama import LLAMA3_TOKENS, LLAMA4_TOKENS
 from callstream.tool_parsers._markers import MarkerSet
 
 __all__ = ("Llama4PythonicParser", "PythonicParser", "to_json_value", "write")
 
-#: Llama 3's and Llama 4's end and header tokens (as in the llama module: a family
-#: module imports no other)
-LLAMA3_TOKENS: Final = (
-    "<|eom_id|>",
-    "<|eot_id|>",
-    "<|start_header_id|>",
-    "<|end_header_id|>",
-    "<|begin_of_text|>",
-    "<|end_of_text|>",
-)
-LLAMA4_TOKENS: Final = (
-    "<|eom|>",
-    "<|eot|>",
-    "<|header_start|>",
-    "<|header_end|>",
-    "<|begin_of_text|>",
-    "<|end_of_text|>",
-)
 #: a message's start that may still become ``[name(`` is held this many characters at most
 CALL_START_WITHIN: Final = 4096
 _CALL_START: Final = re.compile(r"\s*\[\s*[A-Za-z_][\w.]*\s*\(")
